@@ -1,0 +1,249 @@
+/**
+ * The import (D5): one JSON document of HQ locations, repairers, users and claims with their parts.
+ * The whole file is validated first and every problem listed (path and reason); only a clean file is
+ * written, in one transaction, upserting by natural keys so a re-import updates instead of duplicating.
+ * Every part status change it makes is recorded in the part's history (via `import`).
+ */
+import { sql, type Transaction } from "kysely";
+import { z } from "zod";
+import type { Db } from "@/db/client.ts";
+import { type Database, PART_STATUSES, type PartStatus, ROLES } from "@/db/schema.ts";
+import type { Clock } from "@/lib/clock.ts";
+import { hashPin, PIN_PATTERN } from "@/lib/pin.ts";
+import { emailField, listProblems } from "@/lib/validation.ts";
+
+const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max);
+
+const importSchema = z.strictObject({
+  hq_locations: z.array(z.strictObject({ name: text(200) })).optional(),
+  repairers: z.array(z.strictObject({ name: text(200), address: z.string().trim().max(500).nullish() })).optional(),
+  users: z.array(z.strictObject({
+    email: emailField,
+    name: text(200),
+    role: z.enum(ROLES),
+    pin: z.string().regex(PIN_PATTERN, { message: "must be 4 to 8 digits" }).optional(),
+    active: z.boolean().optional(),
+  })).optional(),
+  claims: z.array(z.strictObject({
+    claim_number: text(100),
+    registration: text(64),
+    management: z.strictObject({ repairer: text(200).nullable() }).nullish(),
+    parts: z.array(z.strictObject({
+      part_no: text(100),
+      description: z.string().trim().max(500),
+      qty: z.number().int().positive().max(100_000).default(1),
+      status: z.enum(PART_STATUSES),
+    })).optional(),
+  })).optional(),
+});
+
+export type ImportFile = z.output<typeof importSchema>;
+export interface ImportProblem {
+  path: string;
+  problem: string;
+}
+
+export class ImportRejected extends Error {
+  constructor(readonly problems: ImportProblem[]) {
+    super(`Import rejected: ${problems.length} problem(s); nothing was written.`);
+  }
+}
+
+export interface ImportSummary {
+  hq_locations: number;
+  repairers: number;
+  users: number;
+  claims: number;
+  parts: number;
+  status_changes: number;
+}
+
+/** Keys listed twice in one file are a mistake the upsert would hide (the later row would win silently). */
+function duplicateProblems(file: ImportFile): ImportProblem[] {
+  const problems: ImportProblem[] = [];
+  const once = <T>(rows: T[] | undefined, key: (row: T) => string, path: (i: number) => string, what: string) => {
+    const seen = new Set<string>();
+    rows?.forEach((row, i) => {
+      const k = key(row);
+      if (seen.has(k)) problems.push({ path: path(i), problem: `lists ${what} ${JSON.stringify(k)} twice` });
+      seen.add(k);
+    });
+  };
+  once(file.hq_locations, (r) => r.name, (i) => `hq_locations[${i}].name`, "HQ location");
+  once(file.repairers, (r) => r.name, (i) => `repairers[${i}].name`, "repairer");
+  once(file.users, (r) => r.email, (i) => `users[${i}].email`, "user");
+  once(file.claims, (r) => r.claim_number, (i) => `claims[${i}].claim_number`, "claim");
+  file.claims?.forEach((claim, c) =>
+    once(claim.parts, (p) => p.part_no, (i) => `claims[${c}].parts[${i}].part_no`, "part")
+  );
+  return problems;
+}
+
+/** Repairers named by claims must exist in the file or the database. */
+async function referenceProblems(db: Pick<Db, "selectFrom">, file: ImportFile): Promise<ImportProblem[]> {
+  const named = new Set(file.repairers?.map((r) => r.name));
+  const wanted = [...new Set(file.claims?.flatMap((c) => c.management?.repairer ?? []) ?? [])]
+    .filter((name) => !named.has(name));
+  if (wanted.length === 0) return [];
+  const known = new Set(
+    (await db.selectFrom("repairers").select("name").where("name", "in", wanted).execute()).map((r) => r.name),
+  );
+  const problems: ImportProblem[] = [];
+  file.claims?.forEach((claim, i) => {
+    const name = claim.management?.repairer;
+    if (name && !named.has(name) && !known.has(name)) {
+      problems.push({ path: `claims[${i}].management.repairer`, problem: `names unknown repairer ${JSON.stringify(name)}` });
+    }
+  });
+  return problems;
+}
+
+/** Validates without writing: the parsed file, or every problem found. */
+export async function validateImport(db: Pick<Db, "selectFrom">, input: unknown): Promise<ImportFile> {
+  const parsed = importSchema.safeParse(input);
+  if (!parsed.success) throw new ImportRejected(listProblems(parsed.error));
+  const problems = [...duplicateProblems(parsed.data), ...await referenceProblems(db, parsed.data)];
+  if (problems.length) throw new ImportRejected(problems);
+  return parsed.data;
+}
+
+/** Rows per INSERT: keeps each statement far below PostgreSQL's 65 535 parameters. */
+const CHUNK = 1000;
+function chunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
+  return out;
+}
+
+type Tx = Transaction<Database>;
+
+async function upsertClaims(tx: Tx, file: ImportFile, now: Date): Promise<{ parts: number; changes: number }> {
+  const claims = file.claims ?? [];
+  const claimIds = new Map<string, number>();
+  for (const batch of chunks(claims)) {
+    const rows = await tx.insertInto("claims")
+      .values(batch.map((c) => ({ claim_number: c.claim_number, registration: c.registration })))
+      .onConflict((oc) => oc.column("claim_number").doUpdateSet({ registration: (eb) => eb.ref("excluded.registration") }))
+      .returning(["id", "claim_number"])
+      .execute();
+    for (const r of rows) claimIds.set(r.claim_number, r.id);
+  }
+
+  const repairerIds = new Map(
+    (await tx.selectFrom("repairers").select(["id", "name"]).execute()).map((r) => [r.name, r.id]),
+  );
+  const managed = claims.filter((c) => c.management);
+  for (const batch of chunks(managed)) {
+    await tx.insertInto("claim_management")
+      .values(batch.map((c) => ({
+        claim_id: claimIds.get(c.claim_number)!,
+        repairer_id: c.management!.repairer === null ? null : repairerIds.get(c.management!.repairer)!,
+      })))
+      .onConflict((oc) => oc.column("claim_id").doUpdateSet({ repairer_id: (eb) => eb.ref("excluded.repairer_id") }))
+      .execute();
+  }
+  // `management` absent or null means the claim has no management record (D5).
+  const unmanaged = claims.filter((c) => !c.management).map((c) => claimIds.get(c.claim_number)!);
+  for (const batch of chunks(unmanaged)) {
+    await tx.deleteFrom("claim_management").where("claim_id", "in", batch).execute();
+  }
+
+  const parts = claims.flatMap((c) =>
+    (c.parts ?? []).map((p) => ({ ...p, claim_id: claimIds.get(c.claim_number)! }))
+  );
+  let changes = 0;
+  for (const batch of chunks(parts)) {
+    // Lock the existing rows first so the history records the status each part really left.
+    const before = new Map(
+      (await tx.selectFrom("parts_orders").select(["claim_id", "part_no", "status"])
+        .where("claim_id", "in", [...new Set(batch.map((p) => p.claim_id))])
+        .forUpdate()
+        .execute()).map((p) => [`${p.claim_id}\u0000${p.part_no}`, p.status as PartStatus]),
+    );
+    const written = await tx.insertInto("parts_orders")
+      .values(batch.map((p) => ({
+        claim_id: p.claim_id,
+        part_no: p.part_no,
+        description: p.description,
+        qty_ordered: p.qty,
+        status: p.status,
+        updated_at: now,
+      })))
+      .onConflict((oc) =>
+        oc.columns(["claim_id", "part_no"]).doUpdateSet({
+          description: (eb) => eb.ref("excluded.description"),
+          qty_ordered: (eb) => eb.ref("excluded.qty_ordered"),
+          status: (eb) => eb.ref("excluded.status"),
+          updated_at: sql<Date>`case when parts_orders.status = excluded.status then parts_orders.updated_at
+            else excluded.updated_at end`,
+        })
+      )
+      .returning(["id", "claim_id", "part_no", "status"])
+      .execute();
+    const history = written.flatMap((p) => {
+      const from = before.get(`${p.claim_id}\u0000${p.part_no}`) ?? null;
+      return from === p.status ? [] : [{
+        part_id: p.id,
+        from_status: from,
+        to_status: p.status,
+        changed_at: now,
+        changed_by: null,
+        via: "import" as const,
+      }];
+    });
+    if (history.length) await tx.insertInto("part_status_history").values(history).execute();
+    changes += history.length;
+  }
+  return { parts: parts.length, changes };
+}
+
+/** Validates, then writes everything in one transaction. Throws ImportRejected with every problem. */
+export async function importData(db: Db, input: unknown, clock: Clock): Promise<ImportSummary> {
+  const file = await validateImport(db, input);
+  const now = clock.now();
+  // Hashing is deliberately slow, so it happens before the transaction opens.
+  const users = await Promise.all(
+    (file.users ?? []).map(async (u) => ({
+      email: u.email,
+      name: u.name,
+      role: u.role,
+      active: u.active ?? true,
+      pin_hash: u.pin ? await hashPin(u.pin) : null,
+    })),
+  );
+  return await db.transaction().execute(async (tx) => {
+    for (const batch of chunks(file.hq_locations ?? [])) {
+      await tx.insertInto("hq_locations").values(batch).onConflict((oc) => oc.column("name").doNothing()).execute();
+    }
+    for (const batch of chunks(file.repairers ?? [])) {
+      await tx.insertInto("repairers")
+        .values(batch.map((r) => ({ name: r.name, address: r.address ?? null })))
+        .onConflict((oc) =>
+          oc.column("name").doUpdateSet({ address: sql`coalesce(excluded.address, repairers.address)` })
+        )
+        .execute();
+    }
+    for (const batch of chunks(users)) {
+      await tx.insertInto("users").values(batch)
+        .onConflict((oc) =>
+          oc.column("email").doUpdateSet({
+            name: (eb) => eb.ref("excluded.name"),
+            role: (eb) => eb.ref("excluded.role"),
+            active: (eb) => eb.ref("excluded.active"),
+            // A re-import without a PIN keeps the PIN the user already has.
+            pin_hash: sql`coalesce(excluded.pin_hash, users.pin_hash)`,
+          })
+        )
+        .execute();
+    }
+    const { parts, changes } = await upsertClaims(tx, file, now);
+    return {
+      hq_locations: file.hq_locations?.length ?? 0,
+      repairers: file.repairers?.length ?? 0,
+      users: users.length,
+      claims: file.claims?.length ?? 0,
+      parts,
+      status_changes: changes,
+    };
+  });
+}

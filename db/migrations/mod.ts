@@ -1,0 +1,10 @@
+/**
+ * The migration list, in order. Names are timestamps; a landed migration is never edited.
+ * A static list (not a folder scan) so the same code runs from a clone, a compiled binary or a test.
+ */
+import type { Migration } from "kysely/migration";
+import * as core from "./20261121T0900_core.ts";
+
+export const migrations: Record<string, Migration> = {
+  "20261121T0900_core": core,
+};

@@ -1,0 +1,193 @@
+/**
+ * Kysely table types, one interface per table (db/migrations/ is the source of truth).
+ * Use the Selectable/Insertable aliases at the bottom as result and input types, never the interfaces.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+export const PART_STATUSES = [
+  "Ordered",
+  "Arrived",
+  "Delivered to Repair Shop directly",
+  "Pending Repair Shop Pick-Up",
+  "Picked Up from Repair Shop",
+  "Returned to HQ",
+] as const;
+export type PartStatus = (typeof PART_STATUSES)[number];
+
+export const ROLES = ["driver", "dispatcher", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export type MovementType = "direct" | "reverse";
+export type MovementStatus = "Parts Picked Up" | "Parts Dropped off";
+export const MOVEMENT_STAGES = ["direct_dropoff", "reverse_pickup", "reverse_dropoff"] as const;
+export type MovementStage = (typeof MOVEMENT_STAGES)[number];
+export type HistoryVia = "import" | "dashboard" | "movement";
+export type AnnouncementTitle = "Parts Delivered" | "Parts Picked Up From Repair Shop" | "Parts Returned to HQ";
+export type ChatChannel = "parts_movement" | "new_repair_jobs";
+export type AnnouncementState = "pending" | "delivered" | "failed" | "feed_only";
+
+/** A timestamp column: read as Date, written as Date or ISO string. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamp the database fills by default when omitted. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export interface HqLocationsTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface RepairersTable {
+  id: Generated<number>;
+  name: string;
+  address: string | null;
+  active: Generated<boolean>;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  name: string;
+  role: Role;
+  pin_hash: string | null;
+  active: Generated<boolean>;
+  home_hq_id: number | null;
+  failed_pin_attempts: Generated<number>;
+  locked_until: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface ClaimsTable {
+  id: Generated<number>;
+  claim_number: string;
+  registration: string;
+  registration_norm: ColumnType<string, never, never>;
+  created_at: CreatedAt;
+}
+
+export interface ClaimManagementTable {
+  id: Generated<number>;
+  claim_id: number;
+  repairer_id: number | null;
+  parts_movement_id: number | null;
+}
+
+export interface PartsOrdersTable {
+  id: Generated<number>;
+  claim_id: number;
+  part_no: string;
+  description: string;
+  qty_ordered: number;
+  status: PartStatus;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface PartStatusHistoryTable {
+  id: Generated<number>;
+  part_id: number;
+  from_status: PartStatus | null;
+  to_status: PartStatus;
+  changed_at: Timestamp;
+  changed_by: number | null;
+  via: HistoryVia;
+  reason: string | null;
+  movement_id: number | null;
+}
+
+export interface PhotosTable {
+  id: Generated<number>;
+  storage_key: string;
+  content_type: string;
+  byte_size: number;
+  width: number;
+  height: number;
+  created_at: CreatedAt;
+}
+
+export interface UploadedImagesTable {
+  id: Generated<number>;
+  part_id: number;
+  claim_id: number;
+  movement_stage: MovementStage;
+  uploaded_by: number;
+  uploaded_time: Timestamp;
+  photo_id: number | null;
+}
+
+export interface UploadTokensTable {
+  token_hash: string;
+  image_id: number;
+  field_name: string;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface PartsMovementsTable {
+  id: Generated<number>;
+  claim_id: number;
+  movement_type: MovementType;
+  movement_status: MovementStatus;
+  picked_up_by: number;
+  dropped_off_by: number | null;
+  pick_up_at: Timestamp;
+  dropped_off_at: Timestamp | null;
+  repairer_id: number | null;
+  location_type: "HQ" | null;
+  hq_location_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface DeliverPartsTable {
+  id: Generated<number>;
+  movement_id: number;
+  part_id: number;
+  pickup: boolean;
+  delivery: Generated<boolean>;
+  qty_ordered: number;
+  pickup_image_id: number | null;
+  delivery_image_id: number | null;
+  pickup_photo_id: number;
+  delivery_photo_id: number | null;
+}
+
+export interface AnnouncementsTable {
+  id: Generated<number>;
+  message_id: string;
+  movement_id: number;
+  title: AnnouncementTitle;
+  channel: ChatChannel;
+  body: ColumnType<unknown, string, string>;
+  state: Generated<AnnouncementState>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  hq_locations: HqLocationsTable;
+  repairers: RepairersTable;
+  users: UsersTable;
+  claims: ClaimsTable;
+  claim_management: ClaimManagementTable;
+  parts_orders: PartsOrdersTable;
+  part_status_history: PartStatusHistoryTable;
+  photos: PhotosTable;
+  uploaded_images: UploadedImagesTable;
+  upload_tokens: UploadTokensTable;
+  parts_movements: PartsMovementsTable;
+  deliver_parts: DeliverPartsTable;
+  announcements: AnnouncementsTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type Claim = Selectable<ClaimsTable>;
+export type PartOrder = Selectable<PartsOrdersTable>;
+export type NewPartOrder = Insertable<PartsOrdersTable>;
+export type PartOrderUpdate = Updateable<PartsOrdersTable>;
+export type PartsMovement = Selectable<PartsMovementsTable>;
+export type DeliverPart = Selectable<DeliverPartsTable>;
+export type UploadedImage = Selectable<UploadedImagesTable>;
+export type Photo = Selectable<PhotosTable>;
+export type Announcement = Selectable<AnnouncementsTable>;
+export type NewHistoryRow = Insertable<PartStatusHistoryTable>;

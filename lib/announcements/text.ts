@@ -1,0 +1,89 @@
+/**
+ * The announcement a submission leaves in the outbox (D21, D22) and its plain-text rendering.
+ * The plain text is the one wording every chat format starts from, so a driver reads the same
+ * facts whichever chat the depot uses, and the app's own feed can show it without any markup.
+ */
+
+export const ANNOUNCEMENT_TITLES = [
+  "Parts Delivered",
+  "Parts Picked Up From Repair Shop",
+  "Parts Returned to HQ",
+] as const;
+
+export type AnnouncementTitle = (typeof ANNOUNCEMENT_TITLES)[number];
+
+export interface AnnouncementPart {
+  partNo: string;
+  description: string;
+}
+
+export interface Announcement {
+  /** Stable per announcement and channel, made at outbox insert: every retry carries the same id. */
+  messageId: string;
+  title: AnnouncementTitle;
+  rego: string;
+  /** The repair shop, or the HQ location for a return. */
+  place: string;
+  parts: AnnouncementPart[];
+  driver: string;
+  /** ISO 8601 timestamp of the movement step. */
+  at: string;
+  /** Absolute URL of the movement's page. */
+  link: string;
+  movementId: number;
+}
+
+/** How the place reads for each announcement, so "Smith Panels" is clearly a destination or a source. */
+export function placeLabel(title: AnnouncementTitle): string {
+  switch (title) {
+    case "Parts Delivered":
+      return "Delivered to";
+    case "Parts Picked Up From Repair Shop":
+      return "Picked up from";
+    case "Parts Returned to HQ":
+      return "Returned to";
+  }
+}
+
+/**
+ * "2026-11-21 09:30 UTC": the depot and the chat readers may sit in different time zones and a
+ * bare "09:30" or "21/11" is ambiguous, so the time is always shown in UTC with the zone named.
+ * An unparsable value is shown as given rather than hidden: the reader still gets something.
+ */
+export function formatAnnouncementTime(at: string): string {
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return at;
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ` +
+    `${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
+}
+
+/**
+ * Collapses line breaks and runs of spaces. Every user-typed value sits on the line of its label,
+ * so a description with a line break cannot forge a "Driver:" line of its own.
+ */
+export function oneLine(value: string): string {
+  return value.replace(/\s+/g, " ").trim();
+}
+
+/** "PN-1 — Front bumper", single-line (the description is left out when empty). */
+export function partLine(part: AnnouncementPart): string {
+  const partNo = oneLine(part.partNo);
+  const description = oneLine(part.description);
+  return description ? `${partNo} — ${description}` : partNo;
+}
+
+/** Plain text, one fact per line; no markup, so it is safe as a fallback anywhere. */
+export function announcementText(a: Announcement): string {
+  const rego = oneLine(a.rego);
+  return [
+    `${a.title}: ${rego}`,
+    `Rego: ${rego}`,
+    `${placeLabel(a.title)}: ${oneLine(a.place)}`,
+    `Parts (${a.parts.length}):`,
+    ...a.parts.map((p) => `- ${partLine(p)}`),
+    `Driver: ${oneLine(a.driver)}`,
+    `Time: ${formatAnnouncementTime(a.at)}`,
+    `Movement: ${a.link}`,
+  ].join("\n");
+}

@@ -1,0 +1,84 @@
+/**
+ * Configuration (D2): read from the environment once, validated with zod. Nothing else in the
+ * service reads `Deno.env`; every module receives the parsed `Config` through `createApp(deps)`.
+ */
+import { z } from "zod";
+
+const APP_ENVS = ["development", "stage", "production"] as const;
+const CHAT_FORMATS = ["cliq", "slack", "teams", "json"] as const;
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(8000),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  APP_ENV: z.enum(APP_ENVS).default("development"),
+  PUBLIC_KEY: z.string().min(1).optional(),
+  APP_OWNER: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("depot"),
+  APP_NAME: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("parts-movement"),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  UPLOAD_TOKEN_TTL_SECONDS: positiveInt(600),
+  MAX_PHOTO_BYTES: positiveInt(10 * 1024 * 1024),
+  CHAT_WEBHOOK_PARTS_MOVEMENT: optionalUrl,
+  CHAT_WEBHOOK_NEW_REPAIR_JOBS: optionalUrl,
+  CHAT_FORMAT: z.enum(CHAT_FORMATS).default("cliq"),
+});
+
+export type AppEnv = (typeof APP_ENVS)[number];
+export type ChatFormat = (typeof CHAT_FORMATS)[number];
+
+export interface Config {
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  appEnv: AppEnv;
+  publicKey: string;
+  appOwner: string;
+  appName: string;
+  publicUrl: string;
+  uploadTokenTtlSeconds: number;
+  maxPhotoBytes: number;
+  chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
+  chatFormat: ChatFormat;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // An empty variable means "unset": shells and .env files often export NAME= to clear a value.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration: ${String(issue.path[0])} ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.APP_ENV === "production" && !e.PUBLIC_KEY) {
+    throw new ConfigError("Invalid configuration: PUBLIC_KEY is required when APP_ENV is production");
+  }
+  return {
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    appEnv: e.APP_ENV,
+    publicKey: e.PUBLIC_KEY ?? "dev-public-key",
+    appOwner: e.APP_OWNER,
+    appName: e.APP_NAME,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    uploadTokenTtlSeconds: e.UPLOAD_TOKEN_TTL_SECONDS,
+    maxPhotoBytes: e.MAX_PHOTO_BYTES,
+    chatWebhooks: {
+      partsMovement: e.CHAT_WEBHOOK_PARTS_MOVEMENT,
+      newRepairJobs: e.CHAT_WEBHOOK_NEW_REPAIR_JOBS,
+    },
+    chatFormat: e.CHAT_FORMAT,
+  };
+}
+
+/** Configuration for tests: defaults plus overrides, never the process environment. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...parseConfig({}), dataDir: "./test-output/data", ...overrides };
+}

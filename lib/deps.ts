@@ -1,0 +1,10 @@
+/** What `createApp` needs; tests build it over a fresh database with a fake clock. */
+import type { Db } from "@/db/client.ts";
+import type { Clock } from "@/lib/clock.ts";
+import type { Config } from "@/lib/config.ts";
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}

@@ -1,0 +1,115 @@
+/** The search operation (interface.md §1, D11, D12): what a driver may move for a rego. */
+import type { Db } from "@/db/client.ts";
+import { latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
+import { resolveClaim } from "@/lib/claims.ts";
+import { DomainError } from "@/lib/errors.ts";
+
+export interface DirectSearchResult {
+  repairer: number | null;
+  form_name: "pickup";
+  movement_type: "direct";
+  rego: string;
+  parts_list: { parts_order_id: number; description: string; order_status: "Arrived"; part_no: string }[];
+  /** Extra to the protocol (D10): the claim's repairer name and claim number, for pages. */
+  repairer_name: string | null;
+  claim_number: string;
+}
+
+export interface ReversePickupResult {
+  form_name: "pickup";
+  movement_type: "reverse";
+  rego: string;
+  stage: "pickup";
+  parts_list: { parts_order_id: number; description: string; part_no: string }[];
+  claim_number: string;
+}
+
+export interface ReverseDropoffResult {
+  form_name: "dropoff";
+  movement_type: "reverse";
+  rego: string;
+  stage: "dropoff";
+  parts_list: { delivery_id: number; parts_order_id: number; description: string; part_no: string }[];
+  hq_location: { id: number; name: string };
+  parts_movement_id: number;
+  claim_number: string;
+}
+
+export type ReverseSearchResult = ReversePickupResult | ReverseDropoffResult;
+
+export async function searchDirect(db: Db, rego: string): Promise<DirectSearchResult> {
+  const claim = await resolveClaim(db, rego, "direct");
+  if (!claim) throw new DomainError("Rego not found");
+  const management = await managementOf(db, claim.id);
+  if (!management) throw new DomainError("Record not found");
+  const parts = await db.selectFrom("parts_orders")
+    .select(["id", "description", "part_no"])
+    .where("claim_id", "=", claim.id)
+    .where("status", "=", "Arrived")
+    .orderBy("id")
+    .execute();
+  if (parts.length === 0) throw new DomainError("No parts ready for delivery to a repair shop");
+  const repairer = management.repairer_id === null
+    ? null
+    : await db.selectFrom("repairers").select("name").where("id", "=", management.repairer_id).executeTakeFirst();
+  return {
+    repairer: management.repairer_id,
+    form_name: "pickup",
+    movement_type: "direct",
+    rego,
+    parts_list: parts.map((p) => ({
+      parts_order_id: p.id,
+      description: p.description,
+      order_status: "Arrived",
+      part_no: p.part_no,
+    })),
+    repairer_name: repairer?.name ?? null,
+    claim_number: claim.claim_number,
+  };
+}
+
+export async function searchReverse(db: Db, rego: string): Promise<ReverseSearchResult> {
+  const claim = await resolveClaim(db, rego, "reverse");
+  if (!claim) throw new DomainError("Rego not found");
+  const trip = await latestReverseMovement(db, claim.id);
+  if (trip && trip.movement_status === "Parts Picked Up") {
+    // Leg 2 lists what is still on the truck: picked up, not yet delivered to HQ (D12).
+    const [parts, hq] = await Promise.all([
+      db.selectFrom("deliver_parts as d")
+        .innerJoin("parts_orders as p", "p.id", "d.part_id")
+        .select(["d.id as delivery_id", "p.id as parts_order_id", "p.description", "p.part_no"])
+        .where("d.movement_id", "=", trip.id)
+        .where("d.pickup", "=", true)
+        .where("d.delivery", "=", false)
+        .orderBy("d.id")
+        .execute(),
+      db.selectFrom("hq_locations").select(["id", "name"]).where("id", "=", trip.hq_location_id!)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return {
+      form_name: "dropoff",
+      movement_type: "reverse",
+      rego,
+      stage: "dropoff",
+      parts_list: parts,
+      hq_location: hq,
+      parts_movement_id: trip.id,
+      claim_number: claim.claim_number,
+    };
+  }
+  const parts = await db.selectFrom("parts_orders")
+    .select(["id as parts_order_id", "description", "part_no"])
+    .where("claim_id", "=", claim.id)
+    .where("status", "=", "Pending Repair Shop Pick-Up")
+    .orderBy("id")
+    .execute();
+  if (parts.length === 0) throw new DomainError("No parts flagged for return at a repair shop");
+  return {
+    form_name: "pickup",
+    movement_type: "reverse",
+    rego,
+    stage: "pickup",
+    parts_list: parts,
+    claim_number: claim.claim_number,
+  };
+}

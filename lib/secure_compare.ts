@@ -1,0 +1,9 @@
+/** Constant-time comparison of secrets (public key, tokens, PIN hashes): no early exit on the first difference. */
+import { createHash, timingSafeEqual } from "node:crypto";
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+export function secureEquals(a: string, b: string): boolean {
+  // Comparing fixed-length digests keeps the secret's length from leaking through timing too.
+  return timingSafeEqual(digest(a), digest(b));
+}

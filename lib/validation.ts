@@ -1,0 +1,58 @@
+/**
+ * Shared input rules: zod schemas for the protocol's recurring fields, and the one translation of a zod
+ * failure into the text of D9, `Invalid request: <path> <problem>.`, used by every face.
+ */
+import { z } from "zod";
+import { ValidationError } from "@/lib/errors.ts";
+
+/** An ID sent as a string or a number (D10); answered as a JSON number. */
+export const idField = z.union([z.number(), z.string().trim().regex(/^\d+$/, { message: "must be an ID" })])
+  .transform((v) => Number(v))
+  .refine((n) => Number.isSafeInteger(n) && n > 0 && n <= 2_147_483_647, { message: "must be an ID" });
+
+/** An e-mail address, compared in lower case. */
+export const emailField = z.string().trim().max(254).toLowerCase().pipe(z.email({ message: "must be an e-mail address" }));
+
+/** A rego as typed; the search normalises it (D11). */
+export const regoField = z.string().max(64, { message: "must be at most 64 characters" });
+
+function problemOf(issue: z.core.$ZodIssue): string {
+  if (issue.message.startsWith("must ")) return issue.message;
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return "is required";
+      if (issue.expected === "object") return "must be an object";
+      if (issue.expected === "array") return "must be an array";
+      return `must be a ${issue.expected}`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map(String).join(", ")}`;
+    case "invalid_union":
+      return "has an unexpected type";
+    case "too_small":
+      return issue.origin === "array" ? `must have at least ${issue.minimum} item(s)` : "is too short";
+    case "too_big":
+      return issue.origin === "array" ? `must have at most ${issue.maximum} items` : "is too long";
+    case "invalid_format":
+      return `must be ${issue.format === "email" ? "an e-mail address" : `a valid ${issue.format}`}`;
+    default:
+      return "is invalid";
+  }
+}
+
+/** `a.b[0].c` from a zod path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((p, i) => typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`).join("");
+}
+
+/** Parses or throws the ValidationError of the first problem, path relative to `prefix`. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new ValidationError(formatPath([...prefix, ...issue.path]) || "body", problemOf(issue));
+}
+
+/** Every problem as `path: problem` lines (the import lists them all). */
+export function listProblems(error: z.ZodError): { path: string; problem: string }[] {
+  return error.issues.map((issue) => ({ path: formatPath(issue.path) || "(file)", problem: problemOf(issue) }));
+}

@@ -1,0 +1,28 @@
+/**
+ * Entry point. `createApp(deps)` builds the Hono app over its dependencies (tests call it directly);
+ * run as a program, it reads the configuration, migrates, loads demo data in development and serves.
+ */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppDeps } from "@/lib/deps.ts";
+import { mountRoutes } from "@/routes/mod.ts";
+import { start } from "@/lib/server.ts";
+
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse();
+    // Unexpected faults (database down, a bug) are logged with an id and answered without internals.
+    const requestId = crypto.randomUUID();
+    console.error(`[${requestId}] ${c.req.method} ${c.req.path}: ${error.stack ?? error}`);
+    return c.json(
+      { code: 5030, message: `Service temporarily unavailable. Try again (ref ${requestId}).` },
+      503,
+    );
+  });
+  app.notFound((c) => c.json({ code: 4040, message: "Not found." }, 404));
+  mountRoutes(app, deps);
+  return app;
+}
+
+if (import.meta.main) await start(createApp);

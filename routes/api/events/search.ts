@@ -1,0 +1,17 @@
+/** `Parts_search_details` (interface.md §1). */
+import { z } from "zod";
+import { searchDirect, searchReverse } from "@/lib/search.ts";
+import { emailField, regoField } from "@/lib/validation.ts";
+import { defineEvent } from "@/routes/api/events/types.ts";
+
+export const searchEvent = defineEvent({
+  schema: z.object({
+    user_email: emailField,
+    details: z.object({
+      rego: regoField,
+      movement_type: z.enum(["direct", "reverse"]),
+    }),
+  }),
+  run: ({ db }, _user, { details }) =>
+    details.movement_type === "direct" ? searchDirect(db, details.rego) : searchReverse(db, details.rego),
+});

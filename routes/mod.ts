@@ -1,0 +1,10 @@
+/** Mounts every area's sub-app. */
+import { Hono } from "hono";
+import type { AppDeps } from "@/lib/deps.ts";
+import { handlerRoutes } from "@/routes/api/handler.ts";
+import { healthRoutes } from "@/routes/healthz.ts";
+
+export function mountRoutes(app: Hono, deps: AppDeps): void {
+  app.route("/healthz", healthRoutes(deps));
+  app.route("/api/handler", handlerRoutes(deps));
+}

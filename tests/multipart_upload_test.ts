@@ -1,0 +1,364 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  ENVELOPE_ALLOWANCE,
+  type FilePartInfo,
+  NoFilePartError,
+  NotMultipartError,
+  parseBoundary,
+  PhotoTooLargeError,
+  readFilePart,
+} from "@/lib/multipart_upload.ts";
+import { EmptyPhotoError, PhotoStorage } from "@/lib/storage.ts";
+import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+
+const URL_ = "http://localhost/upload";
+const enc = (s: string) => new TextEncoder().encode(s);
+
+function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+interface Part {
+  headers: string[];
+  body: Uint8Array;
+}
+
+const filePart = (body: Uint8Array, filename = "IMG_0001.jpg", type = "image/jpeg"): Part => ({
+  headers: [`Content-Disposition: form-data; name="file"; filename="${filename}"`, `Content-Type: ${type}`],
+  body,
+});
+const fieldPart = (name: string, value: string): Part => ({
+  headers: [`Content-Disposition: form-data; name="${name}"`],
+  body: enc(value),
+});
+
+/** A multipart body laid out by hand, so tests control every byte. */
+function multipart(boundary: string, parts: Part[], opts: { preamble?: string; epilogue?: string } = {}) {
+  const pieces: Uint8Array[] = [];
+  if (opts.preamble) pieces.push(enc(`${opts.preamble}\r\n`));
+  for (const part of parts) {
+    pieces.push(
+      enc(`--${boundary}\r\n${part.headers.map((h) => `${h}\r\n`).join("")}\r\n`),
+      part.body,
+      enc("\r\n"),
+    );
+  }
+  pieces.push(enc(`--${boundary}--\r\n${opts.epilogue ?? ""}`));
+  return concat(...pieces);
+}
+
+/** Feeds `bytes` as the given chunks (sizes cycle), counting what was pulled and noting cancellation. */
+function source(bytes: Uint8Array, sizes: number[]) {
+  const stats = { pulled: 0, cancelled: false };
+  let i = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (stats.pulled >= bytes.length) return controller.close();
+      const n = sizes[i++ % sizes.length];
+      controller.enqueue(bytes.slice(stats.pulled, stats.pulled + n));
+      stats.pulled = Math.min(bytes.length, stats.pulled + n);
+    },
+    cancel() {
+      stats.cancelled = true;
+    },
+  }, { highWaterMark: 0 });
+  return { stream, stats };
+}
+
+function request(body: BodyInit, contentType: string, headers: Record<string, string> = {}): Request {
+  return new Request(URL_, { method: "POST", body, headers: { "content-type": contentType, ...headers } });
+}
+
+/** A sink that collects the file's bytes. */
+async function collect(stream: ReadableStream<Uint8Array>, info: FilePartInfo) {
+  return { bytes: new Uint8Array(await new Response(stream).arrayBuffer()), info };
+}
+
+async function withStorage(fn: (storage: PhotoStorage, root: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "multipart_test_" });
+  try {
+    await fn(new PhotoStorage(join(dir, "photos")), join(dir, "photos"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function tmpEntries(root: string): Promise<string[]> {
+  try {
+    return (await Array.fromAsync(Deno.readDir(join(root, "tmp")))).map((e) => e.name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+}
+
+const BOUNDARY = "----PartsMovementBoundary7MA4YWxk";
+
+/** File content full of traps: CRLFs, dashes, the boundary minus its last byte, the boundary without CRLF. */
+function trickyBinary(): Uint8Array {
+  const random = new Uint8Array(300);
+  for (let i = 0; i < random.length; i++) random[i] = (i * 73 + 11) & 0xff; // deterministic
+  return concat(
+    new Uint8Array([0xff, 0xd8, 0xff, 0xe0]),
+    enc("\r\n\r\n--\r\n-"),
+    enc(`\r\n--${BOUNDARY.slice(0, -1)}`),
+    random,
+    enc(`--${BOUNDARY}`), // boundary without the CRLF before it is content
+    enc(`\r\n-${BOUNDARY}`),
+    enc("\r\n--"),
+    new Uint8Array([0, 13, 10, 13, 13, 10, 10, 0]),
+    enc("\r"), // ends in CR right before the real delimiter's CRLF
+  );
+}
+
+Deno.test("multipart_upload: a binary file with CRLFs and partial boundaries comes out byte-identical", async () => {
+  await withStorage(async (storage) => {
+    const content = trickyBinary();
+    const body = multipart(
+      BOUNDARY,
+      [fieldPart("note", "hello"), filePart(content), fieldPart("after", "x")],
+      {
+        preamble: "This is the preamble.",
+        epilogue: "epilogue",
+      },
+    );
+    const req = request(body, `multipart/form-data; boundary=${BOUNDARY}`);
+    const result = await readFilePart(req, { maxBytes: 10_000 }, async (stream, info) => {
+      const staged = await storage.stage(stream, { maxBytes: 10_000 });
+      return { key: await staged.commit(), info };
+    });
+    assert.deepEqual(await Deno.readFile(storage.path(result.key)), content);
+    assert.deepEqual(result.info, { filename: "IMG_0001.jpg", contentType: "image/jpeg" });
+  });
+});
+
+Deno.test("multipart_upload: a boundary split at every possible chunk position still parses", async () => {
+  const content = trickyBinary();
+  const body = multipart(BOUNDARY, [fieldPart("note", "n"), filePart(content)]);
+  for (let split = 0; split <= body.length; split++) {
+    const { stream } = source(body, [split === 0 ? body.length : split, body.length]);
+    const got = await readFilePart(request(stream, `multipart/form-data; boundary=${BOUNDARY}`), {
+      maxBytes: 10_000,
+    }, collect);
+    assert.deepEqual(got.bytes, content, `split at ${split}`);
+  }
+  for (const sizes of [[1], [2], [3], [5, 1], [7, 13, 1], [64]]) {
+    const { stream } = source(body, sizes);
+    const got = await readFilePart(
+      request(stream, `multipart/form-data; boundary="${BOUNDARY}"`),
+      { maxBytes: 10_000 },
+      collect,
+    );
+    assert.deepEqual(got.bytes, content, `chunk sizes ${sizes}`);
+  }
+});
+
+Deno.test("multipart_upload: a body built by FormData (as fetch sends it) is read", async () => {
+  const photo = await jpegPhoto();
+  const built = new Request(URL_, { method: "POST", body: photoForm(photo, "wheel arch.jpg") });
+  const got = await readFilePart(built, { maxBytes: 1_000_000 }, collect);
+  assert.deepEqual(got.bytes, photo);
+  assert.deepEqual(got.info, { filename: "wheel arch.jpg", contentType: "image/jpeg" });
+});
+
+Deno.test("multipart_upload: boundaries quoted, unquoted, with odd characters; a part without headers", async () => {
+  const content = enc("data");
+  for (
+    const [boundary, header] of [
+      ["simple", "multipart/form-data; boundary=simple"],
+      ["a:b=c d", 'Multipart/Form-Data; charset=utf-8; boundary="a:b=c d"'],
+      ["x", "multipart/form-data;boundary=x"],
+    ]
+  ) {
+    const body = multipart(boundary, [{ headers: [], body: enc("anon") }, filePart(content)]);
+    const got = await readFilePart(request(body, header), { maxBytes: 100 }, collect);
+    assert.deepEqual(got.bytes, content, header);
+  }
+});
+
+Deno.test("multipart_upload: not multipart/form-data, or no boundary, is NotMultipartError", async () => {
+  for (
+    const type of ["application/json", "multipart/mixed; boundary=x", "multipart/form-data", "text/plain"]
+  ) {
+    await assert.rejects(
+      readFilePart(request("{}", type), { maxBytes: 100 }, collect),
+      NotMultipartError,
+      type,
+    );
+  }
+  const noType = new Request(URL_, { method: "POST", body: new Uint8Array([1]) });
+  await assert.rejects(readFilePart(noType, { maxBytes: 100 }, collect), NotMultipartError);
+  assert.throws(() => parseBoundary(`multipart/form-data; boundary=${"b".repeat(71)}`), NotMultipartError);
+  assert.equal(parseBoundary('multipart/form-data; boundary="q\\"x"'), 'q"x');
+});
+
+Deno.test("multipart_upload: no part named file is NoFilePartError", async () => {
+  const body = multipart(BOUNDARY, [fieldPart("photo", "x"), fieldPart("files", "y")]);
+  await assert.rejects(
+    readFilePart(request(body, `multipart/form-data; boundary=${BOUNDARY}`), { maxBytes: 100 }, collect),
+    NoFilePartError,
+  );
+  const empty = new Request(URL_, {
+    method: "POST",
+    headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+  });
+  await assert.rejects(readFilePart(empty, { maxBytes: 100 }, collect), NoFilePartError);
+});
+
+Deno.test("multipart_upload: malformed bodies are NoFilePartError and leave no temp file", async () => {
+  await withStorage(async (storage, root) => {
+    const type = `multipart/form-data; boundary=${BOUNDARY}`;
+    const full = multipart(BOUNDARY, [filePart(enc("0123456789".repeat(100)))]);
+    const cases = {
+      "no boundary at all": enc("just some bytes"),
+      "cut off inside the file": full.subarray(0, full.length - 200),
+      "no closing boundary": full.subarray(0, full.length - `--${BOUNDARY}--\r\n`.length),
+      "headers never end": enc(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"\r\n`),
+      "header without colon": enc(`--${BOUNDARY}\r\nnonsense\r\n\r\nx\r\n--${BOUNDARY}--`),
+      "garbage after boundary": enc(`--${BOUNDARY}xyz\r\n\r\nx\r\n--${BOUNDARY}--`),
+    };
+    for (const [name, body] of Object.entries(cases)) {
+      await assert.rejects(
+        readFilePart(
+          request(body, type),
+          { maxBytes: 10_000 },
+          (stream) => storage.stage(stream, { maxBytes: 10_000 }),
+        ),
+        NoFilePartError,
+        name,
+      );
+      assert.deepEqual(await tmpEntries(root), [], name);
+    }
+  });
+});
+
+Deno.test("multipart_upload: an empty file part reaches storage as EmptyPhotoError", async () => {
+  await withStorage(async (storage, root) => {
+    const body = multipart(BOUNDARY, [filePart(new Uint8Array(0))]);
+    await assert.rejects(
+      readFilePart(
+        request(body, `multipart/form-data; boundary=${BOUNDARY}`),
+        { maxBytes: 1000 },
+        (stream) => storage.stage(stream, { maxBytes: 1000 }),
+      ),
+      EmptyPhotoError,
+    );
+    assert.deepEqual(await tmpEntries(root), []);
+  });
+});
+
+/** A 50 MB multipart upload generated lazily: headers, then `fileSize` bytes of filler, then the end. */
+function hugeUpload(fileSize: number, chunk: number, before: Part[] = []) {
+  const head = multipart(BOUNDARY, [...before, filePart(new Uint8Array(0))]);
+  const prefix = head.subarray(0, head.length - `\r\n--${BOUNDARY}--\r\n`.length);
+  const tail = enc(`\r\n--${BOUNDARY}--\r\n`);
+  const total = prefix.length + fileSize + tail.length;
+  const stats = { pulled: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (stats.pulled >= total) return controller.close();
+      let piece: Uint8Array;
+      if (stats.pulled === 0) piece = prefix;
+      else if (stats.pulled + chunk < total - tail.length) piece = new Uint8Array(chunk).fill(0x61);
+      else piece = concat(new Uint8Array(total - tail.length - stats.pulled).fill(0x61), tail);
+      stats.pulled += piece.length;
+      controller.enqueue(piece);
+    },
+    cancel() {
+      stats.cancelled = true;
+    },
+  }, { highWaterMark: 0 });
+  return { stream, stats, total };
+}
+
+Deno.test("multipart_upload: a 50 MB upload over a 1 MB cap is cut off just past the cap", async () => {
+  await withStorage(async (storage, root) => {
+    const maxBytes = 1_000_000;
+    const chunk = 64 * 1024;
+    const { stream, stats } = hugeUpload(50_000_000, chunk);
+    const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`);
+    await assert.rejects(
+      readFilePart(req, { maxBytes }, (s) => storage.stage(s, { maxBytes })),
+      PhotoTooLargeError,
+    );
+    assert.equal(stats.cancelled, true);
+    // At most the cap plus the envelope and a couple of chunks in flight: not the 50 MB.
+    assert.ok(stats.pulled <= maxBytes + ENVELOPE_ALLOWANCE + 2 * chunk, `pulled ${stats.pulled}`);
+    assert.ok(stats.pulled > maxBytes);
+    assert.deepEqual(await tmpEntries(root), []);
+    assert.deepEqual(await Array.fromAsync(storage.keys()), []);
+  });
+});
+
+Deno.test("multipart_upload: the file part is limited even when the sink would take more", async () => {
+  const { stream, stats } = hugeUpload(5_000_000, 10_000);
+  const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`);
+  await assert.rejects(readFilePart(req, { maxBytes: 100_000 }, collect), PhotoTooLargeError);
+  assert.equal(stats.cancelled, true);
+  assert.ok(stats.pulled <= 100_000 + 3 * 10_000, `pulled ${stats.pulled}`);
+});
+
+Deno.test("multipart_upload: a file exactly at the cap is accepted", async () => {
+  const { stream } = hugeUpload(100_000, 7_000, [fieldPart("note", "n")]);
+  const got = await readFilePart(
+    request(stream, `multipart/form-data; boundary=${BOUNDARY}`),
+    { maxBytes: 100_000 },
+    collect,
+  );
+  assert.equal(got.bytes.length, 100_000);
+});
+
+Deno.test("multipart_upload: big other parts count against the body cap", async () => {
+  const chunk = 16 * 1024;
+  const big = fieldPart("junk", "j".repeat(2_000_000));
+  const body = multipart(BOUNDARY, [big, filePart(enc("tiny"))]);
+  const { stream, stats } = source(body, [chunk]);
+  await assert.rejects(
+    readFilePart(
+      request(stream, `multipart/form-data; boundary=${BOUNDARY}`),
+      { maxBytes: 100_000 },
+      collect,
+    ),
+    PhotoTooLargeError,
+  );
+  assert.equal(stats.cancelled, true);
+  assert.ok(stats.pulled <= 100_000 + ENVELOPE_ALLOWANCE + 2 * chunk, `pulled ${stats.pulled}`);
+});
+
+Deno.test("multipart_upload: a Content-Length over the cap is refused before reading", async () => {
+  const { stream, stats } = hugeUpload(50_000_000, 64 * 1024);
+  const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`, { "content-length": "50000300" });
+  let sinkCalled = false;
+  await assert.rejects(
+    readFilePart(req, { maxBytes: 1_000_000 }, (s, i) => {
+      sinkCalled = true;
+      return collect(s, i);
+    }),
+    PhotoTooLargeError,
+  );
+  assert.equal(sinkCalled, false);
+  assert.equal(stats.pulled, 0);
+});
+
+Deno.test("multipart_upload: a failing sink's error comes through and the body is cancelled", async () => {
+  const { stream, stats } = hugeUpload(1_000_000, 10_000);
+  const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`);
+  await assert.rejects(
+    readFilePart(req, { maxBytes: 2_000_000 }, async (s) => {
+      const reader = s.getReader();
+      await reader.read();
+      await reader.cancel();
+      throw new Error("disk full");
+    }),
+    /disk full/,
+  );
+  assert.equal(stats.cancelled, true);
+  assert.ok(stats.pulled < 100_000);
+});
