@@ -2,9 +2,12 @@
 import type { Db } from "@/db/client.ts";
 import type { Clock } from "@/lib/clock.ts";
 import type { Config } from "@/lib/config.ts";
+import type { PhotoStorage } from "@/lib/storage.ts";
 
 export interface AppDeps {
   db: Db;
   config: Config;
   clock: Clock;
+  /** Photo files (`DATA_DIR/photos`). */
+  storage: PhotoStorage;
 }

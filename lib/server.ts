@@ -9,6 +9,7 @@ import { migrateToLatest } from "@/db/migrate.ts";
 import { systemClock } from "@/lib/clock.ts";
 import { type Config, ConfigError, parseConfig } from "@/lib/config.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
+import { PhotoStorage } from "@/lib/storage.ts";
 import type { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 
@@ -48,7 +49,8 @@ export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
   await migrateToLatest(db);
   if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
 
-  const app = createApp({ db, config, clock });
+  const storage = new PhotoStorage(join(config.dataDir, "photos"));
+  const app = createApp({ db, config, clock, storage });
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",

@@ -86,7 +86,9 @@ export async function freshDb(kind: DbKind, opts: { poolSize?: number } = {}): P
   serverTemplate ??= ensureServerTemplate();
   const template = await serverTemplate;
   const name = `pm_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
-  const admin = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: serverUrl, max: 1 }) }) });
+  const admin = new Kysely({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: serverUrl, max: 1 }) }),
+  });
   await sql`create database ${sql.id(name)} template ${sql.id(template)}`.execute(admin);
   const url = withDatabase(serverUrl!, name);
   const db = openDb({ url, poolSize: opts.poolSize ?? 10 });
@@ -137,7 +139,11 @@ let toldAboutServer = false;
  * `TEST_DATABASE_URL` they show as ignored, with one line saying why; on CI (`CI=true`) they fail instead,
  * so CI always runs them.
  */
-export function serverTest(name: string, fn: (t: TestDb) => Promise<void>, opts: { poolSize?: number } = {}): void {
+export function serverTest(
+  name: string,
+  fn: (t: TestDb) => Promise<void>,
+  opts: { poolSize?: number } = {},
+): void {
   if (!serverUrl) {
     if (!toldAboutServer) {
       console.log("PostgreSQL-server tests not run here: set TEST_DATABASE_URL (bash .ci/run does).");
