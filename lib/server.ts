@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { EmbeddedDbBusy, lockEmbeddedDb } from "@/db/embedded_lock.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
+import { ensureAssets } from "@/lib/assets.ts";
 import { systemClock } from "@/lib/clock.ts";
 import { type Config, ConfigError, parseConfig } from "@/lib/config.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
@@ -47,6 +48,8 @@ export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
   const clock = systemClock;
   const db = await openConfiguredDb(config, "starting the server");
   await migrateToLatest(db);
+  // Bundles islands and builds the CSS when a fresh clone has none or a source changed (fast when current).
+  await ensureAssets();
   if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
 
   const storage = new PhotoStorage(join(config.dataDir, "photos"));

@@ -1,0 +1,26 @@
+import type { ComponentChildren } from "preact";
+
+export interface LayoutProps {
+  title: string;
+  lang?: string;
+  children?: ComponentChildren;
+}
+
+/**
+ * The HTML shell every page shares. lib/render_page.tsx adds the stylesheet and any island
+ * scripts just before </head>, so a layout only has to render a <head>.
+ */
+export function Layout({ title, lang = "en", children }: LayoutProps) {
+  return (
+    <html lang={lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{title}</title>
+      </head>
+      <body>
+        <main id="main">{children}</main>
+      </body>
+    </html>
+  );
+}

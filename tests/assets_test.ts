@@ -1,0 +1,202 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Hono } from "hono";
+import {
+  ASSET_FILE_NAME,
+  type AssetManifest,
+  assetUrl,
+  buildAssets,
+  checkAssets,
+  ensureAssets,
+  islandScripts,
+  REPO_ROOT,
+} from "@/lib/assets.ts";
+import { assetsRoutes } from "@/routes/assets.ts";
+
+const quiet = () => {};
+
+/** A throwaway project: the real island runtime, Counter and styles, our node_modules. */
+async function scratchProject(): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "assets_test_" });
+  for (const dir of ["islands", "lib", "static", "routes", "components"]) {
+    await Deno.mkdir(join(root, dir));
+  }
+  for (const file of ["islands/Counter.tsx", "lib/island_boot.ts", "static/styles.css"]) {
+    await Deno.copyFile(join(REPO_ROOT, file), join(root, file));
+  }
+  await Deno.symlink(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  return root;
+}
+
+function readText(dir: string, file: string): Promise<string> {
+  return Deno.readTextFile(join(dir, file));
+}
+
+Deno.test("assets: a build writes content-hashed files and a manifest naming them", async () => {
+  const root = await scratchProject();
+  try {
+    const manifest = await buildAssets({ root, log: quiet });
+    const dist = join(root, "static", "dist");
+    const built = [...Object.values(manifest.files), ...Object.values(manifest.islands)];
+    for (const file of built) {
+      assert.match(file, ASSET_FILE_NAME);
+      await Deno.stat(join(dist, file));
+    }
+    assert.match(manifest.files["boot.js"], /^boot-[A-Z0-9]{8}\.js$/);
+    assert.match(manifest.files["styles.css"], /^styles-[0-9a-f]{10}\.css$/);
+    assert.match(manifest.islands.Counter, /^Counter-[A-Z0-9]{8}\.js$/);
+    assert.equal(assetUrl(manifest, "styles.css"), `/static/dist/${manifest.files["styles.css"]}`);
+
+    // The boot loads islands lazily, so a page pays only for the islands it shows.
+    const boot = await readText(dist, manifest.files["boot.js"]);
+    assert.ok(boot.includes(`import("./${manifest.islands.Counter}")`));
+    // Preact is shared by the boot and the island, not bundled twice.
+    const [shared] = manifest.imports[manifest.files["boot.js"]];
+    assert.ok(manifest.imports[manifest.islands.Counter].includes(shared));
+    const scripts = islandScripts(manifest, ["Counter"]);
+    assert.equal(scripts?.boot, `/static/dist/${manifest.files["boot.js"]}`);
+    assert.deepEqual(
+      scripts?.preload.sort(),
+      [`/static/dist/${manifest.islands.Counter}`, `/static/dist/${shared}`].sort(),
+    );
+    assert.equal(islandScripts(manifest, []), null);
+
+    // Tailwind saw the class names in islands/ and kept the marker rule from styles.css.
+    const css = await readText(dist, manifest.files["styles.css"]);
+    assert.ok(css.includes(".tabular-nums{"), "utility used by Counter");
+    assert.ok(!css.includes(".grid-cols-7{"), "utility used nowhere");
+    assert.ok(css.includes("[data-island]{display:contents}"));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("assets: an up-to-date build is reused; changed or new sources make it stale", async () => {
+  const root = await scratchProject();
+  try {
+    const first = await ensureAssets({ root, log: quiet });
+    const warm = await checkAssets({ root });
+    assert.equal(warm?.builtAt, first.builtAt);
+
+    await Deno.writeTextFile(
+      join(root, "routes", "page.tsx"),
+      `export const P = () => <p class="grid-cols-7" />;`,
+    );
+    assert.equal(await checkAssets({ root }), null, "a new route file is a new Tailwind source");
+    const second = await buildAssets({ root, log: quiet });
+    assert.notEqual(second.files["styles.css"], first.files["styles.css"]);
+    assert.equal(second.files["boot.js"], first.files["boot.js"], "unchanged JS keeps its name");
+    assert.ok(
+      (await readText(join(root, "static", "dist"), second.files["styles.css"])).includes(".grid-cols-7{"),
+    );
+    assert.equal((await checkAssets({ root }))?.builtAt, second.builtAt);
+
+    await Deno.writeTextFile(join(root, "islands", "Counter.tsx"), "\n// edited\n", { append: true });
+    assert.equal(await checkAssets({ root }), null, "an edited island");
+
+    const third = await buildAssets({ root, log: quiet });
+    assert.equal((await checkAssets({ root }))?.builtAt, third.builtAt);
+    await Deno.remove(join(root, "static", "dist", third.islands.Counter));
+    assert.equal(await checkAssets({ root }), null, "a missing output");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("assets: islands may not pull server modules into the browser bundle", async () => {
+  const root = await scratchProject();
+  try {
+    await Deno.writeTextFile(join(root, "lib", "secrets.ts"), `export const KEY = "s3cret";`);
+    await Deno.writeTextFile(
+      join(root, "islands", "Leaky.tsx"),
+      `import { KEY } from "@/lib/secrets.ts";\nexport default function Leaky() { return <p>{KEY}</p>; }\n`,
+    );
+    await assert.rejects(
+      buildAssets({ root, log: quiet }),
+      /islands\/Leaky\.tsx imports lib\/secrets\.ts, which is server code/,
+    );
+
+    // A type-only import is erased and therefore fine.
+    await Deno.writeTextFile(
+      join(root, "islands", "Leaky.tsx"),
+      `import type { KEY } from "@/lib/secrets.ts";\nexport default function Leaky(p: { k: typeof KEY }) { return <p>{p.k}</p>; }\n`,
+    );
+    const manifest = await buildAssets({ root, log: quiet });
+    assert.deepEqual(Object.keys(manifest.islands), ["Counter", "Leaky"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+async function routeFixture(): Promise<{ app: Hono; dir: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "assets_route_test_" });
+  const dist = join(dir, "dist");
+  await Deno.mkdir(dist);
+  await Deno.writeTextFile(join(dist, "boot-ABCD2345.js"), "export {};\n");
+  await Deno.writeTextFile(join(dist, "styles-0123456789.css"), "p{color:red}\n");
+  await Deno.writeTextFile(join(dist, "manifest.json"), "{}");
+  // Outside the served folder, with a name the route would otherwise accept.
+  await Deno.writeTextFile(join(dir, "secret-ABCD2345.js"), "SECRET");
+  const app = new Hono();
+  app.route("/", assetsRoutes({ distDir: dist }));
+  return { app, dir };
+}
+
+Deno.test("assets route: built files are served with their type and a one-year immutable cache", async () => {
+  const { app, dir } = await routeFixture();
+  try {
+    const js = await app.request("/static/dist/boot-ABCD2345.js");
+    assert.equal(js.status, 200);
+    assert.equal(js.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.equal(js.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    assert.equal(js.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(await js.text(), "export {};\n");
+
+    const css = await app.request("/static/dist/styles-0123456789.css");
+    assert.equal(css.status, 200);
+    assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+    assert.equal(css.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    assert.equal(await css.text(), "p{color:red}\n");
+
+    const head = await app.request("/static/dist/boot-ABCD2345.js", { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get("content-type"), "text/javascript; charset=utf-8");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("assets route: unknown names, the manifest and path traversal get 404", async () => {
+  const { app, dir } = await routeFixture();
+  try {
+    const refused = [
+      "/static/dist/boot-ZZZZ2345.js",
+      "/static/dist/manifest.json",
+      "/static/dist/boot.js",
+      "/static/dist/..%2Fsecret-ABCD2345.js",
+      "/static/dist/%2E%2E%2Fsecret-ABCD2345.js",
+      "/static/dist/..%5Csecret-ABCD2345.js",
+      "/static/dist/../secret-ABCD2345.js",
+      "/static/dist/sub/boot-ABCD2345.js",
+      "/static/dist/boot-ABCD2345.js%00.css",
+    ];
+    for (const path of refused) {
+      const response = await app.request(path);
+      assert.equal(response.status, 404, path);
+      assert.ok(!(await response.text()).includes("SECRET"), path);
+      assert.equal(
+        response.headers.get("cache-control"),
+        null,
+        `${path}: a 404 must not be cached for a year`,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("assets: the repository's own build is current after ensureAssets", async () => {
+  const manifest: AssetManifest = await ensureAssets({ log: quiet });
+  assert.ok(manifest.islands.Counter);
+  assert.equal((await checkAssets())?.fingerprint, manifest.fingerprint);
+});
