@@ -16,7 +16,8 @@ const text = (max: number) => z.string().trim().min(1, { message: "must not be e
 
 const importSchema = z.strictObject({
   hq_locations: z.array(z.strictObject({ name: text(200) })).optional(),
-  repairers: z.array(z.strictObject({ name: text(200), address: z.string().trim().max(500).nullish() })).optional(),
+  repairers: z.array(z.strictObject({ name: text(200), address: z.string().trim().max(500).nullish() }))
+    .optional(),
   users: z.array(z.strictObject({
     email: emailField,
     name: text(200),
@@ -61,7 +62,12 @@ export interface ImportSummary {
 /** Keys listed twice in one file are a mistake the upsert would hide (the later row would win silently). */
 function duplicateProblems(file: ImportFile): ImportProblem[] {
   const problems: ImportProblem[] = [];
-  const once = <T>(rows: T[] | undefined, key: (row: T) => string, path: (i: number) => string, what: string) => {
+  const once = <T>(
+    rows: T[] | undefined,
+    key: (row: T) => string,
+    path: (i: number) => string,
+    what: string,
+  ) => {
     const seen = new Set<string>();
     rows?.forEach((row, i) => {
       const k = key(row);
@@ -86,13 +92,18 @@ async function referenceProblems(db: Pick<Db, "selectFrom">, file: ImportFile): 
     .filter((name) => !named.has(name));
   if (wanted.length === 0) return [];
   const known = new Set(
-    (await db.selectFrom("repairers").select("name").where("name", "in", wanted).execute()).map((r) => r.name),
+    (await db.selectFrom("repairers").select("name").where("name", "in", wanted).execute()).map((r) =>
+      r.name
+    ),
   );
   const problems: ImportProblem[] = [];
   file.claims?.forEach((claim, i) => {
     const name = claim.management?.repairer;
     if (name && !named.has(name) && !known.has(name)) {
-      problems.push({ path: `claims[${i}].management.repairer`, problem: `names unknown repairer ${JSON.stringify(name)}` });
+      problems.push({
+        path: `claims[${i}].management.repairer`,
+        problem: `names unknown repairer ${JSON.stringify(name)}`,
+      });
     }
   });
   return problems;
@@ -117,13 +128,19 @@ function chunks<T>(rows: T[]): T[][] {
 
 type Tx = Transaction<Database>;
 
-async function upsertClaims(tx: Tx, file: ImportFile, now: Date): Promise<{ parts: number; changes: number }> {
+async function upsertClaims(
+  tx: Tx,
+  file: ImportFile,
+  now: Date,
+): Promise<{ parts: number; changes: number }> {
   const claims = file.claims ?? [];
   const claimIds = new Map<string, number>();
   for (const batch of chunks(claims)) {
     const rows = await tx.insertInto("claims")
       .values(batch.map((c) => ({ claim_number: c.claim_number, registration: c.registration })))
-      .onConflict((oc) => oc.column("claim_number").doUpdateSet({ registration: (eb) => eb.ref("excluded.registration") }))
+      .onConflict((oc) =>
+        oc.column("claim_number").doUpdateSet({ registration: (eb) => eb.ref("excluded.registration") })
+      )
       .returning(["id", "claim_number"])
       .execute();
     for (const r of rows) claimIds.set(r.claim_number, r.id);
@@ -139,7 +156,9 @@ async function upsertClaims(tx: Tx, file: ImportFile, now: Date): Promise<{ part
         claim_id: claimIds.get(c.claim_number)!,
         repairer_id: c.management!.repairer === null ? null : repairerIds.get(c.management!.repairer)!,
       })))
-      .onConflict((oc) => oc.column("claim_id").doUpdateSet({ repairer_id: (eb) => eb.ref("excluded.repairer_id") }))
+      .onConflict((oc) =>
+        oc.column("claim_id").doUpdateSet({ repairer_id: (eb) => eb.ref("excluded.repairer_id") })
+      )
       .execute();
   }
   // `management` absent or null means the claim has no management record (D5).
@@ -213,7 +232,8 @@ export async function importData(db: Db, input: unknown, clock: Clock): Promise<
   );
   return await db.transaction().execute(async (tx) => {
     for (const batch of chunks(file.hq_locations ?? [])) {
-      await tx.insertInto("hq_locations").values(batch).onConflict((oc) => oc.column("name").doNothing()).execute();
+      await tx.insertInto("hq_locations").values(batch).onConflict((oc) => oc.column("name").doNothing())
+        .execute();
     }
     for (const batch of chunks(file.repairers ?? [])) {
       await tx.insertInto("repairers")

@@ -1,6 +1,6 @@
 /** `deno task import <file.json>` (D5): validates, then upserts; prints every problem or a summary. */
 import { migrateToLatest } from "@/db/migrate.ts";
-import { ImportRejected, importData } from "@/db/import.ts";
+import { importData, ImportRejected } from "@/db/import.ts";
 import { systemClock } from "@/lib/clock.ts";
 import { configOrExit, openConfiguredDb } from "@/lib/server.ts";
 

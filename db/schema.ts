@@ -22,7 +22,10 @@ export type MovementStatus = "Parts Picked Up" | "Parts Dropped off";
 export const MOVEMENT_STAGES = ["direct_dropoff", "reverse_pickup", "reverse_dropoff"] as const;
 export type MovementStage = (typeof MOVEMENT_STAGES)[number];
 export type HistoryVia = "import" | "dashboard" | "movement";
-export type AnnouncementTitle = "Parts Delivered" | "Parts Picked Up From Repair Shop" | "Parts Returned to HQ";
+export type AnnouncementTitle =
+  | "Parts Delivered"
+  | "Parts Picked Up From Repair Shop"
+  | "Parts Returned to HQ";
 export type ChatChannel = "parts_movement" | "new_repair_jobs";
 export type AnnouncementState = "pending" | "delivered" | "failed" | "feed_only";
 
@@ -164,6 +167,14 @@ export interface AnnouncementsTable {
   created_at: Timestamp;
 }
 
+export interface SessionsTable {
+  token_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
 export interface Database {
   hq_locations: HqLocationsTable;
   repairers: RepairersTable;
@@ -178,6 +189,7 @@ export interface Database {
   parts_movements: PartsMovementsTable;
   deliver_parts: DeliverPartsTable;
   announcements: AnnouncementsTable;
+  sessions: SessionsTable;
 }
 
 export type User = Selectable<UsersTable>;

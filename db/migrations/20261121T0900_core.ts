@@ -40,7 +40,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("users")
     .addColumn("id", "integer", (c) => c.primaryKey().generatedAlwaysAsIdentity())
-    .addColumn("email", "text", (c) => c.notNull().check(sql`email = lower(email) and position('@' in email) > 1`))
+    .addColumn(
+      "email",
+      "text",
+      (c) => c.notNull().check(sql`email = lower(email) and position('@' in email) > 1`),
+    )
     .addColumn("name", "text", (c) => c.notNull())
     .addColumn("role", "text", (c) => c.notNull().check(sql`role in ('driver', 'dispatcher', 'admin')`))
     .addColumn("pin_hash", "text")
@@ -62,7 +66,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn(
       "registration_norm",
       "text",
-      (c) => c.notNull().generatedAlwaysAs(sql`upper(regexp_replace(registration, '[\\s-]', '', 'g'))`).stored(),
+      (c) =>
+        c.notNull().generatedAlwaysAs(sql`upper(regexp_replace(registration, '[\\s-]', '', 'g'))`).stored(),
     )
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
@@ -101,7 +106,8 @@ export async function up(db: Kysely<any>): Promise<void> {
         and (movement_status = 'Parts Picked Up' or (dropped_off_by is not null and dropped_off_at is not null)))`,
     )
     .execute();
-  await db.schema.createIndex("parts_movements_claim").on("parts_movements").columns(["claim_id", "id"]).execute();
+  await db.schema.createIndex("parts_movements_claim").on("parts_movements").columns(["claim_id", "id"])
+    .execute();
 
   // Claims_Management_Form: at most one per claim.
   await db.schema
@@ -163,7 +169,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn(
       "movement_stage",
       "text",
-      (c) => c.notNull().check(sql`movement_stage in ('direct_dropoff', 'reverse_pickup', 'reverse_dropoff')`),
+      (c) =>
+        c.notNull().check(sql`movement_stage in ('direct_dropoff', 'reverse_pickup', 'reverse_dropoff')`),
     )
     .addColumn("uploaded_by", "integer", (c) => c.notNull().references("users.id"))
     .addColumn("uploaded_time", "timestamptz", (c) => c.notNull())
@@ -219,12 +226,17 @@ export async function up(db: Kysely<any>): Promise<void> {
           sql`title in ('Parts Delivered', 'Parts Picked Up From Repair Shop', 'Parts Returned to HQ')`,
         ),
     )
-    .addColumn("channel", "text", (c) => c.notNull().check(sql`channel in ('parts_movement', 'new_repair_jobs')`))
+    .addColumn(
+      "channel",
+      "text",
+      (c) => c.notNull().check(sql`channel in ('parts_movement', 'new_repair_jobs')`),
+    )
     .addColumn("body", "jsonb", (c) => c.notNull())
     .addColumn(
       "state",
       "text",
-      (c) => c.notNull().defaultTo("pending").check(sql`state in ('pending', 'delivered', 'failed', 'feed_only')`),
+      (c) =>
+        c.notNull().defaultTo("pending").check(sql`state in ('pending', 'delivered', 'failed', 'feed_only')`),
     )
     .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("next_attempt_at", "timestamptz", (c) => c.notNull())

@@ -4,7 +4,9 @@
  */
 import type { Migration } from "kysely/migration";
 import * as core from "./20261121T0900_core.ts";
+import * as sessions from "./20261121T0930_sessions.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
+  "20261121T0930_sessions": sessions,
 };

@@ -32,7 +32,9 @@ export async function matchingVehicles(
 /** Whether a claim has work for a flow: Arrived parts (direct); an open return trip or parts to collect (reverse). */
 function hasWork(flow: ClaimFlow) {
   return flow === "direct"
-    ? sql<boolean>`exists (select 1 from parts_orders p where p.claim_id = claims.id and p.status = 'Arrived')`
+    ? sql<
+      boolean
+    >`exists (select 1 from parts_orders p where p.claim_id = claims.id and p.status = 'Arrived')`
     : sql<boolean>`(exists (select 1 from parts_orders p
           where p.claim_id = claims.id and p.status = 'Pending Repair Shop Pick-Up')
         or (select m.movement_status from parts_movements m
@@ -52,7 +54,8 @@ export async function pickClaimOfVehicle(db: Executor, norm: string, flow: Claim
 }
 
 export async function managementOf(db: Executor, claimId: number) {
-  return await db.selectFrom("claim_management").selectAll().where("claim_id", "=", claimId).executeTakeFirst();
+  return await db.selectFrom("claim_management").selectAll().where("claim_id", "=", claimId)
+    .executeTakeFirst();
 }
 
 export async function latestReverseMovement(db: Executor, claimId: number) {

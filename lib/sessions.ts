@@ -1,0 +1,125 @@
+/**
+ * Sessions for the shared depot tablets and the HQ dashboard (D23): sign in with e-mail and PIN, a random
+ * server-side token (only its SHA-256 stored), idle expiry after 10 minutes, five wrong PINs lock the user
+ * for 5 minutes. HTTP concerns (cookie, CSRF check, redirects) live in routes/session_middleware.ts.
+ */
+import { createHash } from "node:crypto";
+import type { Db } from "@/db/client.ts";
+import type { User } from "@/db/schema.ts";
+import type { Clock } from "@/lib/clock.ts";
+import { DomainError } from "@/lib/errors.ts";
+import { verifyPin } from "@/lib/pin.ts";
+
+export const IDLE_TIMEOUT_MS = 10 * 60_000;
+export const MAX_WRONG_PINS = 5;
+export const LOCKOUT_MS = 5 * 60_000;
+/** last_seen_at is written at most this often: a page full of requests should not be a write storm. */
+const TOUCH_EVERY_MS = 15_000;
+
+const WRONG_CREDENTIALS = "Wrong e-mail or PIN.";
+
+export interface SessionUser {
+  user: User;
+  csrfToken: string;
+  /** When the session ends if nothing else happens (for the tablet's idle warning). */
+  expiresAt: Date;
+}
+
+const randomToken = () => {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+};
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/**
+ * Checks e-mail and PIN; on success opens a session and returns its token. Failures say as little as
+ * possible (the same text for an unknown user and a wrong PIN) except for a lockout, which a driver
+ * needs to know about.
+ */
+export async function signIn(
+  db: Db,
+  clock: Clock,
+  input: { email: string; pin: string },
+): Promise<{ token: string; user: User }> {
+  const now = clock.now();
+  const user = await db.selectFrom("users").selectAll()
+    .where("email", "=", input.email.trim().toLowerCase()).where("active", "=", true).executeTakeFirst();
+  if (user?.locked_until && user.locked_until > now) throw lockedError(user.locked_until, now);
+  const ok = await verifyPin(input.pin, user?.pin_hash ?? null);
+  if (!user || !ok) {
+    if (user) await recordWrongPin(db, user.id, now);
+    throw new DomainError(WRONG_CREDENTIALS);
+  }
+  const token = randomToken();
+  await db.transaction().execute(async (tx) => {
+    await tx.updateTable("users").set({ failed_pin_attempts: 0, locked_until: null }).where(
+      "id",
+      "=",
+      user.id,
+    )
+      .execute();
+    await tx.insertInto("sessions").values({
+      token_hash: hashToken(token),
+      user_id: user.id,
+      csrf_token: randomToken(),
+      created_at: now,
+      last_seen_at: now,
+    }).execute();
+  });
+  return { token, user };
+}
+
+function lockedError(until: Date, now: Date): DomainError {
+  const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000));
+  return new DomainError(`Too many wrong PINs. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`);
+}
+
+/** Counts a wrong PIN atomically (two tablets guessing at once both count); the fifth locks the user. */
+async function recordWrongPin(db: Db, userId: number, now: Date): Promise<void> {
+  const row = await db.updateTable("users")
+    .set((eb) => ({ failed_pin_attempts: eb("failed_pin_attempts", "+", 1) }))
+    .where("id", "=", userId)
+    .returning("failed_pin_attempts")
+    .executeTakeFirstOrThrow();
+  if (row.failed_pin_attempts >= MAX_WRONG_PINS) {
+    await db.updateTable("users")
+      .set({ failed_pin_attempts: 0, locked_until: new Date(now.getTime() + LOCKOUT_MS) })
+      .where("id", "=", userId).execute();
+    throw lockedError(new Date(now.getTime() + LOCKOUT_MS), now);
+  }
+}
+
+/** The signed-in user of a token, or null when unknown, idle too long, or the user was deactivated. */
+export async function resolveSession(db: Db, clock: Clock, token: string): Promise<SessionUser | null> {
+  if (!token) return null;
+  const now = clock.now();
+  const hash = hashToken(token);
+  const row = await db.selectFrom("sessions").innerJoin("users", "users.id", "sessions.user_id")
+    .selectAll("users")
+    .select(["sessions.csrf_token", "sessions.last_seen_at"])
+    .where("sessions.token_hash", "=", hash)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { csrf_token, last_seen_at, ...user } = row;
+  if (!user.active || now.getTime() - last_seen_at.getTime() >= IDLE_TIMEOUT_MS) {
+    await db.deleteFrom("sessions").where("token_hash", "=", hash).execute();
+    return null;
+  }
+  let seen = last_seen_at;
+  if (now.getTime() - last_seen_at.getTime() >= TOUCH_EVERY_MS) {
+    await db.updateTable("sessions").set({ last_seen_at: now }).where("token_hash", "=", hash).execute();
+    seen = now;
+  }
+  return { user, csrfToken: csrf_token, expiresAt: new Date(seen.getTime() + IDLE_TIMEOUT_MS) };
+}
+
+export async function signOut(db: Db, token: string): Promise<void> {
+  await db.deleteFrom("sessions").where("token_hash", "=", hashToken(token)).execute();
+}
+
+/** Sessions idle past the timeout are deleted lazily on use; this sweeps the ones never used again. */
+export async function deleteIdleSessions(db: Db, clock: Clock): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - IDLE_TIMEOUT_MS);
+  const result = await db.deleteFrom("sessions").where("last_seen_at", "<=", cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,102 @@
+/**
+ * The HTTP side of sessions (D23) for pages: the cookie, the signed-in user on `c.var.session`, role
+ * checks (D24) and cross-site request protection. Shared by the tablet (routes/tablet) and the dashboard
+ * (routes/hq).
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Role } from "@/db/schema.ts";
+import type { AppDeps } from "@/lib/deps.ts";
+import { resolveSession, type SessionUser } from "@/lib/sessions.ts";
+import { secureEquals } from "@/lib/secure_compare.ts";
+
+export const SESSION_COOKIE = "pm_session";
+
+export type SessionEnv = { Variables: { session: SessionUser | null } };
+
+/** Puts the signed-in user (or null) on `c.var.session`. Signed-in pages are never cached. */
+export function loadSession(deps: AppDeps): MiddlewareHandler<SessionEnv> {
+  return async (c, next) => {
+    const token = getCookie(c, SESSION_COOKIE);
+    c.set("session", token ? await resolveSession(deps.db, deps.clock, token) : null);
+    if (token && !c.var.session) deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    await next();
+    if (c.var.session) c.header("Cache-Control", "no-store");
+  };
+}
+
+export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Strict",
+    // Development runs on plain http://localhost; everywhere else the cookie only travels over TLS.
+    secure: deps.config.appEnv !== "development",
+  });
+}
+
+/** Ends the browser side of a session: the cookie, and everything the site stored (shared tablets). */
+export function clearSession(c: Context): void {
+  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+  c.header("Clear-Site-Data", '"cache", "cookies", "storage"');
+}
+
+/**
+ * Lets only signed-in users of the given roles through. Not signed in: a GET is sent to `signInPath`
+ * with `next` set (so the driver lands back where they were), anything else gets 401. Wrong role: 403.
+ */
+export function requireRole(roles: readonly Role[], signInPath: string): MiddlewareHandler<SessionEnv> {
+  return async (c, next) => {
+    const session = c.var.session;
+    if (!session) {
+      if (c.req.method === "GET") {
+        const next = encodeURIComponent(new URL(c.req.url).pathname + new URL(c.req.url).search);
+        return c.redirect(`${signInPath}?next=${next}`, 303);
+      }
+      return c.text("Signed out. Sign in again.", 401);
+    }
+    if (!roles.includes(session.user.role)) {
+      return c.text(
+        `This page is for ${roles.join(" and ")} users. You are signed in as a ${session.user.role}.`,
+        403,
+      );
+    }
+    await next();
+  };
+}
+
+/**
+ * Refuses cross-site form posts: the request must come from this origin (Origin or Sec-Fetch-Site), and
+ * a signed-in request must carry the session's CSRF token (`_csrf` form field or `X-CSRF-Token` header).
+ * SameSite=Strict already keeps the cookie off cross-site requests; this is the second lock.
+ */
+export function csrfProtect(deps: AppDeps): MiddlewareHandler<SessionEnv> {
+  // Behind a proxy the request URL may be internal; the public address counts as this origin too.
+  const publicOrigin = new URL(deps.config.publicUrl).origin;
+  return async (c, next) => {
+    if (["GET", "HEAD", "OPTIONS"].includes(c.req.method)) return await next();
+    const origin = c.req.header("origin");
+    const site = c.req.header("sec-fetch-site");
+    const sameOrigin = origin
+      ? origin === new URL(c.req.url).origin
+      : site
+      ? site === "same-origin" || site === "none"
+      : true;
+    if (!sameOrigin) return c.text("Cross-site request refused.", 403);
+    const session = c.var.session;
+    if (session) {
+      let sent = c.req.header("x-csrf-token");
+      if (
+        !sent &&
+        /^(application\/x-www-form-urlencoded|multipart\/form-data)/.test(c.req.header("content-type") ?? "")
+      ) {
+        const form = await c.req.parseBody();
+        sent = typeof form._csrf === "string" ? form._csrf : undefined;
+      }
+      if (!sent || !secureEquals(sent, session.csrfToken)) {
+        return c.text("This form has expired. Go back, reload the page and try again.", 403);
+      }
+    }
+    await next();
+  };
+}
