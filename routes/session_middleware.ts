@@ -78,7 +78,7 @@ export function csrfProtect(deps: AppDeps): MiddlewareHandler<SessionEnv> {
     const origin = c.req.header("origin");
     const site = c.req.header("sec-fetch-site");
     const sameOrigin = origin
-      ? origin === new URL(c.req.url).origin
+      ? origin === new URL(c.req.url).origin || origin === publicOrigin
       : site
       ? site === "same-origin" || site === "none"
       : true;
