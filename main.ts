@@ -6,10 +6,12 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppDeps } from "@/lib/deps.ts";
 import { mountRoutes } from "@/routes/mod.ts";
+import { securityHeaders } from "@/lib/security_headers.ts";
 import { start } from "@/lib/server.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  app.use(securityHeaders());
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     // Unexpected faults (database down, a bug) are logged with an id and answered without internals.
