@@ -50,4 +50,5 @@ export const FLOWS: Record<FlowName, Flow> = {
   },
 };
 
-export const flowOfStage = (stage: MovementStage): Flow => Object.values(FLOWS).find((f) => f.stage === stage)!;
+export const flowOfStage = (stage: MovementStage): Flow =>
+  Object.values(FLOWS).find((f) => f.stage === stage)!;

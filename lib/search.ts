@@ -51,7 +51,8 @@ export async function searchDirect(db: Db, rego: string): Promise<DirectSearchRe
   if (parts.length === 0) throw new DomainError("No parts ready for delivery to a repair shop");
   const repairer = management.repairer_id === null
     ? null
-    : await db.selectFrom("repairers").select("name").where("id", "=", management.repairer_id).executeTakeFirst();
+    : await db.selectFrom("repairers").select("name").where("id", "=", management.repairer_id)
+      .executeTakeFirst();
   return {
     repairer: management.repairer_id,
     form_name: "pickup",

@@ -11,7 +11,9 @@ export const idField = z.union([z.number(), z.string().trim().regex(/^\d+$/, { m
   .refine((n) => Number.isSafeInteger(n) && n > 0 && n <= 2_147_483_647, { message: "must be an ID" });
 
 /** An e-mail address, compared in lower case. */
-export const emailField = z.string().trim().max(254).toLowerCase().pipe(z.email({ message: "must be an e-mail address" }));
+export const emailField = z.string().trim().max(254).toLowerCase().pipe(
+  z.email({ message: "must be an e-mail address" }),
+);
 
 /** A rego as typed; the search normalises it (D11). */
 export const regoField = z.string().max(64, { message: "must be at most 64 characters" });
@@ -45,7 +47,11 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Parses or throws the ValidationError of the first problem, path relative to `prefix`. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix: PropertyKey[] = []): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  prefix: PropertyKey[] = [],
+): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -54,5 +60,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
 
 /** Every problem as `path: problem` lines (the import lists them all). */
 export function listProblems(error: z.ZodError): { path: string; problem: string }[] {
-  return error.issues.map((issue) => ({ path: formatPath(issue.path) || "(file)", problem: problemOf(issue) }));
+  return error.issues.map((issue) => ({
+    path: formatPath(issue.path) || "(file)",
+    problem: problemOf(issue),
+  }));
 }

@@ -86,7 +86,13 @@ export async function makePhoto(db: Db, storage: PhotoStorage, bytes?: Uint8Arra
   const { key, bytes: size } = await storage.writeStream(ReadableStream.from([data]), { maxBytes: 1 << 30 });
   const info = probeImage(data)!;
   return await db.insertInto("photos")
-    .values({ storage_key: key, content_type: info.type, byte_size: size, width: info.width, height: info.height })
+    .values({
+      storage_key: key,
+      content_type: info.type,
+      byte_size: size,
+      width: info.width,
+      height: info.height,
+    })
     .onConflict((oc) => oc.column("storage_key").doUpdateSet({ storage_key: key }))
     .returningAll().executeTakeFirstOrThrow();
 }

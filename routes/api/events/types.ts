@@ -11,4 +11,5 @@ export interface HandlerEvent<S extends z.ZodType = z.ZodType> {
   run(deps: AppDeps, user: User, payload: z.output<S>): Promise<unknown>;
 }
 
-export const defineEvent = <S extends z.ZodType>(event: HandlerEvent<S>): HandlerEvent => event as HandlerEvent;
+export const defineEvent = <S extends z.ZodType>(event: HandlerEvent<S>): HandlerEvent =>
+  event as HandlerEvent;
