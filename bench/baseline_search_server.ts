@@ -1,0 +1,76 @@
+/**
+ * Baseline for the search benchmark: a bare `Deno.serve` handler running the same SQL as the service's
+ * direct search, with no framework, no validation and no query builder. Reads DATABASE_URL (server) or
+ * DATA_DIR (embedded) and PORT from the environment; run only by bench/main.ts.
+ */
+import pg from "pg";
+import { newPGlite } from "@/db/client.ts";
+
+type Query = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+function connect(): Query {
+  const url = Deno.env.get("DATABASE_URL");
+  if (url) {
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    return async (text, params) => (await pool.query(text, params)).rows;
+  }
+  const pglite = newPGlite({ dataDir: `${Deno.env.get("DATA_DIR")}/db` });
+  return async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows;
+}
+
+const query = connect();
+const norm = (s: string) => s.trim().replace(/[\s-]+/g, "").toUpperCase();
+
+async function search(rego: string) {
+  const n = norm(rego);
+  let vehicles = await query(
+    "select registration_norm as norm, registration from claims where registration_norm = $1 order by id desc limit 1",
+    [n],
+  );
+  if (vehicles.length === 0) {
+    vehicles = await query(
+      `select registration_norm as norm, min(registration) as registration from claims
+       where registration_norm like $1 escape '\\' group by registration_norm order by registration_norm limit 6`,
+      [`%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
+    );
+  }
+  if (vehicles.length !== 1) return { result: { status: "failure", text: "Rego not found" }, code: 3000 };
+  const [claim] = await query(
+    `select id, claim_number, registration from claims where registration_norm = $1
+     order by exists (select 1 from parts_orders p where p.claim_id = claims.id and p.status = 'Arrived') desc,
+       created_at desc, id desc limit 1`,
+    [vehicles[0].norm],
+  );
+  const [management] = await query("select * from claim_management where claim_id = $1", [claim.id]);
+  const parts = await query(
+    "select id, description, part_no from parts_orders where claim_id = $1 and status = 'Arrived' order by id",
+    [claim.id],
+  );
+  const [repairer] = await query("select name from repairers where id = $1", [management.repairer_id]);
+  return {
+    result: {
+      data: {
+        repairer: management.repairer_id,
+        form_name: "pickup",
+        movement_type: "direct",
+        rego,
+        parts_list: parts.map((p) => ({
+          parts_order_id: p.id,
+          description: p.description,
+          order_status: "Arrived",
+          part_no: p.part_no,
+        })),
+        repairer_name: repairer?.name ?? null,
+        claim_number: claim.claim_number,
+      },
+      status: "success",
+    },
+    code: 3000,
+  };
+}
+
+Deno.serve({ port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
+  if (new URL(req.url).pathname === "/healthz") return new Response("ok");
+  const body = await req.json();
+  return Response.json(await search(body.payload.details.rego));
+});
