@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppDeps } from "@/lib/deps.ts";
 import { mountRoutes } from "@/routes/mod.ts";
+import { applyRateLimits } from "@/routes/rate_limits.ts";
 import { securityHeaders } from "@/lib/security_headers.ts";
 import { start } from "@/lib/server.ts";
 
@@ -23,6 +24,7 @@ export function createApp(deps: AppDeps): Hono {
     );
   });
   app.notFound((c) => c.json({ code: 4040, message: "Not found." }, 404));
+  applyRateLimits(app, deps);
   mountRoutes(app, deps);
   return app;
 }

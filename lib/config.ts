@@ -24,6 +24,8 @@ const envSchema = z.object({
   CHAT_WEBHOOK_PARTS_MOVEMENT: optionalUrl,
   CHAT_WEBHOOK_NEW_REPAIR_JOBS: optionalUrl,
   CHAT_FORMAT: z.enum(CHAT_FORMATS).default("cliq"),
+  // Not in D2: an operator's switch for load tests from one address (bench). On unless set to "off".
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -42,6 +44,7 @@ export interface Config {
   maxPhotoBytes: number;
   chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
   chatFormat: ChatFormat;
+  rateLimits: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -75,10 +78,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       newRepairJobs: e.CHAT_WEBHOOK_NEW_REPAIR_JOBS,
     },
     chatFormat: e.CHAT_FORMAT,
+    rateLimits: e.RATE_LIMITS === "on",
   };
 }
 
 /** Configuration for tests: defaults plus overrides, never the process environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...parseConfig({}), dataDir: "./test-output/data", ...overrides };
+  // Rate limits off: a test sends hundreds of requests from one address; tests of the limits turn them on.
+  return { ...parseConfig({}), dataDir: "./test-output/data", rateLimits: false, ...overrides };
 }

@@ -13,6 +13,7 @@ import { requireActiveUser } from "@/lib/users.ts";
 import { parseInput } from "@/lib/validation.ts";
 import { failure, success } from "@/routes/api/envelope.ts";
 import { handlerEvents } from "@/routes/api/events/mod.ts";
+import { handlerUserLimiter, tooMany } from "@/routes/rate_limits.ts";
 
 export const HANDLER_BODY_LIMIT = 64 * 1024;
 
@@ -22,6 +23,7 @@ const eventTypeSchema = z.object({ event_type: z.string() });
 
 export function handlerRoutes(deps: AppDeps) {
   const app = new Hono();
+  const perUser = handlerUserLimiter(deps);
 
   app.post(
     "/",
@@ -49,6 +51,8 @@ export function handlerRoutes(deps: AppDeps) {
         if (!event) throw new DomainError(`Unknown event_type ${event_type}.`);
         const input = parseInput(event.schema, payload) as { user_email: string };
         const user = await requireActiveUser(deps.db, input.user_email);
+        const decision = perUser?.hit(String(user.id));
+        if (decision && !decision.allowed) return tooMany(c, decision);
         return c.json(success(await event.run(deps, user, input)));
       } catch (error) {
         if (error instanceof DomainError) return c.json(failure(error.message));

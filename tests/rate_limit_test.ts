@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { LIMITS } from "@/routes/rate_limits.ts";
+import { appTest } from "@/tests/helpers/app.ts";
+import { makeUser } from "@/tests/helpers/factories.ts";
+
+const search = (email: string) => ({
+  event_type: "Parts_search_details",
+  user_email: email,
+  details: { rego: "NOPE99", movement_type: "direct" },
+});
+
+appTest(
+  "rate limits: a user over the handler limit gets 429 with Retry-After, and may go on after a minute",
+  async (a) => {
+    const user = await makeUser(a.db);
+    for (let i = 0; i < LIMITS.handlerPerUser; i++) {
+      const res = await a.handler(search(user.email));
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    const refused = await a.handler(search(user.email));
+    assert.equal(refused.status, 429);
+    assert.match(refused.headers.get("content-type")!, /^application\/json/);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60);
+    const body = await refused.json();
+    assert.equal(body.code, 1429);
+    assert.match(body.message, /^Too many requests\. Try again in \d+ s\.$/);
+
+    // Another user is not held back by the first one's limit.
+    const other = await makeUser(a.db);
+    assert.equal((await a.call(search(other.email))).result.status, "failure");
+
+    a.clock.advance(60_000);
+    const res = await a.handler(search(user.email));
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  },
+  { config: { rateLimits: true } },
+);
+
+appTest("rate limits: the sign-in forms allow a bounded number of attempts per address", async (a) => {
+  let last: Response | undefined;
+  for (let i = 0; i <= LIMITS.signInPerAddress; i++) {
+    last = await a.app.request("/hq/sign-in", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "email=nobody%40depot.example&pin=0000",
+    });
+    if (i < LIMITS.signInPerAddress) {
+      assert.notEqual(last.status, 429);
+      await last.body?.cancel();
+    }
+  }
+  assert.equal(last!.status, 429);
+  assert.ok(Number(last!.headers.get("retry-after")) >= 1);
+}, { config: { rateLimits: true } });
