@@ -104,6 +104,8 @@ export interface PhotosTable {
   width: number;
   height: number;
   created_at: CreatedAt;
+  /** Key of the stored thumbnail, once made (migration 20261121T1000_photo_thumbs). */
+  thumb_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UploadedImagesTable {

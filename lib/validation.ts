@@ -20,10 +20,18 @@ export const regoField = z.string().max(64, { message: "must be at most 64 chara
 
 function problemOf(issue: z.core.$ZodIssue): string {
   if (issue.message.startsWith("must ")) return issue.message;
+  // `input` is on the issue only when parsed with `reportInput: true` (see parseInput); JSON has no
+  // undefined, so an undefined input is a missing field.
+  // A missing ID field (a string-or-number union) fails as invalid_union.
+  if (
+    (issue.code === "invalid_type" || issue.code === "invalid_value" || issue.code === "invalid_union") &&
+    issue.input === undefined
+  ) {
+    return "is required";
+  }
   switch (issue.code) {
     case "invalid_type":
-      if (issue.input === undefined) return "is required";
-      if (issue.expected === "object") return "must be an object";
+      if (issue.expected === "object" || issue.expected === "record") return "must be an object";
       if (issue.expected === "array") return "must be an array";
       return `must be a ${issue.expected}`;
     case "invalid_value":
@@ -52,16 +60,18 @@ export function parseInput<S extends z.ZodType>(
   input: unknown,
   prefix: PropertyKey[] = [],
 ): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   throw new ValidationError(formatPath([...prefix, ...issue.path]) || "body", problemOf(issue));
 }
 
-/** Every problem as `path: problem` lines (the import lists them all). */
+/** Every problem as `path: problem` lines (the import lists them all). Parse with `reportInput: true`. */
 export function listProblems(error: z.ZodError): { path: string; problem: string }[] {
-  return error.issues.map((issue) => ({
-    path: formatPath(issue.path) || "(file)",
-    problem: problemOf(issue),
-  }));
+  return error.issues.flatMap((issue) =>
+    // One line per unknown key, naming it: "claims[1]: is invalid" would not say what to fix.
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "is not a known field" }))
+      : [{ path: formatPath(issue.path) || "(file)", problem: problemOf(issue) }]
+  );
 }

@@ -1,0 +1,219 @@
+/**
+ * Queries of the photo family: staged images (Parts_Uploaded_Images), upload tokens, stored photo rows
+ * and their thumbnails, and what the purge (D19) asks. Functions that must run inside a transaction take
+ * a `Transaction`; a conditional UPDATE … RETURNING decides races (token use), never a read then a write.
+ */
+import { sql, type Transaction } from "kysely";
+import type { Db } from "@/db/client.ts";
+import type { Database, MovementStage, Photo } from "@/db/schema.ts";
+import { latestReverseMovement } from "@/db/queries/claims.ts";
+
+type Executor = Pick<Db, "selectFrom">;
+type Tx = Transaction<Database>;
+
+/** The part with this id if it belongs to the claim. */
+export async function partOfClaim(db: Executor, partId: number, claimId: number) {
+  return await db.selectFrom("parts_orders").select(["id", "part_no", "status"])
+    .where("id", "=", partId).where("claim_id", "=", claimId).executeTakeFirst();
+}
+
+/**
+ * Whether the part rides on the claim's open return trip: the claim's latest reverse movement is still
+ * `Parts Picked Up` and holds a Deliver_Parts row for the part not yet delivered to HQ (D20).
+ */
+export async function isOnOpenReturnTrip(db: Executor, claimId: number, partId: number): Promise<boolean> {
+  const trip = await latestReverseMovement(db, claimId);
+  if (!trip || trip.movement_status !== "Parts Picked Up") return false;
+  const row = await db.selectFrom("deliver_parts").select("id")
+    .where("movement_id", "=", trip.id).where("part_id", "=", partId).where("delivery", "=", false)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface NewStagedImage {
+  partId: number;
+  claimId: number;
+  stage: MovementStage;
+  userId: number;
+  uploadedAt: Date;
+}
+
+/** Creates the staged row and its token together (call 2a). Returns the staged row's id. */
+export async function insertStagedImageWithToken(
+  trx: Tx,
+  image: NewStagedImage,
+  token: { hash: string; fieldName: string; expiresAt: Date },
+): Promise<number> {
+  const { id } = await trx.insertInto("uploaded_images").values({
+    part_id: image.partId,
+    claim_id: image.claimId,
+    movement_stage: image.stage,
+    uploaded_by: image.userId,
+    uploaded_time: image.uploadedAt,
+  }).returning("id").executeTakeFirstOrThrow();
+  await trx.insertInto("upload_tokens").values({
+    token_hash: token.hash,
+    image_id: id,
+    field_name: token.fieldName,
+    expires_at: token.expiresAt,
+  }).execute();
+  return id;
+}
+
+export interface TokenBinding {
+  hash: string;
+  imageId: number;
+  fieldName: string;
+  now: Date;
+}
+
+/** Read-only: whether the token is unused, unexpired and bound to this record and field. */
+export async function isTokenUsable(db: Executor, t: TokenBinding): Promise<boolean> {
+  const row = await db.selectFrom("upload_tokens").select("token_hash")
+    .where("token_hash", "=", t.hash)
+    .where("image_id", "=", t.imageId)
+    .where("field_name", "=", t.fieldName)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", t.now)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Marks the token used if it still is usable, in one conditional UPDATE: of two uploads racing with one
+ * token exactly one gets `true` (the other waits on the row lock, then finds `used_at` set).
+ */
+export async function consumeToken(trx: Tx, t: TokenBinding): Promise<boolean> {
+  const row = await trx.updateTable("upload_tokens").set({ used_at: t.now })
+    .where("token_hash", "=", t.hash)
+    .where("image_id", "=", t.imageId)
+    .where("field_name", "=", t.fieldName)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", t.now)
+    .returning("image_id")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface NewPhoto {
+  key: string;
+  contentType: string;
+  bytes: number;
+  width: number;
+  height: number;
+  createdAt: Date;
+}
+
+/** The photo row of these bytes: inserted, or the existing one (content-addressed, unique storage_key). */
+export async function upsertPhoto(trx: Tx, p: NewPhoto): Promise<Photo> {
+  return await trx.insertInto("photos").values({
+    storage_key: p.key,
+    content_type: p.contentType,
+    byte_size: p.bytes,
+    width: p.width,
+    height: p.height,
+    created_at: p.createdAt,
+  })
+    // A no-op update rather than DO NOTHING so RETURNING yields the existing row too.
+    .onConflict((oc) =>
+      oc.column("storage_key").doUpdateSet({ storage_key: (eb) => eb.ref("excluded.storage_key") })
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Points the staged row at its photo. False if the row is gone or already has one. */
+export async function attachPhoto(trx: Tx, imageId: number, photoId: number): Promise<boolean> {
+  const row = await trx.updateTable("uploaded_images").set({ photo_id: photoId })
+    .where("id", "=", imageId).where("photo_id", "is", null)
+    .returning("id").executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function photoById(db: Executor, id: number): Promise<Photo | undefined> {
+  return await db.selectFrom("photos").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/**
+ * Records the thumbnail unless another request changed it since we read `previous` (null, or a key
+ * whose file went missing); returns the key now in force.
+ */
+export async function setThumbKey(db: Db, id: number, key: string, previous: string | null): Promise<string> {
+  const updated = await db.updateTable("photos").set({ thumb_key: key })
+    .where("id", "=", id)
+    .where((eb) => previous === null ? eb("thumb_key", "is", null) : eb("thumb_key", "=", previous))
+    .returning("thumb_key").executeTakeFirst();
+  if (updated?.thumb_key) return updated.thumb_key;
+  const row = await db.selectFrom("photos").select("thumb_key").where("id", "=", id).executeTakeFirst();
+  return row?.thumb_key ?? key;
+}
+
+// --- purge (D19) ---
+
+/** Deletes up to `limit` staged rows uploaded before `cutoff` (their tokens cascade); returns how many. */
+export async function deleteStagedBefore(db: Db, cutoff: Date, limit: number): Promise<number> {
+  const rows = await db.deleteFrom("uploaded_images")
+    .where(
+      "id",
+      "in",
+      (eb) =>
+        eb.selectFrom("uploaded_images").select("id").where("uploaded_time", "<", cutoff).orderBy("id").limit(
+          limit,
+        ),
+    )
+    .returning("id")
+    .execute();
+  return rows.length;
+}
+
+/** A condition: no staged row and no Deliver_Parts row references photo `p`. */
+const unreferenced = sql<boolean>`not exists (select 1 from uploaded_images u where u.photo_id = p.id)
+  and not exists (select 1 from deliver_parts d where d.pickup_photo_id = p.id or d.delivery_photo_id = p.id)`;
+
+/** Ids (ascending, after `afterId`) of photo rows created before `before` that nothing references. */
+export async function unreferencedPhotoIds(
+  db: Db,
+  before: Date,
+  afterId: number,
+  limit: number,
+): Promise<number[]> {
+  const rows = await db.selectFrom("photos as p").select("p.id")
+    .where("p.id", ">", afterId)
+    .where("p.created_at", "<", before)
+    .where(unreferenced)
+    .orderBy("p.id").limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Deletes the photo row if still unreferenced; returns its file keys, or null if it was kept. The
+ * foreign keys to photos back the NOT EXISTS up: a reference committed meanwhile makes the delete fail
+ * (foreign key violation), which counts as kept.
+ */
+export async function deletePhotoIfUnreferenced(
+  db: Db,
+  id: number,
+): Promise<{ storage_key: string; thumb_key: string | null } | null> {
+  try {
+    const row = await db.deleteFrom("photos as p").where("p.id", "=", id).where(unreferenced)
+      .returning(["p.storage_key", "p.thumb_key"]).executeTakeFirst();
+    return row ?? null;
+  } catch (error) {
+    if ((error as { code?: string }).code === "23503") return null;
+    throw error;
+  }
+}
+
+/** Which of these file keys a photo row still names, as its photo or its thumbnail. */
+export async function keysInUse(db: Executor, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db.selectFrom("photos").select(["storage_key", "thumb_key"])
+    .where((eb) => eb.or([eb("storage_key", "in", keys), eb("thumb_key", "in", keys)]))
+    .execute();
+  const used = new Set<string>();
+  for (const r of rows) {
+    used.add(r.storage_key);
+    if (r.thumb_key) used.add(r.thumb_key);
+  }
+  return new Set(keys.filter((k) => used.has(k)));
+}

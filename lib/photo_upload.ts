@@ -1,0 +1,267 @@
+/**
+ * Photos: call 2b, the file upload (D18), and serving stored photos and their thumbnails.
+ *
+ * Upload order, cheapest refusal first: the address (app, report, record), the `environment` header, the
+ * token (looked up, not yet used), then the body is streamed to storage under the size cap, typed by its
+ * first bytes and checked for size in pixels. Only a file that passed is committed (fsync + atomic rename,
+ * lib/storage.ts), and only then, in ONE transaction, is the token consumed (a conditional UPDATE decides
+ * races), the photo row upserted (content-addressed) and the staged row pointed at it.
+ *
+ * A failed upload does not burn the token: the driver can retry within its lifetime. Only a stored photo
+ * uses it up. A file stored by the loser of a race with one token is left to the purge (lib/purge.ts).
+ */
+import type { Config } from "@/lib/config.ts";
+import type { AppDeps } from "@/lib/deps.ts";
+import {
+  attachPhoto,
+  consumeToken,
+  isTokenUsable,
+  photoById,
+  setThumbKey,
+  type TokenBinding,
+  upsertPhoto,
+} from "@/db/queries/photos.ts";
+import type { Photo } from "@/db/schema.ts";
+import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/lib/image_probe.ts";
+import { NoFilePartError, NotMultipartError } from "@/lib/multipart_upload.ts";
+import { EmptyPhotoError, PhotoTooLargeError, type StagedPhoto } from "@/lib/storage.ts";
+import { makeThumbnail } from "@/lib/thumbnail.ts";
+import {
+  hashToken,
+  tokenFromAuthorization,
+  UPLOAD_FIELD_NAME,
+  UPLOAD_REPORT_NAME,
+} from "@/lib/upload_tokens.ts";
+
+/** Why an upload was refused; the upload route maps each to its HTTP status and code. */
+export type UploadRefusal =
+  | "bad_path"
+  | "unknown_address"
+  | "environment"
+  | "unauthorized"
+  | "not_multipart"
+  | "no_file"
+  | "empty"
+  | "too_large"
+  | "not_image"
+  | "too_many_pixels";
+
+export class UploadRefused extends Error {
+  constructor(readonly reason: UploadRefusal, message: string) {
+    super(message);
+    this.name = "UploadRefused";
+  }
+}
+
+export const AUTHORIZATION_FAILURE =
+  "Authorization Failure. The access token is either invalid or has expired.";
+
+const unauthorized = () => new UploadRefused("unauthorized", AUTHORIZATION_FAILURE);
+
+/** Echoes a path segment in a message without letting a client fill the answer. */
+const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s);
+
+/**
+ * The raw request path must not carry dot segments or encoded separators (`%2F`, `%5C`, `%2E`): nothing
+ * on this path reaches the file system (photos are stored by content hash), but such a path is refused
+ * outright rather than matched after decoding.
+ */
+export function checkRawUploadPath(rawPath: string): void {
+  const segments = rawPath.split("/");
+  if (segments.some((s) => s === "." || s === "..") || /%(2f|5c|2e|00)|\\/i.test(rawPath)) {
+    throw new UploadRefused("bad_path", "Invalid upload address.");
+  }
+}
+
+export interface UploadAddress {
+  appOwner: string;
+  appName: string;
+  reportName: string;
+  recordId: string;
+}
+
+/** The staged record the address names, or `unknown_address` (app or report not served here, bad id). */
+export function recordOfAddress(config: Config, a: UploadAddress): number {
+  if (a.appOwner !== config.appOwner || a.appName !== config.appName) {
+    throw new UploadRefused("unknown_address", `No application ${quote(`${a.appOwner}/${a.appName}`)} here.`);
+  }
+  if (a.reportName !== UPLOAD_REPORT_NAME) {
+    throw new UploadRefused("unknown_address", `No report ${quote(a.reportName)} in this application.`);
+  }
+  const id = /^[1-9]\d{0,9}$/.test(a.recordId) ? Number(a.recordId) : NaN;
+  if (!(id <= 2_147_483_647)) {
+    throw new UploadRefused("unknown_address", `No record ${quote(a.recordId)} in this report.`);
+  }
+  return id;
+}
+
+/**
+ * D18: a development or stage server accepts the header absent, `development` or `stage`; production
+ * accepts it absent (or `production`) and refuses `development`/`stage`, so a development build of the
+ * app can never write into production. Any other value is refused everywhere.
+ */
+export function checkEnvironmentHeader(config: Config, header: string | null | undefined): void {
+  const value = header?.trim().toLowerCase();
+  if (!value) return;
+  const accepted = config.appEnv === "production"
+    ? value === "production"
+    : value === "development" || value === "stage";
+  if (!accepted) {
+    throw new UploadRefused(
+      "environment",
+      `This ${config.appEnv} server does not accept uploads marked environment: ${quote(header!.trim())}.`,
+    );
+  }
+}
+
+export interface UploadRequest {
+  recordId: number;
+  fieldName: string;
+  authorization: string | null | undefined;
+  /**
+   * Reads the request body and hands the `file` part to `sink` as a stream (lib/multipart_upload.ts
+   * readFilePart); the use case never sees the HTTP request itself.
+   */
+  readFile(sink: (file: ReadableStream<Uint8Array>) => Promise<StagedPhoto>): Promise<StagedPhoto>;
+}
+
+export interface UploadResult {
+  /** The generated name the photo is stored under (never the client's filename). */
+  filename: string;
+  photoId: number;
+}
+
+const EXTENSIONS: Record<ImageType, string> = {
+  "image/jpeg": "jpg",
+  "image/png": "png",
+  "image/webp": "webp",
+  "image/heic": "heic",
+};
+
+/** Call 2b after the address and environment checks. Throws UploadRefused for every refusal. */
+export async function uploadPhoto(
+  { db, config, clock, storage }: Pick<AppDeps, "db" | "config" | "clock" | "storage">,
+  req: UploadRequest,
+): Promise<UploadResult> {
+  const token = tokenFromAuthorization(req.authorization);
+  if (!token) throw unauthorized();
+  const binding = (): TokenBinding => ({
+    hash: hashToken(token),
+    imageId: req.recordId,
+    fieldName: req.fieldName,
+    now: clock.now(),
+  });
+  // Before reading a byte of the body: a wrong field (D18: bound to another field) or a dead token.
+  if (req.fieldName !== UPLOAD_FIELD_NAME || !await isTokenUsable(db, binding())) throw unauthorized();
+
+  const maxBytes = config.maxPhotoBytes;
+  const staged = await req.readFile((file) => storage.stage(file, { maxBytes })).catch((error) => {
+    throw refusalOf(error, maxBytes);
+  });
+  let key: string;
+  try {
+    const info = probeImage(staged.head);
+    if (!info) throw new UploadRefused("not_image", "The file is not a JPEG, PNG, WebP or HEIC photo.");
+    if (isTooManyPixels(info)) {
+      throw new UploadRefused(
+        "too_many_pixels",
+        `The photo is ${info.width}x${info.height} pixels; at most ${
+          MAX_PIXELS / 1_000_000
+        } megapixels are accepted.`,
+      );
+    }
+    key = await staged.commit();
+    // Durable on disk before the database says the record holds it (and before the 3000 answer).
+    const photo = await db.transaction().execute(async (trx) => {
+      if (!await consumeToken(trx, binding())) throw unauthorized();
+      const row = await upsertPhoto(trx, {
+        key,
+        contentType: info.type,
+        bytes: staged.bytes,
+        width: info.width,
+        height: info.height,
+        createdAt: clock.now(),
+      });
+      // The token is single use, so the record cannot hold a photo yet; guard anyway.
+      if (!await attachPhoto(trx, req.recordId, row.id)) throw unauthorized();
+      return row;
+    });
+    return { filename: `${key}.${EXTENSIONS[info.type]}`, photoId: photo.id };
+  } finally {
+    await staged.discard(); // no-op once committed
+  }
+}
+
+function refusalOf(error: unknown, maxBytes: number): unknown {
+  if (error instanceof PhotoTooLargeError) {
+    return new UploadRefused("too_large", `The photo is larger than ${formatBytes(maxBytes)}.`);
+  }
+  if (error instanceof EmptyPhotoError) return new UploadRefused("empty", "The uploaded file is empty.");
+  if (error instanceof NoFilePartError) {
+    return new UploadRefused("no_file", "The upload has no part named file (multipart/form-data).");
+  }
+  if (error instanceof NotMultipartError) {
+    return new UploadRefused(
+      "not_multipart",
+      "The upload must be multipart/form-data with a part named file.",
+    );
+  }
+  return error;
+}
+
+function formatBytes(n: number): string {
+  if (n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+// --- serving ---
+
+export interface PhotoFile {
+  photo: Photo;
+  /** Storage key of the bytes to send. */
+  key: string;
+  contentType: string;
+}
+
+/** A stored photo by id, or null (unknown id, or its file is missing). */
+export async function photoFile({ db, storage }: Pick<AppDeps, "db" | "storage">, id: number) {
+  const photo = await photoById(db, id);
+  if (!photo || !await storage.exists(photo.storage_key)) return null;
+  return { photo, key: photo.storage_key, contentType: photo.content_type } satisfies PhotoFile;
+}
+
+/** Thumbnails being made right now, so parallel requests for one photo make it once. */
+const making = new Map<string, Promise<string | null>>();
+
+/**
+ * The photo's thumbnail (a JPEG of about 320 px), made on first request and kept in storage; `thumb`
+ * null when none can be made (HEIC, undecodable bytes: the route serves a placeholder). Null for an
+ * unknown photo.
+ */
+export async function photoThumbnail(
+  deps: Pick<AppDeps, "db" | "storage">,
+  id: number,
+): Promise<{ photo: Photo; thumb: PhotoFile | null } | null> {
+  const photo = await photoById(deps.db, id);
+  if (!photo) return null;
+  if (photo.thumb_key && await deps.storage.exists(photo.thumb_key)) {
+    return { photo, thumb: { photo, key: photo.thumb_key, contentType: "image/jpeg" } };
+  }
+  const slot = `${deps.storage.root}\0${id}`;
+  let job = making.get(slot);
+  if (!job) {
+    job = makeAndKeepThumbnail(deps, photo).finally(() => making.delete(slot));
+    making.set(slot, job);
+  }
+  const key = await job;
+  return { photo, thumb: key ? { photo, key, contentType: "image/jpeg" } : null };
+}
+
+async function makeAndKeepThumbnail({ db, storage }: Pick<AppDeps, "db" | "storage">, photo: Photo) {
+  if (!await storage.exists(photo.storage_key)) return null;
+  const bytes = await makeThumbnail(storage.path(photo.storage_key), photo.content_type as ImageType);
+  if (!bytes) return null;
+  const { key } = await storage.writeStream(ReadableStream.from([bytes]), { maxBytes: bytes.length });
+  return await setThumbKey(db, photo.id, key, photo.thumb_key);
+}

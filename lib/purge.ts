@@ -1,0 +1,145 @@
+/**
+ * The photo purge (D19): staged rows (Parts_Uploaded_Images) older than 30 days go, with their tokens
+ * (ON DELETE CASCADE); Deliver_Parts rows that used one keep their photo and lose only the staged link
+ * (ON DELETE SET NULL). Then photo rows nothing references any more (no staged row, no Deliver_Parts)
+ * and their files go; photos used by Deliver_Parts are kept for good. Last, files no photo row names
+ * (an upload that lost a race or died between storing and recording) and leftovers in tmp/.
+ *
+ * Safe beside live uploads: rows and files younger than IN_FLIGHT_GRACE_MS are never touched, a photo
+ * row is deleted only by a statement that re-checks it is unreferenced, and files are removed with
+ * `olderThan` (storage.remove) the purge's start less that grace, so a photo re-uploaded (deduplicated
+ * onto its file, which refreshes its time) meanwhile is kept.
+ * Runs daily inside the server (startPurgeSchedule) and on demand: `deno task purge`.
+ */
+import {
+  deletePhotoIfUnreferenced,
+  deleteStagedBefore,
+  keysInUse,
+  unreferencedPhotoIds,
+} from "@/db/queries/photos.ts";
+import type { AppDeps } from "@/lib/deps.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Staged rows older than this are purged (D19). */
+export const STAGED_MAX_AGE_MS = 30 * DAY_MS;
+/** Anything younger may belong to an upload still finishing; left for the next run. */
+export const IN_FLIGHT_GRACE_MS = 60 * 60 * 1000;
+/** How often the server runs the purge. */
+export const PURGE_INTERVAL_MS = DAY_MS;
+
+const BATCH = 500;
+
+export interface PurgeReport {
+  stagedRows: number;
+  photoRows: number;
+  /** Photo and thumbnail files removed (of deleted rows, and files no row named). */
+  files: number;
+  tmpFiles: number;
+}
+
+type PurgeDeps = Pick<AppDeps, "db" | "storage" | "clock">;
+
+export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<PurgeReport> {
+  const start = clock.now();
+  const graceEdge = new Date(start.getTime() - IN_FLIGHT_GRACE_MS);
+  const report: PurgeReport = { stagedRows: 0, photoRows: 0, files: 0, tmpFiles: 0 };
+
+  // 1. Staged rows, in batches so no statement holds many locks for long.
+  const cutoff = new Date(start.getTime() - STAGED_MAX_AGE_MS);
+  for (let n = BATCH; n === BATCH;) {
+    n = await deleteStagedBefore(db, cutoff, BATCH);
+    report.stagedRows += n;
+  }
+
+  // 2. Photo rows nothing references; each delete re-checks, so a reference made meanwhile keeps it.
+  const removeFiles = async (keys: string[], olderThan: Date) => {
+    const inUse = await keysInUse(db, keys);
+    for (const key of new Set(keys)) {
+      if (!inUse.has(key) && await storage.remove(key, { olderThan })) report.files++;
+    }
+  };
+  for (let afterId = 0;;) {
+    const ids = await unreferencedPhotoIds(db, graceEdge, afterId, BATCH);
+    if (ids.length === 0) break;
+    afterId = ids[ids.length - 1];
+    const freed: string[] = [];
+    for (const id of ids) {
+      const gone = await deletePhotoIfUnreferenced(db, id);
+      if (!gone) continue;
+      report.photoRows++;
+      freed.push(gone.storage_key, ...(gone.thumb_key ? [gone.thumb_key] : []));
+    }
+    // A thumbnail could equal another photo's bytes: only files no remaining row names go. A file
+    // touched within the grace may be an upload of the same bytes about to record a new row: the
+    // next run's orphan pass decides about it.
+    await removeFiles(freed, graceEdge);
+  }
+
+  // 3. Files no photo row names: left by a lost upload race or a crash between storing and recording.
+  let batch: string[] = [];
+  for await (const key of storage.keys()) {
+    batch.push(key);
+    if (batch.length === BATCH) {
+      await removeFiles(batch, graceEdge);
+      batch = [];
+    }
+  }
+  await removeFiles(batch, graceEdge);
+
+  // 4. Temporary files of uploads cut off by a crash (a live upload's file is younger than the grace).
+  report.tmpFiles = await storage.sweepTmp(IN_FLIGHT_GRACE_MS, start);
+  return report;
+}
+
+export interface PurgeSchedule {
+  /** Cancels the next run and waits for one in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the purge `firstDelayMs` after start-up, then every `intervalMs` (a day). Failures are logged and
+ * retried at the next run. The timer does not keep the process alive.
+ */
+export function startPurgeSchedule(
+  deps: PurgeDeps,
+  opts: { firstDelayMs?: number; intervalMs?: number; log?: (line: string) => void } = {},
+): PurgeSchedule {
+  const intervalMs = opts.intervalMs ?? PURGE_INTERVAL_MS;
+  const log = opts.log ?? ((line) => console.log(line));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    const t = setTimeout(run, ms);
+    Deno.unrefTimer(t);
+    timer = t;
+  };
+  const run = () => {
+    running = purgePhotos(deps).then((r) => {
+      if (r.stagedRows || r.photoRows || r.files || r.tmpFiles) {
+        log(
+          `purge: ${r.stagedRows} staged rows, ${r.photoRows} photo rows, ${r.files} files, ` +
+            `${r.tmpFiles} temporary files removed`,
+        );
+      }
+    }).catch((error) => {
+      console.error(
+        `purge failed (next run in ${Math.round(intervalMs / 60_000)} min): ${error?.stack ?? error}`,
+      );
+    }).finally(() => {
+      running = undefined;
+      schedule(intervalMs);
+    });
+  };
+  schedule(opts.firstDelayMs ?? 60_000);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
