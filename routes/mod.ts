@@ -4,9 +4,19 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { assetsRoutes } from "@/routes/assets.ts";
 import { handlerRoutes } from "@/routes/api/handler.ts";
 import { healthRoutes } from "@/routes/healthz.ts";
+import { uploadRoutes } from "@/routes/api/upload.ts";
+import { photoRoutes } from "@/routes/photos.ts";
+import { hqRoutes } from "@/routes/hq/mod.ts";
+import { requireSignedIn } from "@/routes/hq/guards.ts";
+import { tabletRoutes } from "@/routes/tablet/mod.ts";
 
 export function mountRoutes(app: Hono, deps: AppDeps): void {
   app.route("/healthz", healthRoutes(deps));
   app.route("/", assetsRoutes());
   app.route("/api/handler", handlerRoutes(deps));
+  app.route("/api/v2.1", uploadRoutes(deps));
+  app.route("/photos", photoRoutes(deps, requireSignedIn(deps)));
+  app.route("/hq", hqRoutes(deps));
+  app.route("/tablet", tabletRoutes(deps));
+  app.get("/", (c) => c.redirect("/tablet", 302));
 }

@@ -1,0 +1,102 @@
+/**
+ * The HQ dashboard's HTML shell: header with the navigation (admin links only for admins), the signed-in
+ * user and a sign-out form. Used as the `layout` of lib/render_page.tsx, so it renders the <head>.
+ */
+import type { ComponentChildren } from "preact";
+import type { LayoutProps } from "@/components/Layout.tsx";
+import type { Role } from "@/db/schema.ts";
+import { Csrf } from "@/components/hq/ui.tsx";
+
+export type HqSection =
+  | "parts"
+  | "movements"
+  | "trips"
+  | "announcements"
+  | "exports"
+  | "users"
+  | "places"
+  | "import"
+  | "none";
+
+export interface HqViewer {
+  name: string;
+  role: Role;
+  csrfToken: string;
+}
+
+const STAFF_LINKS: [HqSection, string, string][] = [
+  ["parts", "/hq/parts", "Parts"],
+  ["movements", "/hq/movements", "Movements"],
+  ["trips", "/hq/trips", "Open return trips"],
+  ["announcements", "/hq/announcements", "Announcements"],
+  ["exports", "/hq/exports", "Exports"],
+];
+const ADMIN_LINKS: [HqSection, string, string][] = [
+  ["users", "/hq/admin/users", "Users"],
+  ["places", "/hq/admin/places", "Repair shops & HQ"],
+  ["import", "/hq/admin/import", "Import"],
+];
+
+function NavLink({ href, label, active }: { href: string; label: string; active: boolean }) {
+  return (
+    <a
+      href={href}
+      aria-current={active ? "page" : undefined}
+      class={`rounded px-3 py-1.5 text-sm font-medium ${
+        active ? "bg-white text-slate-900" : "text-slate-100 hover:bg-slate-700"
+      }`}
+    >
+      {label}
+    </a>
+  );
+}
+
+/** Builds the layout component for one request (it needs the viewer and the active section). */
+export function hqShell(viewer: HqViewer | null, active: HqSection) {
+  return function HqShell({ title, lang = "en", children }: LayoutProps) {
+    return (
+      <html lang={lang}>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{title} · HQ dashboard</title>
+        </head>
+        <body class="min-h-screen bg-slate-50 text-slate-900">
+          <header class="bg-slate-800 text-white">
+            <div class="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+              <a href="/hq" class="text-lg font-semibold tracking-tight">Parts Movement · HQ</a>
+              {viewer && <Nav viewer={viewer} active={active} />}
+            </div>
+          </header>
+          <main id="main" class="mx-auto max-w-7xl px-4 py-6">{children as ComponentChildren}</main>
+        </body>
+      </html>
+    );
+  };
+}
+
+function Nav({ viewer, active }: { viewer: HqViewer; active: HqSection }) {
+  return (
+    <>
+      <nav aria-label="Dashboard" class="flex flex-wrap gap-1">
+        {STAFF_LINKS.map(([key, href, label]) => (
+          <NavLink key={key} href={href} label={label} active={key === active} />
+        ))}
+        {viewer.role === "admin" && <span class="mx-1 border-l border-slate-600" aria-hidden="true"></span>}
+        {viewer.role === "admin" &&
+          ADMIN_LINKS.map(([key, href, label]) => (
+            <NavLink key={key} href={href} label={label} active={key === active} />
+          ))}
+      </nav>
+      <form method="post" action="/hq/sign-out" class="ml-auto flex items-center gap-3 text-sm">
+        <span class="text-slate-300">
+          {viewer.name} <span class="text-slate-400">({viewer.role})</span>
+        </span>
+        <Csrf token={viewer.csrfToken} />
+        <button type="submit" class="rounded border border-slate-500 px-3 py-1 hover:bg-slate-700">
+          Sign out
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,154 @@
+/** Small server-only building blocks of the HQ dashboard pages: forms, messages, badges, paging, times. */
+import type { ComponentChildren } from "preact";
+import type { PartStatus } from "@/db/schema.ts";
+
+/** The session's CSRF token as the hidden field csrfProtect reads. Every dashboard form has one. */
+export function Csrf({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}
+
+export type NoticeKind = "ok" | "error" | "info";
+export interface Notice {
+  kind: NoticeKind;
+  text: string;
+}
+
+const NOTICE_CLASSES: Record<NoticeKind, string> = {
+  ok: "border-emerald-300 bg-emerald-50 text-emerald-900",
+  error: "border-red-300 bg-red-50 text-red-900",
+  info: "border-sky-300 bg-sky-50 text-sky-900",
+};
+
+export function NoticeBox({ notice }: { notice: Notice | null | undefined }) {
+  if (!notice) return null;
+  return (
+    <div
+      role={notice.kind === "error" ? "alert" : "status"}
+      class={`mb-4 rounded border px-4 py-3 ${NOTICE_CLASSES[notice.kind]}`}
+      data-notice={notice.kind}
+    >
+      {notice.text}
+    </div>
+  );
+}
+
+const STATUS_CLASSES: Record<PartStatus, string> = {
+  "Ordered": "bg-slate-100 text-slate-800",
+  "Arrived": "bg-emerald-100 text-emerald-900",
+  "Delivered to Repair Shop directly": "bg-indigo-100 text-indigo-900",
+  "Pending Repair Shop Pick-Up": "bg-amber-100 text-amber-900",
+  "Picked Up from Repair Shop": "bg-orange-100 text-orange-900",
+  "Returned to HQ": "bg-teal-100 text-teal-900",
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  const cls = STATUS_CLASSES[status as PartStatus] ?? "bg-slate-100 text-slate-800";
+  return <span class={`inline-block rounded px-2 py-0.5 text-xs font-medium ${cls}`}>{status}</span>;
+}
+
+export function PageTitle({ children, sub }: { children: ComponentChildren; sub?: ComponentChildren }) {
+  return (
+    <div class="mb-4">
+      <h1 class="text-2xl font-semibold text-slate-900">{children}</h1>
+      {sub && <p class="mt-1 text-sm text-slate-600">{sub}</p>}
+    </div>
+  );
+}
+
+export const inputClass =
+  "rounded border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-sky-600 focus:outline-none focus:ring-1 focus:ring-sky-600";
+export const buttonClass =
+  "inline-flex items-center rounded bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 focus:outline-none focus:ring-2 focus:ring-sky-500 focus:ring-offset-1";
+export const secondaryButtonClass =
+  "inline-flex items-center rounded border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50";
+export const dangerButtonClass =
+  "inline-flex items-center rounded border border-red-300 bg-white px-3 py-1.5 text-sm font-medium text-red-800 hover:bg-red-50";
+export const linkClass = "text-sky-800 underline hover:text-sky-950";
+export const tableClass = "min-w-full divide-y divide-slate-200 text-sm";
+export const thClass = "px-3 py-2 text-left font-semibold text-slate-700 whitespace-nowrap";
+export const tdClass = "px-3 py-2 align-top";
+
+export function Table({ children, label }: { children: ComponentChildren; label: string }) {
+  return (
+    <div class="overflow-x-auto rounded border border-slate-200 bg-white">
+      <table class={tableClass} aria-label={label}>{children}</table>
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return (
+    <p class="rounded border border-dashed border-slate-300 p-6 text-center text-slate-600">{children}</p>
+  );
+}
+
+/** Previous / next links that keep the current filters. */
+export function Pagination(
+  { path, query, page, more }: { path: string; query: Record<string, string>; page: number; more: boolean },
+) {
+  if (page <= 1 && !more) return null;
+  const href = (p: number) => {
+    const params = new URLSearchParams({ ...query, page: String(p) });
+    return `${path}?${params}`;
+  };
+  return (
+    <nav class="mt-4 flex items-center gap-4 text-sm" aria-label="Pages">
+      {page > 1 ? <a class={linkClass} href={href(page - 1)} rel="prev">← Previous</a> : null}
+      <span class="text-slate-600">Page {page}</span>
+      {more ? <a class={linkClass} href={href(page + 1)} rel="next">Next →</a> : null}
+    </nav>
+  );
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** "2026-11-21 09:30 UTC": the same unambiguous form the announcements use. */
+export function formatTime(d: Date | string | null | undefined): string {
+  if (!d) return "";
+  const t = new Date(d);
+  return `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ` +
+    `${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())} UTC`;
+}
+
+export function Time({ at }: { at: Date | string | null | undefined }) {
+  if (!at) return <span class="text-slate-400">—</span>;
+  return <time datetime={new Date(at).toISOString()}>{formatTime(at)}</time>;
+}
+
+/** "2 d 4 h", "3 h 20 min", "12 min". */
+export function formatAge(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  if (days > 0) return `${days} d ${hours} h`;
+  if (hours > 0) return `${hours} h ${minutes % 60} min`;
+  return `${minutes} min`;
+}
+
+/** A labelled form field. */
+export function Field(
+  { label, children, hint }: { label: string; children: ComponentChildren; hint?: string },
+) {
+  return (
+    <label class="flex flex-col gap-1 text-sm">
+      <span class="font-medium text-slate-700">{label}</span>
+      {children}
+      {hint && <span class="text-xs text-slate-500">{hint}</span>}
+    </label>
+  );
+}
+
+/** A photo thumbnail linking to the full-size photo (routes/photos.ts serves both). */
+export function PhotoThumb({ id, alt }: { id: number | null | undefined; alt: string }) {
+  if (!id) return <span class="text-xs text-slate-400">no photo</span>;
+  return (
+    <a href={`/photos/${id}`} class="inline-block" title="Open full size" data-photo={id}>
+      <img
+        src={`/photos/${id}/thumb`}
+        alt={alt}
+        loading="lazy"
+        class="h-20 w-20 rounded border border-slate-200 bg-slate-100 object-cover"
+      />
+    </a>
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * Admin use cases for users (D24): add a user, deactivate or reactivate one, reset a PIN. Messages are
+ * written for the admin pages; PINs are hashed before any transaction opens (hashing is slow on purpose).
+ */
+import type { Db } from "@/db/client.ts";
+import { type Role, ROLES, type User } from "@/db/schema.ts";
+import { DomainError } from "@/lib/errors.ts";
+import { hashPin, PIN_PATTERN } from "@/lib/pin.ts";
+import { emailField } from "@/lib/validation.ts";
+
+export interface NewUserInput {
+  email: string;
+  name: string;
+  role: string;
+  pin: string;
+}
+
+function checkPin(pin: string): string {
+  if (!PIN_PATTERN.test(pin)) throw new DomainError("The PIN must be 4 to 8 digits.");
+  return pin;
+}
+
+export async function addUser(db: Db, input: NewUserInput): Promise<User> {
+  const email = emailField.safeParse(input.email);
+  if (!email.success) throw new DomainError("Enter a valid e-mail address.");
+  const name = input.name.trim();
+  if (!name || name.length > 200) throw new DomainError("Enter a name (at most 200 characters).");
+  if (!(ROLES as readonly string[]).includes(input.role)) {
+    throw new DomainError(`Choose a role: ${ROLES.join(", ")}.`);
+  }
+  const pinHash = await hashPin(checkPin(input.pin));
+  const user = await db.insertInto("users")
+    .values({ email: email.data, name, role: input.role as Role, pin_hash: pinHash })
+    .onConflict((oc) => oc.column("email").doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!user) throw new DomainError(`A user with the e-mail ${email.data} already exists.`);
+  return user;
+}
+
+/**
+ * Deactivates or reactivates a user. A deactivated user cannot sign in or act through the handler, and
+ * their open sessions end at once. Admins cannot deactivate themselves (the last admin would lock
+ * everybody out of the admin pages).
+ */
+export async function setUserActive(
+  db: Db,
+  input: { userId: number; active: boolean; actorId: number },
+): Promise<User> {
+  if (!input.active && input.userId === input.actorId) {
+    throw new DomainError("You cannot deactivate yourself.");
+  }
+  return await db.transaction().execute(async (tx) => {
+    const user = await tx.updateTable("users")
+      .set({ active: input.active, failed_pin_attempts: 0, locked_until: null })
+      .where("id", "=", input.userId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!user) throw new DomainError("User not found.");
+    if (!input.active) await tx.deleteFrom("sessions").where("user_id", "=", input.userId).execute();
+    return user;
+  });
+}
+
+/**
+ * Sets a new PIN and lifts any lockout. The user's other sessions end (a PIN is reset when it may be known
+ * to someone else); an admin resetting their own PIN stays signed in.
+ */
+export async function resetPin(
+  db: Db,
+  input: { userId: number; pin: string; actorId: number },
+): Promise<User> {
+  const pinHash = await hashPin(checkPin(input.pin.trim()));
+  return await db.transaction().execute(async (tx) => {
+    const user = await tx.updateTable("users")
+      .set({ pin_hash: pinHash, failed_pin_attempts: 0, locked_until: null })
+      .where("id", "=", input.userId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!user) throw new DomainError("User not found.");
+    if (input.userId !== input.actorId) {
+      await tx.deleteFrom("sessions").where("user_id", "=", input.userId).execute();
+    }
+    return user;
+  });
+}
+
+export async function listUsers(db: Db) {
+  return await db.selectFrom("users")
+    .select(["id", "email", "name", "role", "active", "locked_until", "created_at"])
+    .orderBy("active", "desc").orderBy("name").orderBy("id")
+    .execute();
+}

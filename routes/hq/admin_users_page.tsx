@@ -1,0 +1,128 @@
+/** Admin: the users (add, deactivate or reactivate, reset PIN). */
+import { ROLES } from "@/db/schema.ts";
+import type { listUsers } from "@/lib/admin_users.ts";
+import {
+  buttonClass,
+  Csrf,
+  dangerButtonClass,
+  Field,
+  inputClass,
+  type Notice,
+  NoticeBox,
+  PageTitle,
+  secondaryButtonClass,
+  Table,
+  tdClass,
+  thClass,
+} from "@/components/hq/ui.tsx";
+
+export interface UsersPageData {
+  users: Awaited<ReturnType<typeof listUsers>>;
+  now: string;
+  selfId: number;
+  csrfToken: string;
+  notice: Notice | null;
+  /** The add form's values, kept when it was refused. */
+  draft: { email: string; name: string; role: string };
+}
+
+export function UsersPage({ data }: { data: UsersPageData }) {
+  const now = new Date(data.now);
+  return (
+    <>
+      <PageTitle sub="Drivers use the tablet and the app; dispatchers the dashboard; admins also these pages.">
+        Users
+      </PageTitle>
+      <NoticeBox notice={data.notice} />
+      <form
+        method="post"
+        action="/hq/admin/users"
+        class="mb-6 flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-4"
+        aria-label="Add a user"
+      >
+        <Csrf token={data.csrfToken} />
+        <Field label="E-mail">
+          <input class={inputClass} type="email" name="email" value={data.draft.email} required />
+        </Field>
+        <Field label="Name">
+          <input class={inputClass} name="name" value={data.draft.name} required maxLength={200} />
+        </Field>
+        <Field label="Role">
+          <select class={inputClass} name="role">
+            {ROLES.map((r) => <option key={r} value={r} selected={data.draft.role === r}>{r}</option>)}
+          </select>
+        </Field>
+        <Field label="PIN" hint="4 to 8 digits">
+          <input
+            class={inputClass}
+            type="password"
+            name="pin"
+            inputmode="numeric"
+            pattern="[0-9]{4,8}"
+            autocomplete="new-password"
+            required
+            size={8}
+          />
+        </Field>
+        <button type="submit" class={buttonClass}>Add user</button>
+      </form>
+      <Table label="Users">
+        <thead class="bg-slate-50">
+          <tr>
+            <th class={thClass}>Name</th>
+            <th class={thClass}>E-mail</th>
+            <th class={thClass}>Role</th>
+            <th class={thClass}>State</th>
+            <th class={thClass}>Reset PIN</th>
+            <th class={thClass}></th>
+          </tr>
+        </thead>
+        <tbody class="divide-y divide-slate-100">
+          {data.users.map((u) => {
+            const locked = u.locked_until && new Date(u.locked_until) > now;
+            return (
+              <tr key={u.id} data-user={u.email} class={u.active ? "" : "bg-slate-50 text-slate-500"}>
+                <td class={tdClass}>{u.name}</td>
+                <td class={tdClass}>{u.email}</td>
+                <td class={tdClass}>{u.role}</td>
+                <td class={tdClass}>
+                  {u.active ? (locked ? "Locked (wrong PINs)" : "Active") : "Deactivated"}
+                </td>
+                <td class={tdClass}>
+                  <form method="post" action={`/hq/admin/users/${u.id}/pin`} class="flex items-center gap-2">
+                    <Csrf token={data.csrfToken} />
+                    <input
+                      class={inputClass}
+                      type="password"
+                      name="pin"
+                      inputmode="numeric"
+                      pattern="[0-9]{4,8}"
+                      autocomplete="new-password"
+                      required
+                      size={8}
+                      aria-label={`New PIN for ${u.email}`}
+                    />
+                    <button type="submit" class={secondaryButtonClass}>Set PIN</button>
+                  </form>
+                </td>
+                <td class={tdClass}>
+                  {u.id === data.selfId
+                    ? <span class="text-xs text-slate-500">you</span>
+                    : (
+                      <form method="post" action={`/hq/admin/users/${u.id}/active`}>
+                        <Csrf token={data.csrfToken} />
+                        <input type="hidden" name="active" value={u.active ? "false" : "true"} />
+                        <button type="submit" class={u.active ? dangerButtonClass : secondaryButtonClass}>
+                          {u.active ? "Deactivate" : "Reactivate"}
+                        </button>
+                      </form>
+                    )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </Table>
+    </>
+  );
+}

@@ -1,0 +1,217 @@
+/**
+ * One part: its claim, the status changes a dispatcher may make now (lib/part_status.ts), its whole
+ * history (from, to, when, who, via, reason) and the movements that carried it, with their photos.
+ */
+import type { PartDetail } from "@/db/queries/dashboard.ts";
+import type { DispatcherTransition } from "@/lib/part_status.ts";
+import {
+  buttonClass,
+  Csrf,
+  dangerButtonClass,
+  Empty,
+  inputClass,
+  linkClass,
+  type Notice,
+  NoticeBox,
+  PageTitle,
+  PhotoThumb,
+  StatusBadge,
+  Table,
+  tdClass,
+  thClass,
+  Time,
+} from "@/components/hq/ui.tsx";
+
+export interface PartPageData {
+  detail: PartDetail;
+  transitions: DispatcherTransition[];
+  /** The open return trip carrying the part, if any: its status is not the dashboard's to change. */
+  openTrip: number | null;
+  csrfToken: string;
+  notice: Notice | null;
+  /** What the dispatcher typed, kept when a change is refused. */
+  reason: string;
+}
+
+const VIA_LABEL = { import: "Import", dashboard: "Dashboard", movement: "Movement" } as const;
+
+export function PartPage({ data }: { data: PartPageData }) {
+  const { part, history, movements } = data.detail;
+  return (
+    <>
+      <p class="mb-2 text-sm">
+        <a class={linkClass} href={`/hq/parts?claim=${encodeURIComponent(part.claim_number)}`}>
+          ← All parts of claim {part.claim_number}
+        </a>
+      </p>
+      <PageTitle sub={part.description}>
+        <span class="font-mono">{part.part_no}</span>
+      </PageTitle>
+      <NoticeBox notice={data.notice} />
+      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-4">
+        <div>
+          <dt class="text-slate-500">Status</dt>
+          <dd data-testid="part-status">
+            <StatusBadge status={part.status} />
+          </dd>
+        </div>
+        <div>
+          <dt class="text-slate-500">Since</dt>
+          <dd>
+            <Time at={part.updated_at} />
+          </dd>
+        </div>
+        <div>
+          <dt class="text-slate-500">Claim · Rego</dt>
+          <dd>{part.claim_number} · {part.registration}</dd>
+        </div>
+        <div>
+          <dt class="text-slate-500">Repair shop · Qty</dt>
+          <dd>{part.repairer_name ?? "—"} · {part.qty_ordered}</dd>
+        </div>
+      </dl>
+
+      <section class="mb-8" aria-labelledby="change-status">
+        <h2 id="change-status" class="mb-2 text-lg font-semibold">Change status</h2>
+        <StatusChanges data={data} />
+      </section>
+
+      <section class="mb-8" aria-labelledby="history">
+        <h2 id="history" class="mb-2 text-lg font-semibold">History</h2>
+        {history.length === 0 ? <Empty>No status changes recorded.</Empty> : (
+          <Table label="Status history">
+            <thead class="bg-slate-50">
+              <tr>
+                <th class={thClass}>When</th>
+                <th class={thClass}>From</th>
+                <th class={thClass}>To</th>
+                <th class={thClass}>Who</th>
+                <th class={thClass}>Via</th>
+                <th class={thClass}>Reason</th>
+              </tr>
+            </thead>
+            <tbody class="divide-y divide-slate-100">
+              {history.map((h) => (
+                <tr key={h.id}>
+                  <td class={`${tdClass} whitespace-nowrap`}>
+                    <Time at={h.changed_at} />
+                  </td>
+                  <td class={tdClass}>{h.from_status ? <StatusBadge status={h.from_status} /> : "—"}</td>
+                  <td class={tdClass}>
+                    <StatusBadge status={h.to_status} />
+                  </td>
+                  <td class={tdClass}>{h.changed_by_name ?? "—"}</td>
+                  <td class={tdClass}>
+                    {h.movement_id
+                      ? (
+                        <a class={linkClass} href={`/hq/movements/${h.movement_id}`}>
+                          Movement #{h.movement_id}
+                        </a>
+                      )
+                      : VIA_LABEL[h.via]}
+                  </td>
+                  <td class={tdClass}>{h.reason ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </section>
+
+      <section aria-labelledby="movements">
+        <h2 id="movements" class="mb-2 text-lg font-semibold">Movements</h2>
+        {movements.length === 0
+          ? <Empty>This part has not been moved yet.</Empty>
+          : (
+            <Table label="Movements of this part">
+              <thead class="bg-slate-50">
+                <tr>
+                  <th class={thClass}>Movement</th>
+                  <th class={thClass}>Status</th>
+                  <th class={thClass}>Picked up</th>
+                  <th class={thClass}>Dropped off</th>
+                  <th class={thClass}>Pickup photo</th>
+                  <th class={thClass}>Delivery photo</th>
+                </tr>
+              </thead>
+              <tbody class="divide-y divide-slate-100">
+                {movements.map((m) => (
+                  <tr key={m.id}>
+                    <td class={tdClass}>
+                      <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id} {m.movement_type}</a>
+                    </td>
+                    <td class={tdClass}>{m.movement_status}</td>
+                    <td class={`${tdClass} whitespace-nowrap`}>
+                      <Time at={m.pick_up_at} />
+                    </td>
+                    <td class={`${tdClass} whitespace-nowrap`}>
+                      <Time at={m.dropped_off_at} />
+                    </td>
+                    <td class={tdClass}>
+                      <PhotoThumb id={m.pickup_photo_id} alt={`Pickup photo of ${part.part_no}`} />
+                    </td>
+                    <td class={tdClass}>
+                      <PhotoThumb id={m.delivery_photo_id} alt={`Delivery photo of ${part.part_no}`} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+      </section>
+    </>
+  );
+}
+
+function StatusChanges({ data }: { data: PartPageData }) {
+  const { part } = data.detail;
+  if (data.openTrip !== null) {
+    return (
+      <p class="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+        This part is on the open return trip{" "}
+        <a class={linkClass} href={`/hq/movements/${data.openTrip}`}>#{data.openTrip}</a>. Its status changes
+        when the driver drops it off at HQ; the dashboard does not move it while it is on the truck.
+      </p>
+    );
+  }
+  if (data.transitions.length === 0) {
+    return <p class="text-sm text-slate-600">No change can be made from {part.status} on the dashboard.</p>;
+  }
+  return (
+    <div class="grid gap-3 md:grid-cols-2">
+      {data.transitions.map((t) => (
+        <form
+          key={t.to}
+          method="post"
+          action={`/hq/parts/${part.id}/status`}
+          class="flex flex-col gap-2 rounded border border-slate-200 bg-white p-3"
+        >
+          <Csrf token={data.csrfToken} />
+          <input type="hidden" name="from" value={part.status} />
+          <input type="hidden" name="to" value={t.to} />
+          <p class="text-sm">
+            <StatusBadge status={t.from} /> → <StatusBadge status={t.to} />
+          </p>
+          <label class="flex flex-col gap-1 text-sm">
+            <span class="text-slate-700">
+              Reason {t.correction ? <strong>(required for a correction)</strong> : "(optional)"}
+            </span>
+            <textarea
+              name="reason"
+              rows={2}
+              maxLength={500}
+              required={t.correction}
+              class={inputClass}
+              aria-label={`Reason: ${t.label}`}
+            >
+              {data.reason}
+            </textarea>
+          </label>
+          <div>
+            <button type="submit" class={t.correction ? dangerButtonClass : buttonClass}>{t.label}</button>
+          </div>
+        </form>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { csvCell, csvRow, csvStream, parseCsv } from "@/lib/csv.ts";
+
+Deno.test("csv: cells are quoted only when needed, quotes doubled", () => {
+  assert.equal(csvCell("plain"), "plain");
+  assert.equal(csvCell("a,b"), '"a,b"');
+  assert.equal(csvCell('say "hi"'), '"say ""hi"""');
+  assert.equal(csvCell("two\nlines"), '"two\nlines"');
+  assert.equal(csvCell("cr\rhere"), '"cr\rhere"');
+  assert.equal(csvCell(null), "");
+  assert.equal(csvCell(undefined), "");
+  assert.equal(csvCell(42), "42");
+  assert.equal(csvCell(-3), "-3", "numbers are data, not formulas");
+  assert.equal(csvCell(new Date("2026-11-21T09:30:00Z")), "2026-11-21T09:30:00.000Z");
+  assert.equal(csvCell("Ünïcødé ✓"), "Ünïcødé ✓");
+});
+
+Deno.test("csv: text that a spreadsheet would run as a formula gets a leading apostrophe", () => {
+  for (const start of ["=", "+", "-", "@", "\t", "\r"]) {
+    const cell = csvCell(`${start}1+1`);
+    assert.ok(cell === `'${start}1+1` || cell === `"'${start}1+1"`, JSON.stringify(cell));
+  }
+  assert.equal(
+    csvCell('=HYPERLINK("http://evil.example","x")'),
+    `"'=HYPERLINK(""http://evil.example"",""x"")"`,
+  );
+  assert.equal(csvCell("a=b"), "a=b", "only the first character counts");
+});
+
+Deno.test("csv: rows end with CRLF", () => {
+  assert.equal(csvRow(["a", 1, null, "b,c"]), 'a,1,,"b,c"\r\n');
+});
+
+Deno.test("csv: any text survives a write and parse round trip (defused formulas keep their apostrophe)", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 5 }),
+      (rows) => {
+        const text = rows.map(csvRow).join("");
+        const back = parseCsv(text);
+        const expected = rows.map((r) => r.map((c) => (/^[=+\-@\t\r]/.test(c) ? `'${c}` : c)));
+        assert.deepEqual(back, expected);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("csv: the stream starts with a BOM and the header, then pulls one batch per read", async () => {
+  const batches = [[{ n: 1 }, { n: 2 }], [{ n: 3 }], []];
+  let pulled = 0;
+  const stream = csvStream(["N", "Label"], () => {
+    pulled++;
+    return Promise.resolve(batches.shift() ?? []);
+  }, (r) => [r.n, `row ${r.n}`]);
+  const reader = stream.getReader();
+  const first = await reader.read();
+  assert.equal(pulled, 0, "the header needs no database read");
+  const bytes = first.value!;
+  assert.deepEqual([...bytes.slice(0, 3)], [0xef, 0xbb, 0xbf], "UTF-8 byte order mark");
+  assert.equal(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), "\uFEFFN,Label\r\n");
+  await reader.read();
+  assert.equal(pulled, 1, "one batch per read: back-pressure, not a loop over everything");
+  const rest: string[] = [];
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    rest.push(new TextDecoder().decode(r.value));
+  }
+  assert.equal(pulled, 3);
+  assert.equal(rest.join(""), "3,row 3\r\n");
+});
+
+Deno.test("csv: cancelling the stream stops fetching", async () => {
+  let pulled = 0;
+  const stream = csvStream(["N"], () => {
+    pulled++;
+    return Promise.resolve([{ n: pulled }]);
+  }, (r) => [r.n]);
+  const reader = stream.getReader();
+  await reader.read();
+  await reader.read();
+  await reader.cancel();
+  const after = pulled;
+  await new Promise((ok) => setTimeout(ok, 10));
+  assert.equal(pulled, after);
+});

@@ -1,0 +1,91 @@
+/**
+ * Dashboard test helpers: a signed-in client for `app.request` (a session row made directly, so tests do
+ * not pay for PIN hashing), form posts carrying the page's CSRF token, and HTML text helpers.
+ */
+import type { Role, User } from "@/db/schema.ts";
+import { ensureAssets, getAssets } from "@/lib/assets.ts";
+import { hashToken } from "@/lib/sessions.ts";
+import { SESSION_COOKIE } from "@/routes/session_middleware.ts";
+import type { TestApp } from "@/tests/helpers/app.ts";
+import { makeUser } from "@/tests/helpers/factories.ts";
+
+let assets: Promise<unknown> | undefined;
+/**
+ * Pages link the built stylesheet, so a manifest must exist. Route tests only read HTML: any existing build
+ * will do (no rebuild per source change); a fresh clone builds once. Browser tests call ensureAssets().
+ */
+export function withAssets(): Promise<unknown> {
+  assets ??= getAssets().catch(() => ensureAssets({ log: () => {} }));
+  return assets;
+}
+
+export interface HqClient {
+  user: User;
+  csrf: string;
+  cookie: string;
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** A form post with the session's CSRF token (unless `_csrf` is given). */
+  post(path: string, fields?: Record<string, string>, headers?: Record<string, string>): Promise<Response>;
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export async function signedIn(a: TestApp, role: Role, user?: User): Promise<HqClient> {
+  await withAssets();
+  const u = user ?? await makeUser(a.db, { role });
+  const token = crypto.randomUUID();
+  const csrf = crypto.randomUUID();
+  const now = a.clock.now();
+  await a.db.insertInto("sessions").values({
+    token_hash: hashToken(token),
+    user_id: u.id,
+    csrf_token: csrf,
+    created_at: now,
+    last_seen_at: now,
+  }).execute();
+  return client(a, u, `${SESSION_COOKIE}=${token}`, csrf);
+}
+
+export function anonymous(a: TestApp): Omit<HqClient, "user" | "csrf"> {
+  const c = client(a, null as unknown as User, "", "");
+  return { cookie: "", get: c.get, post: c.post, request: c.request };
+}
+
+function client(a: TestApp, user: User, cookie: string, csrf: string): HqClient {
+  const request = async (path: string, init: RequestInit = {}) => {
+    await withAssets();
+    const headers = new Headers(init.headers);
+    if (cookie) headers.set("cookie", cookie);
+    return await a.app.request(path, { ...init, headers, redirect: "manual" });
+  };
+  return {
+    user,
+    csrf,
+    cookie,
+    request,
+    get: (path, headers = {}) => request(path, { headers }),
+    post: (path, fields = {}, headers = {}) =>
+      request(path, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }),
+      }),
+  };
+}
+
+/** The visible text of an HTML page, tags dropped and whitespace collapsed (entities for & < > " '). */
+export function textOf(html: string): string {
+  return html.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, " ")
+    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&#39;", "'")
+    .replaceAll("&amp;", "&").replace(/\s+/g, " ").trim();
+}
+
+/** Asserts an HTML answer and returns its text. */
+export async function pageText(res: Response, status = 200): Promise<string> {
+  const body = await res.text();
+  if (res.status !== status) {
+    throw new Error(`expected HTTP ${status}, got ${res.status}: ${body.slice(0, 500)}`);
+  }
+  const type = res.headers.get("content-type") ?? "";
+  if (!type.startsWith("text/html")) throw new Error(`expected HTML, got ${type}`);
+  return textOf(body);
+}

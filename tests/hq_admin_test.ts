@@ -1,0 +1,195 @@
+import assert from "node:assert/strict";
+import { signIn } from "@/lib/sessions.ts";
+import { appTest } from "@/tests/helpers/app.ts";
+import { makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { pageText, signedIn } from "@/tests/helpers/hq.ts";
+
+appTest(
+  "hq admin users: add, refuse a duplicate or a bad PIN, deactivate (ending sessions), reactivate",
+  async (a) => {
+    const admin = await signedIn(a, "admin");
+    const add = await admin.post("/hq/admin/users", {
+      email: "New@Depot.example",
+      name: "Nia New",
+      role: "driver",
+      pin: "4321",
+    });
+    assert.equal(add.status, 303);
+    assert.equal(add.headers.get("location"), "/hq/admin/users?done=added");
+    const { user } = await signIn(a.db, a.clock, { email: "new@depot.example", pin: "4321" });
+    assert.equal(user.role, "driver");
+    assert.match(
+      await pageText(await admin.get("/hq/admin/users?done=added")),
+      /User added\. .*Nia New new@depot\.example driver Active/,
+    );
+
+    const dup = await admin.post("/hq/admin/users", {
+      email: "new@depot.example",
+      name: "Again",
+      role: "admin",
+      pin: "1111",
+    });
+    const dupText = await pageText(dup, 422);
+    assert.match(dupText, /A user with the e-mail new@depot\.example already exists\./);
+    const badPin = await admin.post("/hq/admin/users", {
+      email: "p@depot.example",
+      name: "P",
+      role: "driver",
+      pin: "12",
+    });
+    assert.match(await pageText(badPin, 422), /The PIN must be 4 to 8 digits\./);
+    const badRole = await admin.post("/hq/admin/users", {
+      email: "r@depot.example",
+      name: "R",
+      role: "boss",
+      pin: "1234",
+    });
+    assert.match(await pageText(badRole, 422), /Choose a role: driver, dispatcher, admin\./);
+
+    const victim = await signedIn(a, "dispatcher");
+    assert.equal((await victim.get("/hq/parts")).status, 200);
+    const off = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "false" });
+    assert.equal(off.headers.get("location"), "/hq/admin/users?done=deactivated");
+    assert.equal((await victim.get("/hq/parts")).status, 303, "their session ended");
+    await assert.rejects(signIn(a.db, a.clock, { email: victim.user.email, pin: "0000" }));
+    const on = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "true" });
+    assert.equal(on.headers.get("location"), "/hq/admin/users?done=activated");
+
+    const self = await admin.post(`/hq/admin/users/${admin.user.id}/active`, { active: "false" });
+    assert.match(await pageText(self, 422), /You cannot deactivate yourself\./);
+  },
+);
+
+appTest("hq admin users: a PIN reset lifts a lockout and ends the user's other sessions", async (a) => {
+  const admin = await signedIn(a, "admin");
+  const driver = await makeUser(a.db, { role: "driver" });
+  const driverSession = await signedIn(a, "driver", driver);
+  await a.db.updateTable("users").set({ locked_until: new Date(a.clock.now().getTime() + 300_000) })
+    .where("id", "=", driver.id).execute();
+  assert.match(await pageText(await admin.get("/hq/admin/users")), /Locked \(wrong PINs\)/);
+  const bad = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "abcd" });
+  assert.match(await pageText(bad, 422), /The PIN must be 4 to 8 digits\./);
+  const res = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "86420" });
+  assert.equal(res.headers.get("location"), "/hq/admin/users?done=pin");
+  const { user } = await signIn(a.db, a.clock, { email: driver.email, pin: "86420" });
+  assert.equal(user.id, driver.id);
+  const sessions = await a.db.selectFrom("sessions").select("token_hash").where("user_id", "=", driver.id)
+    .execute();
+  assert.equal(sessions.length, 1, "only the new sign-in's session");
+  assert.equal((await driverSession.get("/photos/1")).status, 401);
+  // Resetting one's own PIN keeps one signed in.
+  await admin.post(`/hq/admin/users/${admin.user.id}/pin`, { pin: "2222" });
+  assert.equal((await admin.get("/hq/admin/users")).status, 200);
+});
+
+appTest("hq admin places: add, rename and deactivate repair shops; add HQ locations", async (a) => {
+  const admin = await signedIn(a, "admin");
+  const add = await admin.post("/hq/admin/places/repairers", {
+    name: "  West   Body Works ",
+    address: "2 Rivet Rd",
+  });
+  assert.equal(add.headers.get("location"), "/hq/admin/places?done=repairer");
+  const shop = await a.db.selectFrom("repairers").selectAll().where("name", "=", "West Body Works")
+    .executeTakeFirstOrThrow();
+  assert.equal(shop.address, "2 Rivet Rd");
+  const other = await makeRepairer(a.db, "East Panels");
+  const dup = await admin.post("/hq/admin/places/repairers", { name: "East Panels" });
+  assert.match(await pageText(dup, 422), /A repair shop named East Panels already exists\./);
+  const clash = await admin.post(`/hq/admin/places/repairers/${shop.id}`, {
+    name: "East Panels",
+    address: "",
+  });
+  assert.match(await pageText(clash, 422), /A repair shop named East Panels already exists\./);
+  const rename = await admin.post(`/hq/admin/places/repairers/${shop.id}`, {
+    name: "West Body Works Ltd",
+    address: "",
+  });
+  assert.equal(rename.headers.get("location"), "/hq/admin/places?done=saved");
+  const renamed = await a.db.selectFrom("repairers").selectAll().where("id", "=", shop.id)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([renamed.name, renamed.address], ["West Body Works Ltd", null]);
+  await admin.post(`/hq/admin/places/repairers/${other.id}/active`, { active: "false" });
+  const off = await a.db.selectFrom("repairers").select("active").where("id", "=", other.id)
+    .executeTakeFirstOrThrow();
+  assert.equal(off.active, false);
+  const page = await pageText(await admin.get("/hq/admin/places"));
+  assert.match(page, /Deactivated Reactivate/);
+
+  assert.equal(
+    (await admin.post("/hq/admin/places/hq", { name: "North Yard" })).headers.get("location"),
+    "/hq/admin/places?done=hq",
+  );
+  const hqDup = await admin.post("/hq/admin/places/hq", { name: "North Yard" });
+  assert.match(await pageText(hqDup, 422), /An HQ location named North Yard already exists\./);
+  assert.match(await pageText(await admin.get("/hq/admin/places")), /North Yard/);
+  assert.match(
+    await pageText(await admin.post("/hq/admin/places/hq", { name: "  " }), 422),
+    /Enter the HQ location's name/,
+  );
+});
+
+function upload(content: BlobPart, name = "data.json") {
+  const body = new FormData();
+  body.set("file", new File([content], name, { type: "application/json" }));
+  return body;
+}
+
+appTest(
+  "hq admin import: a valid upload is imported; a bad one lists every problem and writes nothing",
+  async (a) => {
+    const admin = await signedIn(a, "admin");
+    const post = (body: FormData) =>
+      admin.request("/hq/admin/import", { method: "POST", headers: { "x-csrf-token": admin.csrf }, body });
+    const good = {
+      repairers: [{ name: "Upload Panels" }],
+      claims: [{
+        claim_number: "CLM-UP1",
+        registration: "UPL 1",
+        management: { repairer: "Upload Panels" },
+        parts: [{ part_no: "UP-1", description: "Door", status: "Arrived" }],
+      }],
+    };
+    const ok = await post(upload(JSON.stringify(good)));
+    const text = await pageText(ok, 200);
+    assert.match(text, /Imported data\.json: 1 part status change\(s\)\./);
+    assert.match(text, /claims 1 parts 1/);
+    const part = await a.db.selectFrom("parts_orders").select("status").where("part_no", "=", "UP-1")
+      .executeTakeFirstOrThrow();
+    assert.equal(part.status, "Arrived");
+
+    const bad = {
+      claims: [
+        { claim_number: "CLM-UP2", registration: "UPL 2", management: { repairer: "Nobody" }, parts: [] },
+        {
+          claim_number: "CLM-UP3",
+          registration: "",
+          parts: [{ part_no: "X", description: "", status: "Lost" }],
+        },
+      ],
+    };
+    const refused = await post(upload(JSON.stringify(bad), "bad.json"));
+    const problems = await pageText(refused, 422);
+    assert.match(problems, /problems in bad\.json; nothing was written/);
+    assert.match(problems, /claims\[1\]\.registration: must not be empty/);
+    assert.match(problems, /claims\[1\]\.parts\[0\]\.status: must be one of Ordered/);
+    assert.equal(
+      await a.db.selectFrom("claims").select("id").where("claim_number", "=", "CLM-UP2").executeTakeFirst(),
+      undefined,
+    );
+    const unknown = await pageText(await post(upload(JSON.stringify({ claims: [bad.claims[0]] }))), 422);
+    assert.match(unknown, /claims\[0\]\.management\.repairer: names unknown repairer "Nobody"/);
+
+    assert.match(await pageText(await post(upload("{not json")), 422), /data\.json is not valid JSON/);
+    assert.match(await pageText(await post(new FormData()), 400), /Choose a JSON file to import\./);
+    const big = await post(upload(new Uint8Array(5 * 1024 * 1024 + 100_000).fill(32)));
+    assert.match(await pageText(big, 413), /larger than 5 MB; nothing was imported/);
+
+    const dispatcher = await signedIn(a, "dispatcher");
+    const refusedRole = await dispatcher.request("/hq/admin/import", {
+      method: "POST",
+      headers: { "x-csrf-token": dispatcher.csrf },
+      body: upload(JSON.stringify(good)),
+    });
+    assert.equal(refusedRole.status, 403);
+  },
+);

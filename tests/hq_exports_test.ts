@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { parseCsv } from "@/lib/csv.ts";
+import { changeStatusByDispatcher } from "@/lib/part_status.ts";
+import { appTest } from "@/tests/helpers/app.ts";
+import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { signedIn } from "@/tests/helpers/hq.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+
+async function csvOf(res: Response) {
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "text/csv; charset=utf-8");
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  assert.deepEqual([...bytes.slice(0, 3)], [0xef, 0xbb, 0xbf], "UTF-8 BOM for Excel");
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  assert.ok(text.endsWith("\r\n"));
+  return parseCsv(text);
+}
+
+appTest(
+  "hq exports: the parts CSV parses back, with status dates, defused formulas and quoted cells",
+  async (a) => {
+    const shop = await makeRepairer(a.db, 'Smith, Jones & "Sons"');
+    const { parts } = await makeClaim(a.db, {
+      claimNumber: "CLM-CSV",
+      registration: "CSV 1",
+      management: shop.id,
+      parts: [
+        { status: "Ordered", part_no: '=HYPERLINK("http://evil.example")', description: "@SUM(A1:A9)" },
+        { status: "Arrived", part_no: "PN-QUOTE", description: 'Bumper, front\n"left" side' },
+      ],
+    });
+    const d = await signedIn(a, "dispatcher");
+    a.clock.advance(60_000);
+    await changeStatusByDispatcher(a.db, a.clock, {
+      partId: parts[0].id,
+      from: "Ordered",
+      to: "Arrived",
+      userId: d.user.id,
+    });
+
+    const res = await d.get("/hq/exports/parts.csv?claim=CLM-CSV");
+    assert.match(res.headers.get("content-disposition")!, /^attachment; filename="parts-2026-11-21\.csv"$/);
+    const rows = await csvOf(res);
+    assert.deepEqual(rows[0], [
+      "Part ID",
+      "Part No.",
+      "Description",
+      "Qty",
+      "Status",
+      "Status since",
+      "Claim number",
+      "Rego",
+      "Repair shop",
+      "Arrived at",
+      "Delivered to repair shop at",
+      "Flagged for pick-up at",
+      "Picked up from repair shop at",
+      "Returned to HQ at",
+    ]);
+    assert.equal(rows.length, 3);
+    const [first, second] = rows.slice(1);
+    assert.equal(first[0], String(parts[0].id));
+    assert.equal(first[1], '\'=HYPERLINK("http://evil.example")', "formula defused");
+    assert.equal(first[2], "'@SUM(A1:A9)");
+    assert.equal(first[4], "Arrived");
+    assert.equal(first[5], "2026-11-21T09:01:00.000Z");
+    assert.equal(first[8], 'Smith, Jones & "Sons"');
+    assert.equal(first[9], "2026-11-21T09:01:00.000Z", "entered Arrived at, from the history");
+    assert.equal(first[10], "");
+    assert.equal(second[1], "PN-QUOTE");
+    assert.equal(second[2], 'Bumper, front\n"left" side');
+    const raw = await (await d.get("/hq/exports/parts.csv?claim=CLM-CSV")).text();
+    assert.ok(raw.includes('"Bumper, front\n""left"" side"'), "quoted with doubled quotes");
+    assert.ok(raw.includes('"\'=HYPERLINK(""http://evil.example"")"'));
+  },
+);
+
+appTest("hq exports: the parts CSV streams every row across batches, filtered like the list", async (a) => {
+  const { claim } = await makeClaim(a.db, { claimNumber: "CLM-BIG", parts: [] });
+  await a.db.insertInto("parts_orders").values(
+    Array.from({ length: 1203 }, (_, i) => ({
+      claim_id: claim.id,
+      part_no: `BIG-${String(i).padStart(4, "0")}`,
+      description: "bulk",
+      qty_ordered: 1,
+      status: i % 2 ? "Arrived" as const : "Ordered" as const,
+    })),
+  ).execute();
+  await makeClaim(a.db, { parts: [{ status: "Arrived" }] });
+  const d = await signedIn(a, "dispatcher");
+  const rows = await csvOf(await d.get("/hq/exports/parts.csv?claim=CLM-BIG"));
+  assert.equal(rows.length, 1 + 1203);
+  const ids = rows.slice(1).map((r) => Number(r[0]));
+  assert.deepEqual(ids, [...ids].sort((x, y) => x - y), "in id order");
+  assert.equal(new Set(ids).size, 1203, "no row twice across batch borders");
+  const arrived = await csvOf(await d.get("/hq/exports/parts.csv?claim=CLM-BIG&status=Arrived"));
+  assert.equal(arrived.length, 1 + 601);
+});
+
+appTest(
+  "hq exports: the movements CSV lists each movement with its place, driver, times and parts",
+  async (a) => {
+    const s = await flowSetup(a, {
+      count: 2,
+      status: "Arrived",
+      stage: "direct_dropoff",
+      registration: "MOV 1",
+    });
+    await a.db.updateTable("users").set({ name: '+Dana, "the" Driver' }).where("id", "=", s.user.id)
+      .execute();
+    const res = await a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
+    const movementId = res.result.data!.parts_movement_id as number;
+    const d = await signedIn(a, "dispatcher");
+    const rows = await csvOf(await d.get("/hq/exports/movements.csv"));
+    assert.equal(
+      rows[0].join("|"),
+      [
+        "Movement ID",
+        "Type",
+        "Status",
+        "Claim number",
+        "Rego",
+        "Repair shop",
+        "HQ location",
+        "Picked up by",
+        "Picked up at",
+        "Dropped off by",
+        "Dropped off at",
+        "Parts",
+        "Part numbers",
+      ].join("|"),
+    );
+    assert.deepEqual(rows[1], [
+      String(movementId),
+      "direct",
+      "Parts Dropped off",
+      s.claim.claim_number,
+      "MOV 1",
+      s.shop.name,
+      "",
+      '\'+Dana, "the" Driver',
+      "2026-11-21T09:00:00.000Z",
+      '\'+Dana, "the" Driver',
+      "2026-11-21T09:00:00.000Z",
+      "2",
+      `${s.parts[0].part_no}; ${s.parts[1].part_no}`,
+    ]);
+    const none = await csvOf(await d.get("/hq/exports/movements.csv?type=reverse"));
+    assert.equal(none.length, 1, "only the header");
+    const driverRole = await signedIn(a, "driver", await makeUser(a.db, { role: "driver" }));
+    assert.equal((await driverRole.get("/hq/exports/movements.csv")).status, 403);
+  },
+);
