@@ -11,6 +11,8 @@ import { systemClock } from "@/lib/clock.ts";
 import { type Config, ConfigError, parseConfig } from "@/lib/config.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
 import { PhotoStorage } from "@/lib/storage.ts";
+import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
+import { startPurgeSchedule } from "@/lib/purge.ts";
 import type { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 
@@ -54,6 +56,8 @@ export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
 
   const storage = new PhotoStorage(join(config.dataDir, "photos"));
   const app = createApp({ db, config, clock, storage });
+  const announcer = startAnnouncementWorker({ db, config, clock }); // D22: posts the outbox after commit
+  startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",
@@ -63,6 +67,7 @@ export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
 
   const stop = async () => {
     await server.shutdown();
+    await announcer.stop();
     await db.destroy();
     Deno.exit(0);
   };

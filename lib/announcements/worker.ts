@@ -1,0 +1,256 @@
+/**
+ * The announcement worker (D22): drains the outbox after commit and posts each row to its channel's
+ * webhook, in the configured chat format, with retries and backoff for up to 24 hours.
+ *
+ * Order: each channel's announcements are posted oldest first, and a newer one is never posted while an
+ * older one of the same channel waits for a retry. Only the oldest pending row of a channel (its head)
+ * decides whether the channel is due; when it is, the head and the rows behind it are posted one after
+ * another, and the first failure stops the channel and holds the rest back with it. A throttled channel
+ * (429, Retry-After, the chat's own throttle answers) therefore waits as a whole.
+ *
+ * Several processes may run a worker against one PostgreSQL server. A worker claims a channel by locking
+ * its head row (`FOR UPDATE SKIP LOCKED`) in a short transaction and leasing the claimed rows (pushing
+ * `next_attempt_at` past the time the posts can take). The posts happen outside any transaction, and each
+ * outcome is recorded afterwards. Another worker skips a locked head and sees a leased head as not due, so
+ * a channel is worked by one worker at a time and its order holds across processes.
+ */
+import { sql } from "kysely";
+import type { Db } from "@/db/client.ts";
+import type { Announcement as AnnouncementRow, ChatChannel } from "@/db/schema.ts";
+import { nextAttemptAt, shouldGiveUp } from "@/lib/announcements/backoff.ts";
+import { formatChatBody } from "@/lib/announcements/formats.ts";
+import { onAnnouncementsWritten, toAnnouncement, webhookUrl } from "@/lib/announcements/outbox.ts";
+import { DEFAULT_TIMEOUT_MS, postAnnouncement, type WebhookResult } from "@/lib/announcements/webhook.ts";
+import type { AppDeps } from "@/lib/deps.ts";
+
+export type WorkerDeps = Pick<AppDeps, "db" | "config" | "clock">;
+
+export interface WorkerOptions {
+  /** How often to look for due rows when nothing wakes the worker; default 5 s (the first backoff step). */
+  pollIntervalMs?: number;
+  /** Rows posted per channel per round; default 10. */
+  batchPerChannel?: number;
+  /** Per-post timeout; default 10 s. */
+  timeoutMs?: number;
+  /** Jitter source for the backoff (tests pin it). */
+  random?: () => number;
+  /** Once aborted, no further post starts; claimed rows not posted yet are handed back, due at once. */
+  signal?: AbortSignal;
+}
+
+export interface RoundResult {
+  /** Rows posted and accepted. */
+  delivered: number;
+  /** Rows posted and to be retried. */
+  retried: number;
+  /** Rows given up after 24 h. */
+  failed: number;
+  /** Pending rows of channels whose webhook is no longer configured, moved to the feed only. */
+  feedOnly: number;
+}
+
+/**
+ * One round: claim the due channels, post their rows, record the outcomes. Returns what happened; a
+ * round that claimed nothing returns zeros. For tests and for the loop of `startAnnouncementWorker`.
+ */
+export async function runAnnouncementWorkerOnce(
+  deps: WorkerDeps,
+  opts: WorkerOptions = {},
+): Promise<RoundResult> {
+  const batch = opts.batchPerChannel ?? 10;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const result: RoundResult = { delivered: 0, retried: 0, failed: 0, feedOnly: 0 };
+  if (opts.signal?.aborted) return result;
+  const claimed = await claimDueChannels(deps, batch, timeoutMs);
+  // Channels are independent: post them side by side; within one, strictly in order.
+  await Promise.all([...claimed].map(([channel, rows]) => postChannel(deps, channel, rows, result, opts)));
+  return result;
+}
+
+/**
+ * Claims, per channel whose head row is due, the head and up to `batch - 1` rows behind it, leasing them
+ * for as long as posting them all could take. One short transaction.
+ */
+async function claimDueChannels(
+  deps: WorkerDeps,
+  batch: number,
+  timeoutMs: number,
+): Promise<Map<ChatChannel, AnnouncementRow[]>> {
+  const now = deps.clock.now();
+  const leaseUntil = new Date(now.getTime() + batch * timeoutMs + 60_000);
+  const rows = await deps.db.transaction().execute(async (trx) => {
+    const heads = await trx.selectFrom("announcements")
+      .select(["id", "channel"])
+      .where("state", "=", "pending")
+      .where("next_attempt_at", "<=", now)
+      .where("id", "in", (eb) =>
+        eb.selectFrom("announcements").select((e) => e.fn.min("id").as("id"))
+          .where("state", "=", "pending").groupBy("channel"))
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (heads.length === 0) return [];
+    // The rows behind each head: only the holder of a head touches them, so no SKIP LOCKED here.
+    const claimed = await sql<AnnouncementRow>`
+      update announcements a set next_attempt_at = ${leaseUntil}
+      from (
+        select id from (
+          select x.id, row_number() over (partition by x.channel order by x.id) as n
+          from announcements x
+          where x.state = 'pending' and x.channel = any(${heads.map((h) => h.channel)}::text[])
+        ) ranked where n <= ${batch}
+      ) pick
+      where a.id = pick.id
+      returning a.*`.execute(trx);
+    return claimed.rows;
+  });
+  const byChannel = new Map<ChatChannel, AnnouncementRow[]>();
+  for (const row of rows.sort((a, b) => a.id - b.id)) {
+    byChannel.set(row.channel, [...byChannel.get(row.channel) ?? [], row]);
+  }
+  return byChannel;
+}
+
+async function postChannel(
+  deps: WorkerDeps,
+  channel: ChatChannel,
+  rows: AnnouncementRow[],
+  result: RoundResult,
+  opts: WorkerOptions,
+): Promise<void> {
+  const { db, config, clock } = deps;
+  const url = webhookUrl(config, channel);
+  if (!url) {
+    // The webhook was removed from the configuration after these were written: keep them in the feed.
+    await db.updateTable("announcements").set({ state: "feed_only", next_attempt_at: clock.now() })
+      .where("id", "in", rows.map((r) => r.id)).where("state", "=", "pending").execute();
+    result.feedOnly += rows.length;
+    return;
+  }
+  for (const [i, row] of rows.entries()) {
+    if (opts.signal?.aborted) {
+      await release(db, rows.slice(i).map((r) => r.id), clock.now());
+      return;
+    }
+    let outcome: WebhookResult;
+    try {
+      outcome = await postAnnouncement(url, formatChatBody(config.chatFormat, toAnnouncement(row)), {
+        messageId: row.message_id,
+        timeoutMs: opts.timeoutMs,
+        now: () => clock.now(),
+      });
+    } catch (error) {
+      // postAnnouncement answers every chat problem as a retry; this is a bug (e.g. a body that cannot be
+      // formatted). Treat it as a failed attempt so the channel is not blocked silently.
+      outcome = {
+        outcome: "retry",
+        throttled: false,
+        error: `internal error: ${String(error).slice(0, 200)}`,
+      };
+    }
+    const now = clock.now();
+    if (outcome.outcome === "delivered") {
+      await db.updateTable("announcements")
+        .set((eb) => ({
+          state: "delivered",
+          delivered_at: now,
+          attempts: eb("attempts", "+", 1),
+          last_error: null,
+          next_attempt_at: now,
+        }))
+        .where("id", "=", row.id).where("state", "=", "pending").execute();
+      result.delivered++;
+      continue;
+    }
+    const attempts = row.attempts + 1;
+    const rest = rows.slice(i + 1).map((r) => r.id);
+    if (shouldGiveUp(new Date(row.created_at), now)) {
+      // Given up after 24 h: shown on the dashboard, and the channel moves on to the next one.
+      await db.updateTable("announcements")
+        .set({ state: "failed", attempts, last_error: outcome.error, next_attempt_at: now })
+        .where("id", "=", row.id).where("state", "=", "pending").execute();
+      result.failed++;
+      await release(db, rest, now);
+      return;
+    }
+    const next = nextAttemptAt(attempts, now, outcome.retryAfterMs, opts.random);
+    await db.updateTable("announcements")
+      .set({ attempts, last_error: outcome.error, next_attempt_at: next })
+      .where("id", "=", row.id).where("state", "=", "pending").execute();
+    result.retried++;
+    // The rows behind it wait with it: posting them now would break the order, and a throttled chat
+    // would only throttle them too.
+    await release(db, rest, next);
+    return;
+  }
+}
+
+/** Gives claimed rows that were not posted back to the queue, due at `at`. */
+async function release(db: Db, ids: number[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable("announcements").set({ next_attempt_at: at })
+    .where("id", "in", ids).where("state", "=", "pending").execute();
+}
+
+export interface AnnouncementWorker {
+  /**
+   * Ends the loop: a post in flight finishes and is recorded, claimed rows not yet posted are handed back.
+   */
+  stop(): Promise<void>;
+  /** Starts a round now (a submission just committed announcements). */
+  wake(): void;
+}
+
+/**
+ * Runs rounds in the background: right after a round that did work (to drain a backlog), else every
+ * `pollIntervalMs` or when woken. A submission that wrote announcements wakes the workers of its database
+ * after commit, so delivery is prompt without polling hard. Database errors are logged and retried at the
+ * next poll: the outbox keeps everything meanwhile.
+ */
+export function startAnnouncementWorker(deps: WorkerDeps, opts: WorkerOptions = {}): AnnouncementWorker {
+  const pollIntervalMs = opts.pollIntervalMs ?? 5_000;
+  const stopping = new AbortController();
+  const roundOpts = { ...opts, signal: stopping.signal };
+  let stopped = false;
+  let woken = false;
+  let wakeUp: (() => void) | null = null;
+  const wake = () => {
+    woken = true;
+    wakeUp?.();
+  };
+  const unregister = onAnnouncementsWritten(deps.db, wake);
+
+  const loop = (async () => {
+    while (!stopped) {
+      woken = false;
+      let busy = false;
+      try {
+        const r = await runAnnouncementWorkerOnce(deps, roundOpts);
+        busy = r.delivered + r.retried + r.failed + r.feedOnly > 0;
+      } catch (error) {
+        console.error(`announcement worker: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (stopped || busy || woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, pollIntervalMs);
+        function done() {
+          clearTimeout(timer);
+          wakeUp = null;
+          resolve();
+        }
+        wakeUp = done;
+      });
+    }
+  })();
+
+  return {
+    wake,
+    async stop() {
+      stopped = true;
+      stopping.abort();
+      unregister();
+      wakeUp?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/** `parts_drop_off` (interface.md 3a): HQ pickup and repair-shop drop-off recorded together. */
+import { activeRepairer } from "@/db/queries/movements.ts";
+import type { User } from "@/db/schema.ts";
+import { DomainError } from "@/lib/errors.ts";
+import { FLOWS } from "@/lib/flows.ts";
+import type { MovementDeps } from "@/lib/movements/checks.ts";
+import type { DeliveryPart, DropOffInput } from "@/lib/movements/input.ts";
+import { submitNewMovement } from "@/lib/movements/new_movement.ts";
+
+export interface DropOffResult {
+  delivery_parts: DeliveryPart[];
+  parts_movement_id: number;
+}
+
+export async function dropOff(deps: MovementDeps, user: User, input: DropOffInput): Promise<DropOffResult> {
+  const result = await submitNewMovement(deps, user, {
+    flow: FLOWS.direct,
+    claimFlow: "direct",
+    title: "Parts Delivered",
+    delivered: true,
+    linkOnManagement: false,
+    destination: async (trx) => {
+      // D15: the shop chosen in the app's repairer dropdown, which must be a known, active repairer.
+      const shop = input.repairShopId === null ? undefined : await activeRepairer(trx, input.repairShopId);
+      if (!shop) throw new DomainError("Choose a repair shop.");
+      return {
+        fields: { repairer_id: shop.id, location_type: null, hq_location_id: null },
+        place: shop.name,
+      };
+    },
+  }, input);
+  return { delivery_parts: result.deliveryParts, parts_movement_id: result.movementId };
+}

@@ -1,0 +1,134 @@
+/**
+ * `parts_drop_off_reverse` (D20): leg 2 of a return, the parts of an open trip handed in at HQ. A trip may
+ * come back in several drop-offs: it stays `Parts Picked Up` (and the reverse search keeps answering stage
+ * `dropoff` with what is still on the truck) until every part is back, then becomes `Parts Dropped off`.
+ *
+ * Order of checks: claim; the trip (`Return trip not found.`, `This return trip is already complete.`);
+ * then D13's: none confirmed, a part listed twice, unknown part, part of another claim; a part not on the
+ * trip; per part in request order its status, then its photo.
+ */
+import {
+  flipStatuses,
+  insertMovementHistory,
+  lockMovement,
+  markDelivered,
+  recordDropOff,
+  tripParts,
+} from "@/db/queries/movements.ts";
+import type { MovementStatus, User } from "@/db/schema.ts";
+import { announcementsWritten, movementLink, writeAnnouncement } from "@/lib/announcements/outbox.ts";
+import { DomainError } from "@/lib/errors.ts";
+import { FLOWS } from "@/lib/flows.ts";
+import {
+  checkBelongToClaim,
+  checkStatusesAndPhotos,
+  type ConfirmedPart,
+  confirmedParts,
+  lockConfirmedParts,
+  type MovementDeps,
+  submissionClaim,
+} from "@/lib/movements/checks.ts";
+import type { DeliveryPart, DropOffReverseInput } from "@/lib/movements/input.ts";
+import { findReplay } from "@/lib/movements/replay.ts";
+
+export interface DropOffReverseResult {
+  delivery_parts: DeliveryPart[];
+  movement_type: "reverse";
+  parts_movement_id: number;
+  movement_status: MovementStatus;
+}
+
+const flow = FLOWS.reverse_dropoff;
+
+export async function dropOffReverse(
+  deps: MovementDeps,
+  user: User,
+  input: DropOffReverseInput,
+): Promise<DropOffReverseResult> {
+  const { db, config, clock } = deps;
+  const claim = await submissionClaim(db, input.rego, "reverse");
+  const now = clock.now();
+  const answer = (movementStatus: MovementStatus, deliveryParts: DeliveryPart[]): DropOffReverseResult => ({
+    delivery_parts: deliveryParts,
+    movement_type: "reverse",
+    parts_movement_id: input.movementId,
+    movement_status: movementStatus,
+  });
+
+  const result = await db.transaction().execute(async (trx) => {
+    // The trip row is locked first: two drop-offs of one trip take turns, so exactly one of them sees the
+    // last part come back and completes it.
+    const trip = await lockMovement(trx, input.movementId, claim.id);
+    if (!trip || trip.movement_type !== "reverse" || !trip.same_vehicle) {
+      throw new DomainError("Return trip not found.");
+    }
+    if (trip.movement_status !== "Parts Picked Up") {
+      // The retry of the drop-off that completed the trip still gets its answer (D16).
+      let confirmed: ConfirmedPart[] | null = null;
+      try {
+        confirmed = confirmedParts(flow, input.parts);
+      } catch {
+        // Not a valid retry: the trip being complete is the first thing to say.
+      }
+      const replay = confirmed &&
+        await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+      if (replay && replay.movementId === trip.id) {
+        return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
+      }
+      throw new DomainError("This return trip is already complete.");
+    }
+
+    const confirmed = confirmedParts(flow, input.parts);
+    const parts = await lockConfirmedParts(trx, confirmed);
+    const replay = await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+    if (replay && replay.movementId === trip.id) {
+      return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
+    }
+    checkBelongToClaim(confirmed, parts, trip.claim_id);
+    const onTrip = new Set((await tripParts(trx, trip.id)).map((d) => d.part_id));
+    for (const { partId } of confirmed) {
+      if (!onTrip.has(partId)) {
+        throw new DomainError(`${parts.get(partId)!.part_no} is not part of this return trip.`, partId);
+      }
+    }
+    const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);
+
+    const ids = checked.map((c) => c.part.id);
+    const deliveryOf = await markDelivered(
+      trx,
+      trip.id,
+      checked.map((c) => ({ part_id: c.part.id, image_id: c.imageId, photo_id: c.photoId })),
+    );
+    const flipped = await flipStatuses(trx, ids, flow.from, flow.to, now);
+    // Locked parts with a checked status, on the trip and not yet delivered (their status says so): every
+    // one changes. Anything else is a bug and must not commit half a drop-off.
+    if (deliveryOf.size !== ids.length || flipped.length !== ids.length) {
+      throw new Error("drop-off: a locked part or its Deliver_Parts changed");
+    }
+    await insertMovementHistory(
+      trx,
+      ids.map((id) => ({ part_id: id, from_status: flow.from, to_status: flow.to })),
+      trip.id,
+      user.id,
+      now,
+    );
+    const status = await recordDropOff(trx, trip.id, user.id, now);
+    await writeAnnouncement(trx, config, {
+      title: "Parts Returned to HQ",
+      rego: trip.registration,
+      place: trip.hq_name ?? "HQ",
+      parts: checked.map((c) => ({ part_no: c.part.part_no, description: c.part.description })),
+      driver: user.name,
+      at: now.toISOString(),
+      link: movementLink(config, trip.id),
+      movement_id: trip.id,
+    }, now);
+    return {
+      wrote: true,
+      ...answer(status, ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! }))),
+    };
+  });
+  const { wrote, ...data } = result;
+  if (wrote) announcementsWritten(db);
+  return data;
+}

@@ -1,0 +1,132 @@
+/**
+ * The shared core of the two submissions that create a movement: `parts_drop_off` (direct, 3a) and
+ * `parts_pick_up_reverse` (reverse leg 1, 3b). They differ only in the flow, the movement's destination
+ * fields and what the Deliver_Parts rows get; the checks, the writes and their order are the same.
+ *
+ * One transaction, a fixed number of statements whatever the number of parts: lock the parts (id order),
+ * look for an identical earlier submission, check, then write the movement, all Deliver_Parts, the status
+ * flip (a conditional UPDATE), the history rows and the outbox rows, each as one statement.
+ */
+import type { NewMovement } from "@/db/queries/movements.ts";
+import {
+  flipStatuses,
+  insertDeliverParts,
+  insertMovement,
+  insertMovementHistory,
+  linkMovementOnManagement,
+  type Tx,
+} from "@/db/queries/movements.ts";
+import type { User } from "@/db/schema.ts";
+import { announcementsWritten, movementLink, writeAnnouncement } from "@/lib/announcements/outbox.ts";
+import type { AnnouncementTitle } from "@/lib/announcements/text.ts";
+import type { Flow } from "@/lib/flows.ts";
+import {
+  checkBelongToClaim,
+  checkStatusesAndPhotos,
+  confirmedParts,
+  lockConfirmedParts,
+  type MovementDeps,
+  submissionClaim,
+} from "@/lib/movements/checks.ts";
+import type { DeliveryPart, SubmittedPart } from "@/lib/movements/input.ts";
+import { findReplay } from "@/lib/movements/replay.ts";
+
+export interface NewMovementSpec {
+  flow: Flow;
+  claimFlow: "direct" | "reverse";
+  title: AnnouncementTitle;
+  /**
+   * The movement's destination, checked after the parts (D15): its columns and the place the
+   * announcement names. Throws the flow's message when there is none.
+   */
+  destination(trx: Tx, claimId: number): Promise<{
+    fields: Pick<NewMovement, "repairer_id" | "location_type" | "hq_location_id">;
+    place: string;
+  }>;
+  /** Direct: the staged photo is both the pickup and the delivery photo; reverse pickup: pickup only. */
+  delivered: boolean;
+  /** Reverse pickup links the movement on the claim's management record (3b rule 3). */
+  linkOnManagement: boolean;
+}
+
+export interface NewMovementResult {
+  movementId: number;
+  deliveryParts: DeliveryPart[];
+}
+
+export async function submitNewMovement(
+  deps: MovementDeps,
+  user: User,
+  spec: NewMovementSpec,
+  input: { rego: string; parts: SubmittedPart[] },
+): Promise<NewMovementResult> {
+  const { db, config, clock } = deps;
+  const { flow } = spec;
+  const claim = await submissionClaim(db, input.rego, spec.claimFlow);
+  const confirmed = confirmedParts(flow, input.parts);
+  const now = clock.now();
+
+  const result = await db.transaction().execute(
+    async (trx): Promise<NewMovementResult & { wrote: boolean }> => {
+      const parts = await lockConfirmedParts(trx, confirmed);
+      const replay = await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+      if (replay) return { movementId: replay.movementId, deliveryParts: replay.deliveryParts, wrote: false };
+      checkBelongToClaim(confirmed, parts, claim.id);
+      const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);
+      const destination = await spec.destination(trx, claim.id);
+
+      const movementId = await insertMovement(trx, {
+        claim_id: claim.id,
+        movement_type: spec.delivered ? "direct" : "reverse",
+        movement_status: spec.delivered ? "Parts Dropped off" : "Parts Picked Up",
+        picked_up_by: user.id,
+        dropped_off_by: spec.delivered ? user.id : null,
+        pick_up_at: now,
+        dropped_off_at: spec.delivered ? now : null,
+        ...destination.fields,
+      });
+      const deliveryOf = await insertDeliverParts(
+        trx,
+        movementId,
+        checked.map((c) => ({
+          part_id: c.part.id,
+          qty_ordered: c.part.qty_ordered,
+          pickup_image_id: c.imageId,
+          pickup_photo_id: c.photoId,
+          delivery_image_id: spec.delivered ? c.imageId : null,
+          delivery_photo_id: spec.delivered ? c.photoId : null,
+        })),
+      );
+      const ids = checked.map((c) => c.part.id);
+      const flipped = await flipStatuses(trx, ids, flow.from, flow.to, now);
+      // The parts are locked and their status was checked above, so every one flips; anything else is a bug
+      // and must not leave a Deliver_Parts without its status change.
+      if (flipped.length !== ids.length) throw new Error("movement: a locked part changed status");
+      await insertMovementHistory(
+        trx,
+        ids.map((id) => ({ part_id: id, from_status: flow.from, to_status: flow.to })),
+        movementId,
+        user.id,
+        now,
+      );
+      if (spec.linkOnManagement) await linkMovementOnManagement(trx, claim.id, movementId);
+      await writeAnnouncement(trx, config, {
+        title: spec.title,
+        rego: claim.registration,
+        place: destination.place,
+        parts: checked.map((c) => ({ part_no: c.part.part_no, description: c.part.description })),
+        driver: user.name,
+        at: now.toISOString(),
+        link: movementLink(config, movementId),
+        movement_id: movementId,
+      }, now);
+      return {
+        movementId,
+        deliveryParts: ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! })),
+        wrote: true,
+      };
+    },
+  );
+  if (result.wrote) announcementsWritten(db);
+  return { movementId: result.movementId, deliveryParts: result.deliveryParts };
+}

@@ -1,0 +1,45 @@
+/** `parts_pick_up_reverse` (interface.md 3b): leg 1 of a return, parts collected at the repair shop. */
+import { claimRepairerName, hqLocationFor } from "@/db/queries/movements.ts";
+import type { User } from "@/db/schema.ts";
+import { DomainError } from "@/lib/errors.ts";
+import { FLOWS } from "@/lib/flows.ts";
+import type { MovementDeps } from "@/lib/movements/checks.ts";
+import type { DeliveryPart, PickUpReverseInput } from "@/lib/movements/input.ts";
+import { submitNewMovement } from "@/lib/movements/new_movement.ts";
+
+export interface PickUpReverseResult {
+  delivery_parts: DeliveryPart[];
+  movement_type: "reverse";
+  parts_movement_id: number;
+}
+
+export async function pickUpReverse(
+  deps: MovementDeps,
+  user: User,
+  input: PickUpReverseInput,
+): Promise<PickUpReverseResult> {
+  const result = await submitNewMovement(deps, user, {
+    flow: FLOWS.reverse_pickup,
+    claimFlow: "reverse",
+    title: "Parts Picked Up From Repair Shop",
+    delivered: false,
+    linkOnManagement: true,
+    destination: async (trx, claimId) => {
+      // D15: the user's home HQ, else the first HQ location.
+      const hq = await hqLocationFor(trx, user.home_hq_id);
+      if (!hq) throw new DomainError("No HQ location is set up. Ask an administrator to add one.");
+      // The announcement names the shop the parts were collected from. The app sends no location here
+      // (the feature is disabled, 3b), so it is the claim's repairer: the shop that had the parts.
+      const shop = await claimRepairerName(trx, claimId);
+      return {
+        fields: { repairer_id: null, location_type: "HQ", hq_location_id: hq.id },
+        place: shop ?? "Repair shop not recorded",
+      };
+    },
+  }, input);
+  return {
+    delivery_parts: result.deliveryParts,
+    movement_type: "reverse",
+    parts_movement_id: result.movementId,
+  };
+}

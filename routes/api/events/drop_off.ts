@@ -1,0 +1,24 @@
+/** `parts_drop_off` (interface.md 3a). */
+import { z } from "zod";
+import { dropOff } from "@/lib/movements/drop_off.ts";
+import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";
+import { emailField, regoField } from "@/lib/validation.ts";
+import { defineEvent } from "@/routes/api/events/types.ts";
+
+export const dropOffEvent = defineEvent({
+  schema: z.object({
+    user_email: emailField,
+    details: z.object({
+      rego: regoField,
+      movement_type: z.literal("direct"),
+      delivery_location: z.object({ id: repairShopIdField, name: z.string().optional() }),
+      parts: submittedPartsField,
+    }),
+  }),
+  run: (deps, user, { details }) =>
+    dropOff(deps, user, {
+      rego: details.rego,
+      repairShopId: details.delivery_location.id,
+      parts: details.parts,
+    }),
+});

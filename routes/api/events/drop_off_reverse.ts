@@ -1,0 +1,24 @@
+/** `parts_drop_off_reverse` (D20): leg 2 of a return, at HQ. */
+import { z } from "zod";
+import { dropOffReverse } from "@/lib/movements/drop_off_reverse.ts";
+import { submittedPartsField } from "@/lib/movements/input.ts";
+import { emailField, idField, regoField } from "@/lib/validation.ts";
+import { defineEvent } from "@/routes/api/events/types.ts";
+
+export const dropOffReverseEvent = defineEvent({
+  schema: z.object({
+    user_email: emailField,
+    details: z.object({
+      rego: regoField,
+      movement_type: z.literal("reverse"),
+      parts_movement_id: idField,
+      parts: submittedPartsField,
+    }),
+  }),
+  run: (deps, user, { details }) =>
+    dropOffReverse(deps, user, {
+      rego: details.rego,
+      movementId: details.parts_movement_id,
+      parts: details.parts,
+    }),
+});

@@ -1,0 +1,404 @@
+/**
+ * Races between real connections (PostgreSQL server only): drivers submitting the same parts at once, and
+ * submissions racing the dispatcher's status changes. Exactly one winner per part, every loser gets its
+ * exact "no longer …" text, no orphan rows, and each part's history is a valid path.
+ */
+import assert from "node:assert/strict";
+import { sql } from "kysely";
+import type { PartStatus } from "@/db/schema.ts";
+import { type HandlerAnswer, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
+import { makeUser } from "@/tests/helpers/factories.ts";
+import {
+  assertConsistent,
+  confirmed,
+  dropOffPayload,
+  dropOffReversePayload,
+  flowSetup,
+  pickUpPayload,
+  stageFor,
+  statusOf,
+} from "@/tests/helpers/movements.ts";
+
+const DRIVERS = 10;
+const POOL = { poolSize: 24 };
+
+/** Each driver lists the parts in its own order (rotated), so lock order ≠ request order. */
+const rotate = <T>(items: T[], by: number) => items.map((_, i) => items[(i + by) % items.length]);
+
+function assertOneWinner(answers: HandlerAnswer[], loserText: (i: number) => string) {
+  const winners = answers.flatMap((b, i) => b.result.status === "success" ? [i] : []);
+  assert.equal(winners.length, 1, JSON.stringify(answers.map((b) => b.result.text ?? "ok")));
+  for (const [i, b] of answers.entries()) {
+    if (i !== winners[0]) assert.equal(b.result.text, loserText(i));
+  }
+  return winners[0];
+}
+
+async function movementCounts(a: TestApp) {
+  const r = await sql<{ movements: number; deliver_parts: number }>`select
+    (select count(*) from parts_movements)::int as movements,
+    (select count(*) from deliver_parts)::int as deliver_parts`.execute(a.db);
+  return r.rows[0];
+}
+
+serverAppTest("parts_drop_off: ten drivers submitting the same parts at once, one wins", async (a) => {
+  const s = await flowSetup(a, { count: 4, status: "Arrived" });
+  const drivers = await Promise.all(Array.from({ length: DRIVERS }, () => makeUser(a.db)));
+  const staged: number[][] = [];
+  for (const d of drivers) staged.push(await stageFor(a, s.parts, "direct_dropoff", d.id));
+  const orders = drivers.map((_, i) =>
+    rotate(s.parts.map((p, j) => ({ part: p.id, image: staged[i][j] })), i)
+  );
+  const answers = await Promise.all(
+    drivers.map((d, i) =>
+      a.call(dropOffPayload(d.email, s.claim.registration, s.shop, confirmed(orders[i])))
+    ),
+  );
+  // A loser reads about the first part of its own request: every part went to the winner.
+  const partNo = new Map(s.parts.map((p) => [p.id, p.part_no]));
+  assertOneWinner(answers, (i) => `${partNo.get(orders[i][0].part)} is no longer available for delivery.`);
+  assert.deepEqual(await movementCounts(a), { movements: 1, deliver_parts: 4 });
+  for (const p of s.parts) assert.equal(await statusOf(a.db, p.id), "Delivered to Repair Shop directly");
+  await assertConsistent(a.db);
+}, POOL);
+
+serverAppTest("parts_drop_off: drivers with overlapping part sets: each part has one winner", async (a) => {
+  const s = await flowSetup(a, { count: 6, status: "Arrived" });
+  const drivers = await Promise.all(Array.from({ length: DRIVERS }, () => makeUser(a.db)));
+  // Driver i takes parts i, i+1, i+2 (mod 6), in reverse order for odd drivers.
+  const sets = drivers.map((_, i) => {
+    const parts = [0, 1, 2].map((k) => s.parts[(i + k) % 6]);
+    return i % 2 ? parts.reverse() : parts;
+  });
+  const images: number[][] = [];
+  for (const [i, d] of drivers.entries()) images.push(await stageFor(a, sets[i], "direct_dropoff", d.id));
+  const answers = await Promise.all(
+    drivers.map((d, i) =>
+      a.call(
+        dropOffPayload(
+          d.email,
+          s.claim.registration,
+          s.shop,
+          confirmed(sets[i].map((p, j) => ({ part: p.id, image: images[i][j] }))),
+        ),
+      )
+    ),
+  );
+  const won = new Map<number, number>();
+  for (const [i, b] of answers.entries()) {
+    if (b.result.status !== "success") {
+      assert.match(b.result.text!, / is no longer available for delivery\.$/);
+      continue;
+    }
+    for (const p of sets[i]) {
+      assert.equal(won.has(p.id), false, `part ${p.id} won twice`);
+      won.set(p.id, i);
+    }
+  }
+  assert.ok(won.size >= 3);
+  const rows = await a.db.selectFrom("deliver_parts").select("part_id").execute();
+  assert.equal(rows.length, won.size);
+  for (const p of s.parts) {
+    assert.equal(await statusOf(a.db, p.id), won.has(p.id) ? "Delivered to Repair Shop directly" : "Arrived");
+  }
+  await assertConsistent(a.db);
+}, POOL);
+
+serverAppTest("parts_pick_up_reverse: ten drivers collecting the same parts at once, one wins", async (a) => {
+  const s = await flowSetup(a, { count: 3, status: "Pending Repair Shop Pick-Up" });
+  const drivers = await Promise.all(Array.from({ length: DRIVERS }, () => makeUser(a.db)));
+  const staged: number[][] = [];
+  for (const d of drivers) staged.push(await stageFor(a, s.parts, "reverse_pickup", d.id));
+  const orders = drivers.map((_, i) =>
+    rotate(s.parts.map((p, j) => ({ part: p.id, image: staged[i][j] })), i)
+  );
+  const answers = await Promise.all(
+    drivers.map((d, i) => a.call(pickUpPayload(d.email, s.claim.registration, confirmed(orders[i])))),
+  );
+  const partNo = new Map(s.parts.map((p) => [p.id, p.part_no]));
+  const w = assertOneWinner(
+    answers,
+    (i) => `${partNo.get(orders[i][0].part)} is no longer flagged for return.`,
+  );
+  assert.deepEqual(await movementCounts(a), { movements: 1, deliver_parts: 3 });
+  const cm = await a.db.selectFrom("claim_management").select("parts_movement_id").where(
+    "claim_id",
+    "=",
+    s.claim.id,
+  )
+    .executeTakeFirstOrThrow();
+  assert.equal(cm.parts_movement_id, answers[w].result.data!.parts_movement_id);
+  await assertConsistent(a.db);
+}, POOL);
+
+serverAppTest("parts_drop_off_reverse: ten drivers returning the same trip at once, one wins", async (a) => {
+  const s = await flowSetup(a, { count: 3, status: "Pending Repair Shop Pick-Up", stage: "reverse_pickup" });
+  const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+  const tripId = leg1.result.data!.parts_movement_id as number;
+  const drivers = await Promise.all(Array.from({ length: DRIVERS }, () => makeUser(a.db)));
+  const staged: number[][] = [];
+  for (const d of drivers) staged.push(await stageFor(a, s.parts, "reverse_dropoff", d.id));
+  const orders = drivers.map((_, i) =>
+    rotate(s.parts.map((p, j) => ({ part: p.id, image: staged[i][j] })), i)
+  );
+  const answers = await Promise.all(
+    drivers.map((d, i) =>
+      a.call(dropOffReversePayload(d.email, s.claim.registration, tripId, confirmed(orders[i])))
+    ),
+  );
+  const w = assertOneWinner(answers, () => "This return trip is already complete.");
+  assert.equal(answers[w].result.data!.movement_status, "Parts Dropped off");
+  const m = await a.db.selectFrom("parts_movements").selectAll().where("id", "=", tripId)
+    .executeTakeFirstOrThrow();
+  assert.equal(m.dropped_off_by, drivers[w].id);
+  assert.equal(
+    (await a.db.selectFrom("deliver_parts").select("id").where("delivery", "=", true).execute()).length,
+    3,
+  );
+  await assertConsistent(a.db);
+}, POOL);
+
+serverAppTest(
+  "parts_drop_off_reverse: concurrent partial returns of one trip: exactly one completes it",
+  async (a) => {
+    const s = await flowSetup(a, {
+      count: 4,
+      status: "Pending Repair Shop Pick-Up",
+      stage: "reverse_pickup",
+    });
+    const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+    const tripId = leg1.result.data!.parts_movement_id as number;
+    const drivers = await Promise.all(s.parts.map(() => makeUser(a.db)));
+    const images: number[][] = [];
+    for (const [i, d] of drivers.entries()) {
+      images.push(
+        await stageFor(a, [s.parts[i]], "reverse_dropoff", d.id),
+      );
+    }
+    const answers = await Promise.all(drivers.map((d, i) =>
+      a.call(
+        dropOffReversePayload(
+          d.email,
+          s.claim.registration,
+          tripId,
+          confirmed([{ part: s.parts[i].id, image: images[i][0] }]),
+        ),
+      )
+    ));
+    assert.ok(
+      answers.every((b) => b.result.status === "success"),
+      JSON.stringify(answers),
+    );
+    assert.deepEqual(
+      answers.map((b) => b.result.data!.movement_status).sort(),
+      ["Parts Dropped off", "Parts Picked Up", "Parts Picked Up", "Parts Picked Up"],
+    );
+    const m = await a.db.selectFrom("parts_movements").select("movement_status").where("id", "=", tripId)
+      .executeTakeFirstOrThrow();
+    assert.equal(m.movement_status, "Parts Dropped off");
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+serverAppTest(
+  "parts_drop_off: an identical submission sent twice at once is applied once, both answered",
+  async (a) => {
+    const s = await flowSetup(a, { count: 5, status: "Arrived", stage: "direct_dropoff" });
+    const payload = dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs));
+    const answers = await Promise.all([a.call(payload), a.call(payload), a.call(payload)]);
+    assert.ok(answers.every((b) => b.result.status === "success"), JSON.stringify(answers));
+    assert.deepEqual(answers[1], answers[0]);
+    assert.deepEqual(answers[2], answers[0]);
+    assert.deepEqual(await movementCounts(a), { movements: 1, deliver_parts: 5 });
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+/**
+ * The dispatcher, as the dashboard will do it: its own transaction, a conditional UPDATE guarded by the
+ * status it saw, and a history row only when the update won.
+ */
+async function dispatcherMove(a: TestApp, partId: number, seen: PartStatus, to: PartStatus, userId: number) {
+  return await a.db.transaction().execute(async (trx) => {
+    const row = await trx.updateTable("parts_orders").set({ status: to, updated_at: a.clock.now() })
+      .where("id", "=", partId).where("status", "=", seen).returning("id").executeTakeFirst();
+    if (!row) return false;
+    await trx.insertInto("part_status_history").values({
+      part_id: partId,
+      from_status: seen,
+      to_status: to,
+      changed_at: a.clock.now(),
+      changed_by: userId,
+      via: "dashboard",
+      reason: "race test",
+    }).execute();
+    return true;
+  });
+}
+
+const ROUNDS = 12;
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `n` backends of this database wait for a row lock. */
+async function lockWaiters(a: TestApp, n: number) {
+  for (let i = 0; i < 500; i++) {
+    const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`.execute(a.db);
+    if (r.rows[0].n >= n) return;
+    await delay(10);
+  }
+  throw new Error(`expected ${n} lock waiters`);
+}
+
+/**
+ * Holds a lock on the part while `first` and then `second` queue up behind it, then lets go: the lock
+ * queue decides who goes first, deterministically.
+ */
+async function queued<A, B>(a: TestApp, partId: number, first: () => Promise<A>, second: () => Promise<B>) {
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => locked = r);
+  const holder = a.db.transaction().execute(async (trx) => {
+    await trx.selectFrom("parts_orders").select("id").where("id", "=", partId).forUpdate().execute();
+    locked();
+    await held;
+  });
+  await isLocked;
+  const one = first();
+  await lockWaiters(a, 1);
+  const two = second();
+  await lockWaiters(a, 2);
+  release();
+  await holder;
+  return [await one, await two] as const;
+}
+
+serverAppTest(
+  "parts_drop_off: submissions racing the dispatcher: one winner per part, exact texts",
+  async (a) => {
+    const s = await flowSetup(a, { count: ROUNDS, status: "Arrived" });
+    const dispatcher = await makeUser(a.db, { role: "dispatcher" });
+    const images = await stageFor(a, s.parts, "direct_dropoff", s.user.id);
+    let submissionsWon = 0;
+    for (const [i, part] of s.parts.entries()) {
+      // Alternate who starts first; the database decides.
+      const submit = () =>
+        a.call(
+          dropOffPayload(
+            s.user.email,
+            s.claim.registration,
+            s.shop,
+            confirmed([{ part: part.id, image: images[i] }]),
+          ),
+        );
+      // A few milliseconds of jitter on the dispatcher's side, so both sides win some races.
+      const move = () =>
+        delay(Math.random() * 25).then(() => dispatcherMove(a, part.id, "Arrived", "Ordered", dispatcher.id));
+      const [answer, moved] = i % 2
+        ? await Promise.all([submit(), move()])
+        : await Promise.all([move(), submit()]).then(([m, b]) => [b, m] as const);
+      if (answer.result.status === "success") {
+        submissionsWon++;
+        assert.equal(moved, false, "both won");
+        assert.equal(await statusOf(a.db, part.id), "Delivered to Repair Shop directly");
+      } else {
+        assert.equal(moved, true, "both lost");
+        assert.equal(answer.result.text, `${part.part_no} is no longer available for delivery.`);
+        assert.equal(await statusOf(a.db, part.id), "Ordered");
+      }
+    }
+    console.log(`submissions won ${submissionsWon} of ${ROUNDS} races`);
+    assert.equal(
+      (await a.db.selectFrom("parts_movements").select("id").execute()).length,
+      submissionsWon,
+    );
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+serverAppTest(
+  "parts_pick_up_reverse: submissions racing the dispatcher: one winner per part, exact texts",
+  async (a) => {
+    const s = await flowSetup(a, { count: ROUNDS, status: "Pending Repair Shop Pick-Up" });
+    const dispatcher = await makeUser(a.db, { role: "dispatcher" });
+    const images = await stageFor(a, s.parts, "reverse_pickup", s.user.id);
+    // Several parts per submission: the dispatcher races one of them, the others are untouched.
+    for (let i = 0; i + 1 < ROUNDS; i += 2) {
+      const pair = [s.parts[i], s.parts[i + 1]];
+      const raced = pair[(i / 2) % 2];
+      const [answer, moved] = await Promise.all([
+        a.call(
+          pickUpPayload(
+            s.user.email,
+            s.claim.registration,
+            confirmed(pair.map((p, k) => ({ part: p.id, image: images[i + k] }))),
+          ),
+        ),
+        dispatcherMove(
+          a,
+          raced.id,
+          "Pending Repair Shop Pick-Up",
+          "Delivered to Repair Shop directly",
+          dispatcher.id,
+        ),
+      ]);
+      if (answer.result.status === "success") {
+        assert.equal(moved, false);
+        for (const p of pair) assert.equal(await statusOf(a.db, p.id), "Picked Up from Repair Shop");
+      } else {
+        assert.equal(moved, true);
+        assert.equal(answer.result.text, `${raced.part_no} is no longer flagged for return.`);
+        const other = pair.find((p) => p !== raced)!;
+        assert.equal(
+          await statusOf(a.db, other.id),
+          "Pending Repair Shop Pick-Up",
+          "nothing written for the loser",
+        );
+      }
+    }
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+serverAppTest(
+  "parts_drop_off: a submission queued before the dispatcher wins; the dispatcher's guarded update finds nothing",
+  async (a) => {
+    const s = await flowSetup(a, { count: 1, status: "Arrived", stage: "direct_dropoff" });
+    const dispatcher = await makeUser(a.db, { role: "dispatcher" });
+    const [answer, moved] = await queued(
+      a,
+      s.parts[0].id,
+      () => a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs))),
+      () => dispatcherMove(a, s.parts[0].id, "Arrived", "Ordered", dispatcher.id),
+    );
+    assert.equal(answer.result.status, "success", JSON.stringify(answer));
+    assert.equal(moved, false);
+    assert.equal(await statusOf(a.db, s.parts[0].id), "Delivered to Repair Shop directly");
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+serverAppTest(
+  "parts_drop_off: a dispatcher queued before the submission wins; the submission reads the new status",
+  async (a) => {
+    const s = await flowSetup(a, { count: 1, status: "Arrived", stage: "direct_dropoff" });
+    const dispatcher = await makeUser(a.db, { role: "dispatcher" });
+    const [moved, answer] = await queued(
+      a,
+      s.parts[0].id,
+      () => dispatcherMove(a, s.parts[0].id, "Arrived", "Ordered", dispatcher.id),
+      () => a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs))),
+    );
+    assert.equal(moved, true);
+    assert.equal(answer.result.text, `${s.parts[0].part_no} is no longer available for delivery.`);
+    assert.equal((await a.db.selectFrom("parts_movements").select("id").execute()).length, 0);
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
