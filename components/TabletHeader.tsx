@@ -1,0 +1,45 @@
+import { island } from "@/lib/islands.tsx";
+import TabletIdle from "@/islands/TabletIdle.tsx";
+
+const TabletIdleIsland = island("TabletIdle", TabletIdle);
+
+export interface TabletHeaderProps {
+  /** Shown after the app name, e.g. "Deliver to a repair shop". */
+  title?: string;
+  /** The signed-in user; absent on the sign-in page. */
+  user?: { name: string; role: string };
+  csrf?: string;
+  /** Milliseconds until idle sign-out, for the warning countdown. */
+  expiresInMs?: number;
+}
+
+/** The banner of every tablet page: where you are, who is signed in, and the way out. */
+export function TabletHeader({ title, user, csrf, expiresInMs }: TabletHeaderProps) {
+  return (
+    <header class="sticky top-0 z-20 border-b-4 border-blue-900 bg-white">
+      <div class="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2">
+        <a href="/tablet" class="tablet-link flex min-h-12 items-center text-xl text-slate-950 no-underline">
+          Parts Movement
+        </a>
+        {title && <span class="text-xl font-semibold text-slate-700" aria-hidden="true">/ {title}</span>}
+        {user && csrf && (
+          <div class="ml-auto flex items-center gap-3">
+            <span class="text-base">
+              Signed in: <strong data-testid="signed-in-user">{user.name}</strong>
+            </span>
+            <form method="post" action="/tablet/sign-out">
+              <input type="hidden" name="_csrf" value={csrf} />
+              <button type="submit" class="btn btn-secondary">Sign out</button>
+            </form>
+          </div>
+        )}
+      </div>
+      {user && csrf && expiresInMs !== undefined && (
+        <TabletIdleIsland
+          expiresInMs={expiresInMs}
+          csrf={csrf}
+        />
+      )}
+    </header>
+  );
+}

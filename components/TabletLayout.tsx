@@ -1,0 +1,27 @@
+import type { LayoutProps } from "@/components/Layout.tsx";
+
+/**
+ * The HTML shell of the depot tablet pages (passed to renderPage as `layout`). Unlike the shared Layout
+ * it leaves the landmarks to the page: a tablet page renders its own <header> (banner) and <main>.
+ */
+export function TabletLayout({ title, lang = "en", children }: LayoutProps) {
+  return (
+    <html lang={lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light" />
+        <title>{title}</title>
+      </head>
+      <body class="tablet-body">
+        <a
+          href="#main"
+          class="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 btn btn-secondary"
+        >
+          Skip to content
+        </a>
+        {children}
+      </body>
+    </html>
+  );
+}

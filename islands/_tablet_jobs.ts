@@ -1,0 +1,91 @@
+/**
+ * The three jobs a driver picks on the tablet and the words each one uses, shared by the server pages
+ * (routes/tablet) and the browser islands. Pure data and types: safe on both sides.
+ */
+
+export type JobName = "deliver" | "collect" | "return";
+/** lib/flows.ts FlowName of each job (kept as a string union here: islands import no server code). */
+export type JobFlow = "direct" | "reverse_pickup" | "reverse_dropoff";
+
+export interface Job {
+  name: JobName;
+  flow: JobFlow;
+  title: string;
+  /** One line under the title on the job chooser. */
+  hint: string;
+  /** The per-part toggle: "Delivering this part". */
+  toggle: string;
+  /** The last button: "Confirm delivery". */
+  confirm: string;
+  /** Receipt heading: "Delivered". */
+  done: string;
+}
+
+export const JOBS: Record<JobName, Job> = {
+  deliver: {
+    name: "deliver",
+    flow: "direct",
+    title: "Deliver to a repair shop",
+    hint: "Take parts that arrived at HQ to the repair shop doing the job.",
+    toggle: "Delivering",
+    confirm: "Confirm delivery",
+    done: "Delivered to the repair shop",
+  },
+  collect: {
+    name: "collect",
+    flow: "reverse_pickup",
+    title: "Collect from a repair shop",
+    hint: "Pick up parts a repair shop no longer needs, to bring back to HQ.",
+    toggle: "Collecting",
+    confirm: "Confirm pickup",
+    done: "Collected from the repair shop",
+  },
+  return: {
+    name: "return",
+    flow: "reverse_dropoff",
+    title: "Return to HQ",
+    hint: "Drop off parts you collected earlier at HQ.",
+    toggle: "Returning",
+    confirm: "Confirm return to HQ",
+    done: "Returned to HQ",
+  },
+};
+
+export const JOB_NAMES = Object.keys(JOBS) as JobName[];
+
+export const isJobName = (v: unknown): v is JobName => typeof v === "string" && Object.hasOwn(JOBS, v);
+
+/** What /tablet/api/search answers: the claim and the parts the job may move. */
+export interface FoundClaim {
+  job: JobName;
+  /** The rego as typed (submissions resolve the claim from it again, D11). */
+  rego: string;
+  claim_number: string;
+  parts: { id: number; part_no: string; description: string }[];
+  /** deliver: the claim's repairer, preselected in the dropdown (null when the claim has none). */
+  repairer_id?: number | null;
+  repairer_name?: string | null;
+  /** return: where the parts go and the open trip they are on. */
+  hq_location?: { id: number; name: string };
+  movement_id?: number;
+}
+
+/** What /tablet/api/photos answers for a stored photo. */
+export interface StoredPhoto {
+  image_id: number;
+  photo_id: number;
+}
+
+/** What /tablet/api/movements answers for an applied (or replayed, D16) submission. */
+export interface SubmittedMovement {
+  movement_id: number;
+  receipt_url: string;
+}
+
+/** A refusal from a tablet API: the message, and the part it is about when it names one. */
+export interface ApiRefusal {
+  message: string;
+  part_id?: number;
+  /** Search for "collect" found an open return trip: the job that applies instead. */
+  switch_to?: JobName;
+}

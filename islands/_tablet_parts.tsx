@@ -1,0 +1,164 @@
+/** Pieces of the TabletFlow island: one part's card (toggle, photo, upload state) and the pending bar. */
+import type { FlowStore, PartState, PhotoState } from "./_tablet_store.ts";
+
+const seconds = (at?: number) => Math.max(0, Math.ceil(((at ?? 0) - Date.now()) / 1000));
+
+function CameraButton(
+  { label, primary, onFile }: { label: string; primary?: boolean; onFile: (file: File) => void },
+) {
+  return (
+    <label
+      class={`btn ${
+        primary ? "btn-primary" : "btn-secondary"
+      } focus-within:outline-4 focus-within:outline-offset-2 focus-within:outline-black`}
+    >
+      <span aria-hidden="true">{primary ? "Take photo" : "Retake"}</span>
+      <input
+        type="file"
+        accept="image/*"
+        capture="environment"
+        class="visually-hidden"
+        aria-label={label}
+        onChange={(e) => {
+          const file = e.currentTarget.files?.[0];
+          e.currentTarget.value = "";
+          if (file) onFile(file);
+        }}
+      />
+    </label>
+  );
+}
+
+function PhotoStatusLine({ photo }: { photo: PhotoState }) {
+  switch (photo.status) {
+    case "preparing":
+      return <p>Preparing the photo…</p>;
+    case "queued":
+      return <p>Waiting to upload…</p>;
+    case "uploading": {
+      const pct = Math.round(photo.progress * 100);
+      return (
+        <div class="space-y-1">
+          <p>Uploading… {pct} %</p>
+          <progress class="h-3 w-full max-w-xs" max={100} value={pct} aria-label="Upload progress" />
+        </div>
+      );
+    }
+    case "waiting":
+      return (
+        <p class="font-semibold text-amber-900">
+          Not uploaded yet: no connection. Trying again in {seconds(photo.retryAt)} s.
+        </p>
+      );
+    case "done":
+      return <p class="font-semibold text-green-800" data-testid="photo-done">✓ Photo uploaded</p>;
+    case "failed":
+      return <p class="font-semibold text-red-800">{photo.error ?? "Not uploaded."}</p>;
+  }
+}
+
+export function PartCard(
+  { part, toggleLabel, onToggle, onPhoto, onRetry }: {
+    part: PartState;
+    toggleLabel: string;
+    onToggle: (on: boolean) => void;
+    onPhoto: (file: File) => void;
+    onRetry: () => void;
+  },
+) {
+  const errorId = `part-error-${part.id}`;
+  const border = part.error ? "border-red-800" : part.confirmed ? "border-blue-800" : "";
+  return (
+    <li class={`card space-y-3 ${border}`} data-testid={`part-${part.part_no}`}>
+      <label class="flex min-h-14 cursor-pointer items-center gap-4">
+        <input
+          type="checkbox"
+          class="toggle"
+          checked={part.confirmed}
+          aria-describedby={part.error ? errorId : undefined}
+          onChange={(e) => onToggle(e.currentTarget.checked)}
+        />
+        <span class="grow">
+          <span class="sr-only">{toggleLabel}:</span>
+          <strong class="block font-mono text-xl">{part.part_no}</strong>
+          {part.description}
+        </span>
+        <span
+          aria-hidden="true"
+          class={`rounded-full px-3 py-1 text-base font-semibold ${
+            part.confirmed ? "bg-blue-800 text-white" : "bg-slate-200 text-slate-900"
+          }`}
+        >
+          {part.confirmed ? toggleLabel : "Tap to select"}
+        </span>
+      </label>
+      {part.error && <p id={errorId} class="msg-error" role="alert" data-testid="part-error">{part.error}</p>}
+      {part.confirmed && (
+        <div class="flex items-start gap-4 border-t-2 border-slate-200 pt-3">
+          {part.photo && (
+            <img
+              src={part.photo.preview}
+              alt={`Photo of ${part.part_no}`}
+              class="h-28 w-28 shrink-0 rounded-lg border-2 border-slate-300 object-cover"
+            />
+          )}
+          <div class="flex grow flex-wrap items-center gap-3">
+            <div class="grow basis-56">
+              {part.photo ? <PhotoStatusLine photo={part.photo} /> : <p>Photograph this part.</p>}
+            </div>
+            {(part.photo?.status === "waiting" || part.photo?.status === "failed") && (
+              <button type="button" class="btn btn-secondary" onClick={onRetry}>
+                {part.photo.status === "waiting" ? "Retry now" : "Retry upload"}
+              </button>
+            )}
+            <CameraButton
+              label={`${part.photo ? "Retake" : "Take"} photo of ${part.part_no}`}
+              primary={!part.photo}
+              onFile={onPhoto}
+            />
+          </div>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** What is still on its way, always in view of the driver (a screen reader hears changes politely). */
+export function PendingBar(
+  { store, sending }: { store: FlowStore; sending: { state: string; attempts: number } },
+) {
+  const confirmed = store.confirmed;
+  const done = confirmed.filter((p) => p.photo?.status === "done").length;
+  const { uploading, waiting, failed, preparing } = store.pending;
+  const lines: string[] = [];
+  if (confirmed.length === 0) lines.push("Select the parts you are moving.");
+  else {
+    const bits = [`Photos uploaded: ${done} of ${confirmed.length}`];
+    if (preparing + uploading) bits.push(`${preparing + uploading} uploading`);
+    if (waiting) bits.push(`${waiting} waiting for the network`);
+    if (failed) bits.push(`${failed} failed`);
+    const missing = confirmed.filter((p) => !p.photo).length;
+    if (missing) bits.push(`${missing} still to photograph`);
+    lines.push(bits.join(", ") + ".");
+  }
+  if (sending.state === "sending") {
+    lines.push(sending.attempts > 1 ? `Sending again (try ${sending.attempts})…` : "Sending…");
+  }
+  if (sending.state === "waiting") {
+    // No countdown here: this line is read out by screen readers on every change.
+    lines.push("Not sent yet: no connection. Trying again shortly.");
+  }
+  const busy = uploading + waiting + preparing > 0 || sending.state !== "idle";
+  return (
+    <div
+      role="status"
+      aria-live="polite"
+      data-testid="pending"
+      class={`rounded-xl border-2 px-4 py-2 font-semibold ${
+        busy ? "border-amber-700 bg-amber-50 text-amber-950" : "border-slate-400 bg-white text-slate-950"
+      }`}
+    >
+      {lines.map((l) => <p key={l}>{l}</p>)}
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * Read-only lookups the depot tablet pages need (no rules here: the movements and searches live in their
+ * own modules). Kept out of routes/ so a route stays "validate, call, render".
+ */
+import type { Db } from "@/db/client.ts";
+import type { MovementStatus, MovementType, PartStatus, Role } from "@/db/schema.ts";
+
+/** Who may use the tablet (D24): drivers make movements; an admin may too (covering a shift, testing). */
+export const TABLET_ROLES: readonly Role[] = ["driver", "admin"];
+
+export interface DriverChoice {
+  id: number;
+  name: string;
+}
+
+/** The drivers offered on the sign-in screen: active users with role driver, by name. */
+export async function listDrivers(db: Db): Promise<DriverChoice[]> {
+  return await db.selectFrom("users").select(["id", "name"])
+    .where("role", "=", "driver").where("active", "=", true)
+    .orderBy("name").orderBy("id").execute();
+}
+
+/** The e-mail of an active tablet user picked by id on the sign-in screen, else null. */
+export async function tabletUserEmail(db: Db, id: number): Promise<string | null> {
+  const row = await db.selectFrom("users").select("email")
+    .where("id", "=", id).where("active", "=", true).where("role", "in", TABLET_ROLES)
+    .executeTakeFirst();
+  return row?.email ?? null;
+}
+
+export interface RepairerChoice {
+  id: number;
+  name: string;
+}
+
+/** The repair shops a direct delivery may go to: active repairers, by name. */
+export async function listActiveRepairers(db: Db): Promise<RepairerChoice[]> {
+  return await db.selectFrom("repairers").select(["id", "name"]).where("active", "=", true)
+    .orderBy("name").orderBy("id").execute();
+}
+
+export interface ReceiptPart {
+  parts_order_id: number;
+  delivery_id: number;
+  part_no: string;
+  description: string;
+  qty: number;
+  status: PartStatus;
+  pickup_photo_id: number;
+  delivery_photo_id: number | null;
+  delivered: boolean;
+}
+
+export interface Receipt {
+  id: number;
+  movement_type: MovementType;
+  movement_status: MovementStatus;
+  claim_number: string;
+  registration: string;
+  repairer: string | null;
+  hq_location: string | null;
+  picked_up_by: string;
+  dropped_off_by: string | null;
+  pick_up_at: Date;
+  dropped_off_at: Date | null;
+  picked_up_by_id: number;
+  dropped_off_by_id: number | null;
+  parts: ReceiptPart[];
+}
+
+/** A movement with its parts and photo ids, for the receipt page; null when there is none. */
+export async function loadReceipt(db: Db, movementId: number): Promise<Receipt | null> {
+  const movement = await db.selectFrom("parts_movements as m")
+    .innerJoin("claims as c", "c.id", "m.claim_id")
+    .innerJoin("users as pu", "pu.id", "m.picked_up_by")
+    .leftJoin("users as du", "du.id", "m.dropped_off_by")
+    .leftJoin("repairers as r", "r.id", "m.repairer_id")
+    .leftJoin("hq_locations as hq", "hq.id", "m.hq_location_id")
+    .select([
+      "m.id",
+      "m.movement_type",
+      "m.movement_status",
+      "c.claim_number",
+      "c.registration",
+      "r.name as repairer",
+      "hq.name as hq_location",
+      "pu.name as picked_up_by",
+      "du.name as dropped_off_by",
+      "m.pick_up_at",
+      "m.dropped_off_at",
+      "m.picked_up_by as picked_up_by_id",
+      "m.dropped_off_by as dropped_off_by_id",
+    ])
+    .where("m.id", "=", movementId)
+    .executeTakeFirst();
+  if (!movement) return null;
+  const parts = await db.selectFrom("deliver_parts as d")
+    .innerJoin("parts_orders as p", "p.id", "d.part_id")
+    .select([
+      "p.id as parts_order_id",
+      "d.id as delivery_id",
+      "p.part_no",
+      "p.description",
+      "d.qty_ordered as qty",
+      "p.status",
+      "d.pickup_photo_id",
+      "d.delivery_photo_id",
+      "d.delivery as delivered",
+    ])
+    .where("d.movement_id", "=", movementId)
+    .orderBy("d.id")
+    .execute();
+  return { ...movement, parts };
+}

@@ -1,0 +1,100 @@
+/**
+ * The signed-in tablet pages: `GET /tablet` (choose the job) and `GET /tablet/deliver|collect|return`
+ * (one movement, run by the TabletFlow island against /tablet/api).
+ */
+import { type Context, Hono } from "hono";
+import { TabletHeader, type TabletHeaderProps } from "@/components/TabletHeader.tsx";
+import { TabletLayout } from "@/components/TabletLayout.tsx";
+import { isJobName, JOB_NAMES, JOBS } from "@/islands/_tablet_jobs.ts";
+import TabletFlow, { type TabletFlowProps } from "@/islands/TabletFlow.tsx";
+import type { AppDeps } from "@/lib/deps.ts";
+import { FLOWS } from "@/lib/flows.ts";
+import { island } from "@/lib/islands.tsx";
+import { renderPage } from "@/lib/render_page.tsx";
+import { listActiveRepairers } from "@/lib/tablet_data.ts";
+import { idleLeftMs, requireTabletUser } from "@/routes/tablet/guard.ts";
+import type { SessionEnv } from "@/routes/session_middleware.ts";
+
+const FlowIsland = island("TabletFlow", TabletFlow);
+
+/** The banner props of a signed-in page. */
+export function headerOf(c: Context<SessionEnv>, deps: AppDeps, title?: string): TabletHeaderProps {
+  const session = c.var.session!;
+  return {
+    title,
+    user: { name: session.user.name, role: session.user.role },
+    csrf: session.csrfToken,
+    expiresInMs: idleLeftMs(c, deps),
+  };
+}
+
+export function HomePage({ data }: { data: { header: TabletHeaderProps } }) {
+  return (
+    <>
+      <TabletHeader {...data.header} />
+      <main id="main" class="mx-auto max-w-5xl space-y-6 p-4">
+        <h1 class="text-3xl font-bold">What are you doing, {data.header.user?.name.split(" ")[0]}?</h1>
+        <ul class="grid grid-cols-1 gap-4 lg:grid-cols-3" aria-label="Jobs">
+          {JOB_NAMES.map((name) => (
+            <li key={name}>
+              <a
+                href={`/tablet/${name}`}
+                class="card tablet-link flex h-full min-h-40 flex-col justify-center gap-2 text-slate-950 no-underline hover:border-blue-800 active:bg-blue-50"
+              >
+                <span class="text-2xl font-bold text-blue-900 underline underline-offset-4">
+                  {JOBS[name].title}
+                </span>
+                <span class="text-lg font-normal">{JOBS[name].hint}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      </main>
+    </>
+  );
+}
+
+export function JobPage({ data }: { data: { header: TabletHeaderProps; flow: TabletFlowProps } }) {
+  return (
+    <>
+      <TabletHeader {...data.header} />
+      <main id="main" class="mx-auto max-w-5xl p-4">
+        <FlowIsland {...data.flow} />
+      </main>
+    </>
+  );
+}
+
+export function jobRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  app.use("*", requireTabletUser());
+
+  app.get("/", async (c) =>
+    c.html(
+      await renderPage(<HomePage data={{ header: headerOf(c, deps) }} />, {
+        title: "Depot tablet",
+        layout: TabletLayout,
+      }),
+    ));
+
+  app.get("/:job{deliver|collect|return}", async (c) => {
+    const job = c.req.param("job");
+    if (!isJobName(job)) return c.notFound();
+    const rego = c.req.query("rego")?.slice(0, 64);
+    const flow: TabletFlowProps = {
+      job,
+      csrf: c.var.session!.csrfToken,
+      noneSelected: FLOWS[JOBS[job].flow].noneSelected,
+      ...(job === "deliver" ? { repairers: await listActiveRepairers(deps.db) } : {}),
+      ...(rego ? { rego } : {}),
+    };
+    return c.html(
+      await renderPage(<JobPage data={{ header: headerOf(c, deps, JOBS[job].title), flow }} />, {
+        title: `${JOBS[job].title} · Depot tablet`,
+        layout: TabletLayout,
+      }),
+    );
+  });
+
+  return app;
+}

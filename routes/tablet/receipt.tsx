@@ -1,0 +1,129 @@
+/**
+ * `GET /tablet/movements/:id`: the receipt after a movement (id, parts, photo thumbnails from
+ * /photos/:id/thumb), with the next step offered: another job, or "finish and sign out" (D23).
+ * Only the drivers on the movement (and admins) may see it.
+ */
+import { Hono } from "hono";
+import type { TabletHeaderProps } from "@/components/TabletHeader.tsx";
+import { TabletHeader } from "@/components/TabletHeader.tsx";
+import { TabletLayout } from "@/components/TabletLayout.tsx";
+import { JOBS } from "@/islands/_tablet_jobs.ts";
+import type { AppDeps } from "@/lib/deps.ts";
+import { renderPage } from "@/lib/render_page.tsx";
+import { loadReceipt, type Receipt } from "@/lib/tablet_data.ts";
+import { requireTabletUser } from "@/routes/tablet/guard.ts";
+import { headerOf } from "@/routes/tablet/jobs.tsx";
+import type { SessionEnv } from "@/routes/session_middleware.ts";
+
+const when = (d: Date) => d.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+
+function jobOf(r: Receipt) {
+  if (r.movement_type === "direct") return JOBS.deliver;
+  return r.parts.some((p) => p.delivered) ? JOBS.return : JOBS.collect;
+}
+
+function Thumb({ id, alt }: { id: number; alt: string }) {
+  return (
+    <a href={`/photos/${id}`} class="tablet-link shrink-0">
+      <img
+        src={`/photos/${id}/thumb`}
+        alt={alt}
+        width={112}
+        height={112}
+        class="h-28 w-28 rounded-lg border-2 border-slate-300 bg-slate-200 object-cover"
+      />
+    </a>
+  );
+}
+
+export function ReceiptPage({ data }: { data: { header: TabletHeaderProps; receipt: Receipt } }) {
+  const r = data.receipt;
+  const job = jobOf(r);
+  const open = r.movement_type === "reverse" && r.movement_status === "Parts Picked Up";
+  const partly = open && job === JOBS.return;
+  const csrf = data.header.csrf!;
+  return (
+    <>
+      <TabletHeader {...data.header} />
+      <main id="main" class="mx-auto max-w-5xl space-y-4 p-4">
+        <div class="msg-ok" role="status">
+          <h1 class="text-3xl font-bold" data-testid="receipt-title">
+            {job.done}
+            {partly && ": part of the trip"}
+          </h1>
+          <p class="text-xl">
+            Movement <strong data-testid="movement-id">#{r.id}</strong> · {r.movement_status}
+          </p>
+        </div>
+        <dl class="card grid grid-cols-1 gap-x-6 gap-y-2 sm:grid-cols-[max-content_1fr]">
+          <dt class="font-semibold">Rego</dt>
+          <dd class="font-mono text-xl">{r.registration}</dd>
+          <dt class="font-semibold">Claim</dt>
+          <dd>{r.claim_number}</dd>
+          {r.repairer && <dt class="font-semibold">Repair shop</dt>}
+          {r.repairer && <dd>{r.repairer}</dd>}
+          {r.hq_location && <dt class="font-semibold">HQ</dt>}
+          {r.hq_location && <dd>{r.hq_location}</dd>}
+          <dt class="font-semibold">Picked up</dt>
+          <dd>{r.picked_up_by}, {when(r.pick_up_at)}</dd>
+          {r.dropped_off_at && <dt class="font-semibold">Dropped off</dt>}
+          {r.dropped_off_at && <dd>{r.dropped_off_by}, {when(r.dropped_off_at)}</dd>}
+        </dl>
+        <ul class="space-y-3" aria-label="Parts">
+          {r.parts.map((p) => (
+            <li
+              key={p.delivery_id}
+              class="card flex flex-wrap items-center gap-4"
+              data-testid={`receipt-${p.part_no}`}
+            >
+              <Thumb id={p.pickup_photo_id} alt={`Pickup photo of ${p.part_no}`} />
+              {r.movement_type === "reverse" && p.delivery_photo_id && (
+                <Thumb id={p.delivery_photo_id} alt={`Drop-off photo of ${p.part_no}`} />
+              )}
+              <div class="grow">
+                <strong class="block font-mono text-xl">{p.part_no}</strong>
+                <span class="block">{p.description} · qty {p.qty}</span>
+                <span class="block font-semibold">{p.status}</span>
+              </div>
+            </li>
+          ))}
+        </ul>
+        {open && (
+          <p class="msg-info">
+            Parts still on the truck for this trip:{" "}
+            {r.parts.filter((p) => !p.delivered).length}. Return them with{" "}
+            <a class="tablet-link" href={`/tablet/return?rego=${encodeURIComponent(r.registration)}`}>
+              Return to HQ
+            </a>.
+          </p>
+        )}
+        <div class="flex flex-wrap gap-3">
+          <a href="/tablet" class="btn btn-primary grow">Another job</a>
+          <form method="post" action="/tablet/sign-out" class="grow">
+            <input type="hidden" name="_csrf" value={csrf} />
+            <button type="submit" class="btn btn-secondary w-full">Finish and sign out</button>
+          </form>
+        </div>
+      </main>
+    </>
+  );
+}
+
+export function receiptRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  app.use("*", requireTabletUser());
+  app.get("/:id{[1-9][0-9]{0,9}}", async (c) => {
+    const receipt = await loadReceipt(deps.db, Number(c.req.param("id")));
+    const user = c.var.session!.user;
+    const mine = receipt &&
+      (user.role === "admin" || receipt.picked_up_by_id === user.id || receipt.dropped_off_by_id === user.id);
+    if (!mine) return c.text("Movement not found.", 404);
+    return c.html(
+      await renderPage(<ReceiptPage data={{ header: headerOf(c, deps, "Receipt"), receipt }} />, {
+        title: `Movement #${receipt.id} · Depot tablet`,
+        layout: TabletLayout,
+      }),
+    );
+  });
+  return app;
+}

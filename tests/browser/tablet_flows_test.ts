@@ -1,0 +1,448 @@
+/**
+ * The depot tablet in real Chromium, end to end on the demo data: sign-in with the PIN pad, a direct
+ * delivery, a reverse pickup with a failed upload and a lost answer retried, the return to HQ in two
+ * drops, a part raced away before the confirmation, and the idle sign-out. Every screen is saved at
+ * 1280×800 and 800×1280 in test-output/screenshots/tablet_*.png.
+ */
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { importData } from "@/db/import.ts";
+import { ensureAssets } from "@/lib/assets.ts";
+import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
+import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
+import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
+import { freshDb } from "@/tests/helpers/db.ts";
+import { fixturePath } from "@/tests/helpers/photos.ts";
+import { launchBrowser, screenshot, serveApp, type ServedApp } from "./browser.ts";
+
+const LANDSCAPE = { width: 1280, height: 800 };
+const PORTRAIT = { width: 800, height: 1280 };
+const PHOTO = fixturePath("photo.jpg");
+const PNG = fixturePath("photo.png");
+
+interface Demo {
+  a: TestApp;
+  served: ServedApp;
+  close(): Promise<void>;
+}
+
+async function demo(): Promise<Demo> {
+  const t = await freshDb("pglite");
+  const a = await buildTestApp(t);
+  await importData(a.db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), a.clock);
+  const served = serveApp(a.app);
+  return {
+    a,
+    served,
+    close: async () => {
+      await served.close();
+      await t.close();
+      await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/**
+ * Both orientations of the current screen, then back to landscape. The viewport grows to the page's
+ * height first, so bars stuck to the bottom of the screen are drawn where they belong, not mid-page.
+ */
+async function shoot(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await smallTargets(page), [], `${name}: touch targets under 48 px`);
+  for (const [size, orientation] of [[LANDSCAPE, "landscape"], [PORTRAIT, "portrait"]] as const) {
+    await page.setViewportSize(size);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    if (height > size.height) await page.setViewportSize({ width: size.width, height });
+    await screenshot(page, `tablet_${name}_${orientation}`);
+  }
+  await page.setViewportSize(LANDSCAPE);
+}
+
+/**
+ * Controls smaller than 48×48 CSS px on screen. A checkbox or file input counts by its <label> (the
+ * whole label is the target); links inside running text are exempt (WCAG 2.5.8 "inline").
+ */
+function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const small: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>("a, button, input, select, textarea")) {
+      if (el.closest("p, dd, li > span") && el.tagName === "A") continue;
+      if (el instanceof HTMLInputElement && el.type === "hidden") continue;
+      const target = el instanceof HTMLInputElement && ["checkbox", "file"].includes(el.type)
+        ? el.closest("label") ?? el
+        : el;
+      const box = target.getBoundingClientRect();
+      const style = getComputedStyle(target);
+      if (box.width === 0 || box.height === 0 || style.visibility === "hidden") continue;
+      // The skip link is off-screen until focused.
+      if (target.classList.contains("sr-only")) continue;
+      if (box.width < 48 || box.height < 48) {
+        small.push(
+          `${target.tagName} "${target.textContent?.trim().slice(0, 30)}" ${box.width}x${box.height}`,
+        );
+      }
+    }
+    return small;
+  });
+}
+
+async function gzipSize(bytes: Uint8Array<ArrayBuffer>): Promise<number> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  return (await new Response(stream).arrayBuffer()).byteLength;
+}
+
+/** A page that fails the test on script errors and measures the JavaScript it loads. */
+async function openPage(browser: Browser) {
+  const context = await browser.newContext({ viewport: LANDSCAPE, hasTouch: true });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
+  });
+  const scripts = new Map<string, Promise<number>>();
+  page.on("response", (r) => {
+    if (r.request().resourceType() === "script" && !scripts.has(r.url())) {
+      scripts.set(r.url(), r.body().then((b) => gzipSize(new Uint8Array(b))));
+    }
+  });
+  return {
+    page,
+    errors,
+    /** Gzipped bytes of the scripts loaded since the last call (one page's JavaScript). */
+    async jsSince(): Promise<number> {
+      const sizes = await Promise.all(scripts.values());
+      scripts.clear();
+      return sizes.reduce((x, y) => x + y, 0);
+    },
+    close: () => context.close(),
+  };
+}
+
+const hydrated = (page: Page, island: string) =>
+  page.locator(`[data-island="${island}"][data-hydrated]`).first().waitFor({
+    state: "attached",
+    timeout: 15_000,
+  });
+
+async function signIn(page: Page, baseUrl: string, name: string, pin: string, shots = false) {
+  await page.goto(`${baseUrl}/tablet`);
+  await hydrated(page, "TabletSignIn");
+  if (shots) await shoot(page, "01_sign_in_list");
+  await page.getByRole("button", { name }).click();
+  const pad = page.getByRole("group", { name: "PIN keypad" });
+  for (const digit of pin) await pad.getByRole("button", { name: digit, exact: true }).click();
+  if (shots) await shoot(page, "02_pin_pad");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/tablet(\?|$)/);
+}
+
+async function chooseJob(page: Page, title: string, rego: string) {
+  await page.getByRole("link", { name: new RegExp(title) }).click();
+  await hydrated(page, "TabletFlow");
+  await page.getByLabel("Vehicle rego").fill(rego);
+  await page.getByRole("button", { name: "Find parts" }).click();
+}
+
+/** Selects a part and photographs it; waits until its photo is stored. */
+async function photograph(page: Page, partNo: string, file = PHOTO) {
+  const card = page.getByTestId(`part-${partNo}`);
+  await card.getByRole("checkbox").check();
+  await card.getByLabel(`Take photo of ${partNo}`).setInputFiles(file);
+  await card.getByTestId("photo-done").waitFor({ timeout: 15_000 });
+}
+
+async function confirmAndWaitForReceipt(page: Page, button: string) {
+  await page.getByRole("button", { name: /^Review/ }).click();
+  await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+  await page.getByRole("button", { name: button }).click();
+  await page.waitForURL(/\/tablet\/movements\/\d+/);
+  return Number(await page.getByTestId("movement-id").textContent().then((t) => t!.replace("#", "")));
+}
+
+async function thumbnailsLoaded(page: Page): Promise<number> {
+  const images = page.locator('img[src^="/photos/"]');
+  await images.first().waitFor();
+  // Every receipt thumbnail came from /photos/:id/thumb and decoded.
+  return await images.evaluateAll((imgs) =>
+    Promise.all(
+      (imgs as HTMLImageElement[]).map((img) => img.decode().then(() => img.naturalWidth > 0, () => false)),
+    ).then((ok) => ok.filter(Boolean).length)
+  );
+}
+
+Deno.test({
+  name: "tablet in Chromium: every flow end to end on the demo data",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    await ensureAssets({ log: () => {} });
+    const browser = await launchBrowser();
+    try {
+      await t.step("direct delivery, with a wrong PIN first; JS under 30 KB gzipped", async () => {
+        const d = await demo();
+        const p = await openPage(browser);
+        const { page } = p;
+        try {
+          await page.goto(`${d.served.baseUrl}/`);
+          await hydrated(page, "TabletSignIn");
+          const signInJs = await p.jsSince();
+          await page.getByRole("button", { name: "Dana Driver" }).click();
+          await page.getByLabel("Your PIN").fill("1111");
+          await page.getByRole("button", { name: "Sign in" }).click();
+          await page.getByTestId("sign-in-error").waitFor();
+          assert.equal(await page.getByTestId("sign-in-error").textContent(), "Wrong e-mail or PIN.");
+          await shoot(page, "03_wrong_pin");
+          await signIn(page, d.served.baseUrl, "Dana Driver", "4821", true);
+          await hydrated(page, "TabletIdle");
+          await shoot(page, "04_jobs");
+          await p.jsSince();
+
+          await page.getByRole("link", { name: /Deliver to a repair shop/ }).click();
+          await hydrated(page, "TabletFlow");
+          const flowJs = await p.jsSince();
+          await shoot(page, "05_search");
+          await page.getByLabel("Vehicle rego").fill("456");
+          await page.getByRole("button", { name: "Find parts" }).click();
+          const error = page.getByTestId("search-error");
+          await error.waitFor();
+          assert.match(
+            (await error.textContent())!,
+            /^Several vehicles match 456: .+\. Enter the full rego\.$/,
+          );
+          await shoot(page, "06_search_error");
+
+          await page.getByLabel("Vehicle rego").fill("abc123");
+          await page.getByRole("button", { name: "Find parts" }).click();
+          await page.getByTestId("part-52119-0K040").waitFor();
+          assert.equal(
+            await page.getByLabel("Repair shop", { exact: true }).locator("option:checked").textContent(),
+            "North Smash Repairs",
+          );
+          await photograph(page, "52119-0K040");
+          await photograph(page, "81110-0K530", PNG);
+          assert.match((await page.getByTestId("pending").textContent())!, /Photos uploaded: 2 of 2/);
+          await shoot(page, "07_parts_photographed");
+          await page.getByRole("button", { name: /^Review/ }).click();
+          await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+          await shoot(page, "08_review");
+          await page.getByRole("button", { name: "Confirm delivery" }).click();
+          await page.waitForURL(/\/tablet\/movements\/\d+/);
+          assert.equal(await page.getByTestId("receipt-title").textContent(), "Delivered to the repair shop");
+          assert.equal(await thumbnailsLoaded(page), 2);
+          await shoot(page, "09_receipt");
+
+          const parts = await d.a.db.selectFrom("parts_orders").select(["part_no", "status"])
+            .where("part_no", "in", ["52119-0K040", "81110-0K530"]).orderBy("part_no").execute();
+          assert.deepEqual(parts.map((x) => x.status), Array(2).fill("Delivered to Repair Shop directly"));
+          // The uploaded photos were scaled in the browser and sent as JPEG.
+          const types = await d.a.db.selectFrom("photos").select("content_type").execute();
+          assert.deepEqual(types.map((x) => x.content_type), ["image/jpeg", "image/jpeg"]);
+
+          await page.getByRole("button", { name: "Finish and sign out" }).click();
+          await page.waitForURL(/\/tablet\/sign-in\?reason=signed_out/);
+          await page.getByText("You are signed out. The next driver can sign in.").waitFor();
+          assert.equal((await d.a.db.selectFrom("sessions").selectAll().execute()).length, 0);
+          assert.deepEqual(p.errors, []);
+          console.info(`tablet: JS gzipped: sign-in page ${signInJs} B, flow page ${flowJs} B`);
+          assert.ok(flowJs > 0 && flowJs < 30_000, `flow page JS is ${flowJs} bytes gzipped`);
+          assert.ok(signInJs > 0 && signInJs < 30_000, `sign-in page JS is ${signInJs} bytes gzipped`);
+        } finally {
+          await p.close();
+          await d.close();
+        }
+      });
+
+      await t.step(
+        "reverse pickup: a failed upload and a lost answer are retried; then return to HQ in two drops",
+        async () => {
+          const d = await demo();
+          const p = await openPage(browser);
+          const { page } = p;
+          try {
+            await signIn(page, d.served.baseUrl, "Sam Lorry", "1357");
+            // The first photo upload dies on the way (patchy Wi-Fi).
+            let photoCalls = 0;
+            await page.route("**/tablet/api/photos?**", async (route) => {
+              if (++photoCalls === 1) return await route.abort("internetdisconnected");
+              await route.continue();
+            });
+            // The first submission reaches the server but its answer is lost.
+            let submitCalls = 0;
+            await page.route("**/tablet/api/movements", async (route) => {
+              if (++submitCalls === 1) {
+                await route.fetch();
+                return await route.abort("timedout");
+              }
+              await route.continue();
+            });
+            await chooseJob(page, "Collect from a repair shop", "XYZ 789");
+            const mirror = page.getByTestId("part-87940-0K010");
+            await mirror.waitFor();
+            await mirror.getByRole("checkbox").check();
+            await mirror.getByLabel("Take photo of 87940-0K010").setInputFiles(PHOTO);
+            await mirror.getByText(/Not uploaded yet: no connection/).waitFor();
+            assert.match((await page.getByTestId("pending").textContent())!, /1 waiting for the network/);
+            await shoot(page, "10_upload_retrying");
+            await mirror.getByTestId("photo-done").waitFor({ timeout: 15_000 });
+            assert.equal(photoCalls, 2);
+            // The Wi-Fi drops: the next photo waits, retrying with backoff, and goes as soon as it is back.
+            await page.context().setOffline(true);
+            const grille = page.getByTestId("part-75310-0K020");
+            await grille.getByRole("checkbox").check();
+            await grille.getByLabel("Take photo of 75310-0K020").setInputFiles(PHOTO);
+            await grille.getByText(/Not uploaded yet: no connection/).waitFor();
+            // Wait until the next automatic try is at least 3 s away, then bring the network back.
+            const countdown = grille.getByText(/Trying again in ([3-9]|[1-9]\d) s/);
+            await countdown.waitFor({ timeout: 15_000 });
+            const due = Number(/in (\d+) s/.exec((await countdown.textContent())!)![1]);
+            await page.context().setOffline(false);
+            const back = Date.now();
+            await grille.getByTestId("photo-done").waitFor({ timeout: 15_000 });
+            // Without the online event the photo would wait more than due - 1 seconds.
+            assert.ok(Date.now() - back < (due - 1) * 1000, "the queue resumed on the online event");
+            const movementId = await confirmAndWaitForReceipt(page, "Confirm pickup");
+            assert.equal(submitCalls, 2, "the lost answer was retried");
+            assert.equal(
+              await page.getByTestId("receipt-title").textContent(),
+              "Collected from the repair shop",
+            );
+            const trips = await d.a.db.selectFrom("parts_movements").selectAll().execute();
+            assert.equal(trips.length, 1, "the retry wrote nothing new (D16)");
+            assert.equal(trips[0].id, movementId);
+            await page.unrouteAll();
+
+            // Collecting again says the trip must be returned first, and links there.
+            await page.getByRole("link", { name: "Another job" }).click();
+            await chooseJob(page, "Collect from a repair shop", "xyz789");
+            await page.getByTestId("search-error").getByRole("link", { name: "Return to HQ" }).click();
+            await hydrated(page, "TabletFlow");
+            await page.getByText(`Return trip #${movementId}`).waitFor();
+            await shoot(page, "11_return_parts");
+            await photograph(page, "87940-0K010");
+            await confirmAndWaitForReceipt(page, "Confirm return to HQ");
+            await page.getByText("Parts still on the truck for this trip: 1.").waitFor();
+            await shoot(page, "12_return_partial_receipt");
+
+            await page.getByRole("link", { name: "Return to HQ" }).click();
+            await hydrated(page, "TabletFlow");
+            await page.getByTestId("part-75310-0K020").waitFor();
+            assert.equal(
+              await page.locator('[data-testid^="part-"]').count(),
+              1,
+              "only the part still on the truck",
+            );
+            await photograph(page, "75310-0K020");
+            const again = await confirmAndWaitForReceipt(page, "Confirm return to HQ");
+            assert.equal(again, movementId);
+            await page.getByText(/Parts Dropped off/).first().waitFor();
+            assert.equal(await thumbnailsLoaded(page), 4, "pickup and drop-off photos of both parts");
+            const statuses = await d.a.db.selectFrom("parts_orders").select("status")
+              .where("part_no", "in", ["87940-0K010", "75310-0K020"]).execute();
+            assert.deepEqual(statuses.map((x) => x.status), ["Returned to HQ", "Returned to HQ"]);
+            assert.deepEqual(p.errors.filter((e) => !e.includes("net::")), []);
+          } finally {
+            await p.close();
+            await d.close();
+          }
+        },
+      );
+
+      await t.step(
+        "a part raced away before the confirmation: its message next to it, nothing lost",
+        async () => {
+          const d = await demo();
+          const p = await openPage(browser);
+          const { page } = p;
+          try {
+            await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+            await chooseJob(page, "Deliver to a repair shop", "ABC123");
+            await photograph(page, "52119-0K040");
+            await photograph(page, "81110-0K530");
+            await page.getByLabel("Repair shop", { exact: true }).selectOption({
+              label: "Eastern Panel & Paint",
+            });
+            await page.getByRole("button", { name: /^Review/ }).click();
+            await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+            // The dashboard takes the bumper back between the search and the confirmation.
+            await d.a.db.updateTable("parts_orders").set({ status: "Ordered" }).where(
+              "part_no",
+              "=",
+              "52119-0K040",
+            )
+              .execute();
+            await page.getByRole("button", { name: "Confirm delivery" }).click();
+            const bumper = page.getByTestId("part-52119-0K040");
+            await bumper.getByTestId("part-error").waitFor();
+            assert.equal(
+              await bumper.getByTestId("part-error").textContent(),
+              "52119-0K040 is no longer available for delivery.",
+            );
+            // Everything entered is still there: both selections, both photos, the chosen shop.
+            assert.ok(await bumper.getByRole("checkbox").isChecked());
+            assert.equal(await page.getByTestId("photo-done").count(), 2);
+            assert.equal(
+              await page.getByLabel("Repair shop", { exact: true }).locator("option:checked").textContent(),
+              "Eastern Panel & Paint",
+            );
+            await shoot(page, "13_part_raced");
+            await bumper.getByRole("checkbox").uncheck();
+            await confirmAndWaitForReceipt(page, "Confirm delivery");
+            await page.getByText("Eastern Panel & Paint").waitFor();
+            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 2); // title + headlamp
+            assert.deepEqual(p.errors, []);
+          } finally {
+            await p.close();
+            await d.close();
+          }
+        },
+      );
+
+      await t.step("idle sign-out: a warning in the last minute, then signed out", async () => {
+        const d = await demo();
+        const p = await openPage(browser);
+        const { page } = p;
+        try {
+          await page.clock.install();
+          await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+          await page.getByRole("link", { name: /Deliver to a repair shop/ }).click();
+          await hydrated(page, "TabletFlow");
+          await hydrated(page, "TabletIdle");
+          // Nine minutes pass with nothing sent to the server.
+          d.a.clock.advance(9 * 60_000 + 5_000);
+          await page.clock.fastForward(9 * 60_000 + 5_000);
+          const warning = page.getByRole("alertdialog", { name: "Still there?" });
+          await warning.waitFor();
+          assert.match((await page.getByTestId("idle-countdown").textContent())!, /^0:5\d$/);
+          await shoot(page, "14_idle_warning");
+          // "Stay signed in" reaches the server, which restarts the countdown.
+          await page.getByRole("button", { name: "Stay signed in" }).click();
+          await warning.waitFor({ state: "hidden" });
+
+          // Ten quiet minutes: the server ends the session and the page signs out.
+          d.a.clock.advance(IDLE_TIMEOUT_MS);
+          await page.clock.fastForward(IDLE_TIMEOUT_MS);
+          await page.waitForURL(/\/tablet\/sign-in\?reason=idle/);
+          await page.getByText("You were signed out after 10 minutes without activity.").waitFor();
+          await shoot(page, "15_signed_out_idle");
+          assert.equal((await d.a.db.selectFrom("sessions").selectAll().execute()).length, 0);
+
+          // A page left open past the timeout finds out at its next server call.
+          await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+          await page.getByRole("link", { name: /Collect from a repair shop/ }).click();
+          await hydrated(page, "TabletFlow");
+          d.a.clock.advance(IDLE_TIMEOUT_MS);
+          await page.getByLabel("Vehicle rego").fill("XYZ 789");
+          await page.getByRole("button", { name: "Find parts" }).click();
+          await page.getByTestId("signed-out").waitFor();
+          assert.match((await page.getByTestId("signed-out").textContent())!, /You were signed out/);
+          assert.deepEqual(p.errors, []);
+        } finally {
+          await p.close();
+          await d.close();
+        }
+      });
+    } finally {
+      await browser.close();
+    }
+  },
+});

@@ -1,0 +1,83 @@
+/**
+ * A depot tablet for route tests: keeps the session cookie like a browser, signs in through the PIN form
+ * and calls the tablet's JSON endpoints with the CSRF token.
+ */
+import { ensureAssets } from "@/lib/assets.ts";
+import { hashPin } from "@/lib/pin.ts";
+import type { TestApp } from "@/tests/helpers/app.ts";
+import { makeUser } from "@/tests/helpers/factories.ts";
+import type { Role } from "@/db/schema.ts";
+
+export const TEST_PIN = "4821";
+// PBKDF2 is slow on purpose: hash the test PIN once per process.
+let pinHash: Promise<string> | undefined;
+export const testPinHash = () => (pinHash ??= hashPin(TEST_PIN));
+
+export async function makeDriver(a: TestApp, opts: { role?: Role; name?: string; active?: boolean } = {}) {
+  return await makeUser(a.db, {
+    role: opts.role ?? "driver",
+    name: opts.name,
+    active: opts.active,
+    pinHash: await testPinHash(),
+  });
+}
+
+let assets: Promise<unknown> | undefined;
+
+export class Tablet {
+  cookie = "";
+  csrf = "";
+  constructor(readonly a: TestApp) {}
+
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    // Tablet pages name their islands, so the build must be current (a no-op when it is).
+    await (assets ??= ensureAssets({ log: () => {} }));
+    const headers = new Headers(init.headers);
+    if (this.cookie) headers.set("cookie", this.cookie);
+    const res = await this.a.app.request(`http://localhost${path}`, { ...init, headers, redirect: "manual" });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const [name, value] = pair.split("=");
+      if (name !== "pm_session") continue;
+      const expired = /max-age=0|expires=Thu, 01 Jan 1970/i.test(line) || value === "";
+      this.cookie = expired ? "" : `${name}=${value}`;
+    }
+    return res;
+  }
+
+  /** Posts the sign-in form; returns the answer (303 on success). */
+  async signInForm(fields: Record<string, string>): Promise<Response> {
+    return await this.request("/tablet/sign-in", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+
+  /** Signs in as the user (picked by id) and picks up the CSRF token from the home page. */
+  async signIn(user: { id: number }): Promise<void> {
+    const res = await this.signInForm({ user_id: String(user.id), pin: TEST_PIN, next: "/tablet" });
+    if (res.status !== 303) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
+    const home = await this.request("/tablet");
+    const match = /name="_csrf" value="([^"]+)"/.exec(await home.text());
+    if (!match) throw new Error("no CSRF token on the tablet home page");
+    this.csrf = match[1];
+  }
+
+  async postJson(path: string, body: unknown): Promise<Response> {
+    return await this.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": this.csrf },
+      body: JSON.stringify(body),
+    });
+  }
+
+  async uploadPhoto(query: Record<string, string | number>, bytes: Uint8Array): Promise<Response> {
+    const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+    return await this.request(`/tablet/api/photos?${q}`, {
+      method: "POST",
+      headers: { "content-type": "image/jpeg", "x-csrf-token": this.csrf },
+      body: bytes as Uint8Array<ArrayBuffer>,
+    });
+  }
+}

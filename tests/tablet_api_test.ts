@@ -1,0 +1,243 @@
+/**
+ * The tablet's JSON endpoints: search per job, photos (2a + 2b in one call), the three submissions with
+ * their rule messages next to the part, D16 replays, and the receipt page.
+ */
+import assert from "node:assert/strict";
+import type { PartStatus } from "@/db/schema.ts";
+import type { TestApp } from "@/tests/helpers/app.ts";
+import { appTest } from "@/tests/helpers/app.ts";
+import { makeClaim, makeHq, makeRepairer } from "@/tests/helpers/factories.ts";
+import { jpegPhoto, notAPhoto } from "@/tests/helpers/photos.ts";
+import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
+
+async function setup(a: TestApp, statuses: PartStatus[], registration = "ABC123") {
+  const hq = await makeHq(a.db, "Crash Claim HQ - Main Depot");
+  const shop = await makeRepairer(a.db, "North Smash Repairs");
+  const other = await makeRepairer(a.db, "Southside Collision Centre");
+  const { claim, parts } = await makeClaim(a.db, {
+    registration,
+    management: shop.id,
+    parts: statuses.map((status, i) => ({ status, part_no: `PN-${i + 1}` })),
+  });
+  const driver = await makeDriver(a, { name: "Dana Driver" });
+  const t = new Tablet(a);
+  await t.signIn(driver);
+  return { hq, shop, other, claim, parts, driver, t };
+}
+
+async function json(res: Response, status = 200) {
+  assert.equal(res.status, status, await res.clone().text());
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+  return await res.json();
+}
+
+/** Uploads a photo for each part and returns the parts[] of a submission. */
+async function photographed(t: Tablet, job: string, rego: string, partIds: number[]) {
+  const items = [];
+  for (const id of partIds) {
+    const body = await json(await t.uploadPhoto({ job, rego, part_id: id }, await jpegPhoto()));
+    items.push({ parts_order_id: id, confirm: true, image_id: body.image_id });
+  }
+  return items;
+}
+
+appTest("tablet api: search for a delivery lists the Arrived parts and the claim's repairer", async (a) => {
+  const { t, shop, parts } = await setup(a, ["Arrived", "Ordered", "Arrived"]);
+  const found = await json(await t.postJson("/tablet/api/search", { job: "deliver", rego: "abc 123" }));
+  assert.deepEqual(found, {
+    job: "deliver",
+    rego: "abc 123",
+    claim_number: found.claim_number,
+    parts: [
+      { id: parts[0].id, part_no: "PN-1", description: parts[0].description },
+      { id: parts[2].id, part_no: "PN-3", description: parts[2].description },
+    ],
+    repairer_id: shop.id,
+    repairer_name: "North Smash Repairs",
+  });
+});
+
+appTest("tablet api: search answers the exact messages of the handler", async (a) => {
+  const { t } = await setup(a, ["Ordered"]);
+  await makeClaim(a.db, { registration: "FLT 900", management: false, parts: [{ status: "Arrived" }] });
+  const cases: [string, string, string][] = [
+    ["deliver", "ZZZ999", "Rego not found"],
+    ["deliver", "A", "Enter at least 2 characters of the rego."],
+    ["deliver", "ABC123", "No parts ready for delivery to a repair shop"],
+    ["deliver", "FLT900", "Record not found"],
+    ["collect", "ABC123", "No parts flagged for return at a repair shop"],
+    ["return", "ABC123", "Return trip not found."],
+  ];
+  for (const [job, rego, message] of cases) {
+    assert.deepEqual(
+      await json(await t.postJson("/tablet/api/search", { job, rego }), 422),
+      { message },
+      rego,
+    );
+  }
+  const bad = await json(await t.postJson("/tablet/api/search", { job: "fly", rego: "ABC123" }), 422);
+  assert.match(bad.message, /^Invalid request: job must be one of deliver, collect, return\.$/);
+});
+
+appTest(
+  "tablet api: a photo is staged for the driver and the flow's stage, and refused when not a photo",
+  async (a) => {
+    const { t, parts, driver } = await setup(a, ["Arrived", "Ordered"]);
+    const body = await json(
+      await t.uploadPhoto({ job: "deliver", rego: "ABC123", part_id: parts[0].id }, await jpegPhoto()),
+    );
+    const row = await a.db.selectFrom("uploaded_images").selectAll().where("id", "=", body.image_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.part_id, parts[0].id);
+    assert.equal(row.movement_stage, "direct_dropoff");
+    assert.equal(row.uploaded_by, driver.id);
+    assert.equal(row.photo_id, body.photo_id);
+    // The part is not Arrived: the flow's message, about that part.
+    assert.deepEqual(
+      await json(
+        await t.uploadPhoto({ job: "deliver", rego: "ABC123", part_id: parts[1].id }, await jpegPhoto()),
+        422,
+      ),
+      { message: "PN-2 is no longer available for delivery.", part_id: parts[1].id },
+    );
+    const refused = await json(
+      await t.uploadPhoto({ job: "deliver", rego: "ABC123", part_id: parts[0].id }, await notAPhoto()),
+      415,
+    );
+    assert.equal(refused.message, "The file is not a JPEG, PNG, WebP or HEIC photo.");
+    assert.equal(refused.part_id, parts[0].id);
+  },
+);
+
+appTest(
+  "tablet api: a delivery is recorded once; a retry of it answers the same movement (D16)",
+  async (a) => {
+    const { t, parts, other } = await setup(a, ["Arrived", "Arrived"]);
+    const items = await photographed(t, "deliver", "ABC123", [parts[0].id, parts[1].id]);
+    const body = { job: "deliver", rego: "ABC123", repairer_id: other.id, parts: items };
+    const first = await json(await t.postJson("/tablet/api/movements", body));
+    assert.equal(first.receipt_url, `/tablet/movements/${first.movement_id}`);
+    const movement = await a.db.selectFrom("parts_movements").selectAll().executeTakeFirstOrThrow();
+    assert.equal(movement.id, first.movement_id);
+    assert.equal(movement.repairer_id, other.id, "the shop chosen in the dropdown, not the claim's");
+    const again = await json(await t.postJson("/tablet/api/movements", body));
+    assert.deepEqual(again, first);
+    assert.equal((await a.db.selectFrom("parts_movements").selectAll().execute()).length, 1);
+
+    const receipt = await t.request(first.receipt_url);
+    assert.equal(receipt.status, 200);
+    const html = await receipt.text();
+    assert.match(html, /Delivered to the repair shop/);
+    assert.match(html, new RegExp(`#${first.movement_id}`));
+    assert.match(html, /PN-1/);
+    assert.match(html, /Southside Collision Centre/);
+    assert.match(html, /src="\/photos\/\d+\/thumb"/);
+    assert.match(html, /Finish and sign out/);
+  },
+);
+
+appTest("tablet api: a rule failure names the part and writes nothing", async (a) => {
+  const { t, parts, shop } = await setup(a, ["Arrived", "Arrived"]);
+  const items = await photographed(t, "deliver", "ABC123", [parts[0].id, parts[1].id]);
+  // The dashboard takes the second part away between the photo and the confirmation.
+  await a.db.updateTable("parts_orders").set({ status: "Ordered" }).where("id", "=", parts[1].id).execute();
+  const body = { job: "deliver", rego: "ABC123", repairer_id: shop.id, parts: items };
+  assert.deepEqual(await json(await t.postJson("/tablet/api/movements", body), 422), {
+    message: "PN-2 is no longer available for delivery.",
+    part_id: parts[1].id,
+  });
+  assert.deepEqual(
+    await json(
+      await t.postJson("/tablet/api/movements", { ...body, repairer_id: null, parts: [items[0]] }),
+      422,
+    ),
+    { message: "Choose a repair shop." },
+  );
+  assert.deepEqual(
+    await json(
+      await t.postJson("/tablet/api/movements", { ...body, parts: [{ ...items[0], confirm: false }] }),
+      422,
+    ),
+    { message: "Select at least one part to deliver." },
+  );
+  assert.equal((await a.db.selectFrom("parts_movements").selectAll().execute()).length, 0);
+});
+
+appTest("tablet api: collect, then return to HQ in two drops; the receipts follow the trip", async (a) => {
+  const { t, parts, hq } = await setup(
+    a,
+    ["Pending Repair Shop Pick-Up", "Pending Repair Shop Pick-Up"],
+    "XYZ 789",
+  );
+  const ids = parts.map((p) => p.id);
+  const picked = await json(
+    await t.postJson("/tablet/api/movements", {
+      job: "collect",
+      rego: "xyz789",
+      parts: await photographed(t, "collect", "xyz789", ids),
+    }),
+  );
+  // Collecting again is refused while the trip is open: return it first.
+  const collect = await json(
+    await t.postJson("/tablet/api/search", { job: "collect", rego: "XYZ 789" }),
+    422,
+  );
+  assert.equal(collect.switch_to, "return");
+  const found = await json(await t.postJson("/tablet/api/search", { job: "return", rego: "XYZ 789" }));
+  assert.equal(found.movement_id, picked.movement_id);
+  assert.deepEqual(found.hq_location, { id: hq.id, name: hq.name });
+  assert.deepEqual(found.parts.map((p: { id: number }) => p.id), ids);
+
+  const first = await photographed(t, "return", "XYZ 789", [ids[0]]);
+  const partial = await json(
+    await t.postJson("/tablet/api/movements", {
+      job: "return",
+      rego: "XYZ 789",
+      movement_id: picked.movement_id,
+      parts: [first[0], { parts_order_id: ids[1], confirm: false, image_id: null }],
+    }),
+  );
+  assert.equal(partial.movement_id, picked.movement_id);
+  let html = await (await t.request(partial.receipt_url)).text();
+  assert.match(html, /Returned to HQ/);
+  assert.match(html, /Parts still on the truck for this trip: 1\./);
+
+  const rest = await photographed(t, "return", "XYZ 789", [ids[1]]);
+  await json(
+    await t.postJson("/tablet/api/movements", {
+      job: "return",
+      rego: "XYZ 789",
+      movement_id: picked.movement_id,
+      parts: rest,
+    }),
+  );
+  html = await (await t.request(partial.receipt_url)).text();
+  assert.match(html, /Parts Dropped off/);
+  assert.doesNotMatch(html, /still on the truck/);
+  const statuses = await a.db.selectFrom("parts_orders").select("status").where("id", "in", ids).execute();
+  assert.deepEqual(statuses.map((s) => s.status), ["Returned to HQ", "Returned to HQ"]);
+  assert.deepEqual(
+    await json(await t.postJson("/tablet/api/search", { job: "return", rego: "XYZ 789" }), 422),
+    { message: "Return trip not found." },
+  );
+});
+
+appTest("tablet api: a receipt is only for the drivers on the movement (and admins)", async (a) => {
+  const { t, parts, shop } = await setup(a, ["Arrived"]);
+  const items = await photographed(t, "deliver", "ABC123", [parts[0].id]);
+  const { receipt_url } = await json(
+    await t.postJson("/tablet/api/movements", {
+      job: "deliver",
+      rego: "ABC123",
+      repairer_id: shop.id,
+      parts: items,
+    }),
+  );
+  const sam = new Tablet(a);
+  await sam.signIn(await makeDriver(a));
+  assert.equal((await sam.request(receipt_url)).status, 404);
+  const admin = new Tablet(a);
+  await admin.signIn(await makeDriver(a, { role: "admin" }));
+  assert.equal((await admin.request(receipt_url)).status, 200);
+  assert.equal((await t.request("/tablet/movements/999999")).status, 404);
+});

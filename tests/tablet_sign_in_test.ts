@@ -1,0 +1,177 @@
+/** The depot tablet's sign-in, sign-out, roles and idle expiry at the HTTP level (D23, D24). */
+import assert from "node:assert/strict";
+import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
+import { appTest } from "@/tests/helpers/app.ts";
+import { makeDriver, Tablet, TEST_PIN } from "@/tests/helpers/tablet.ts";
+
+appTest("tablet: signed-out visitors are sent to the sign-in page, and / leads to the tablet", async (a) => {
+  const t = new Tablet(a);
+  const root = await t.request("/");
+  assert.equal(root.status, 302);
+  assert.equal(root.headers.get("location"), "/tablet");
+  const res = await t.request("/tablet/deliver?rego=ABC");
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/tablet/sign-in?next=%2Ftablet%2Fdeliver%3Frego%3DABC");
+  const api = await t.postJson("/tablet/api/search", { job: "deliver", rego: "ABC" });
+  assert.equal(api.status, 401);
+});
+
+appTest("tablet: the sign-in page lists active drivers by name, without their e-mails", async (a) => {
+  await makeDriver(a, { name: "Zed Driver" });
+  await makeDriver(a, { name: "Amy Driver" });
+  await makeDriver(a, { name: "Gone Driver", active: false });
+  await makeDriver(a, { name: "Priya Dispatch", role: "dispatcher" });
+  const res = await new Tablet(a).request("/tablet/sign-in");
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+  const html = await res.text();
+  assert.ok(html.indexOf("Amy Driver") < html.indexOf("Zed Driver"), "sorted by name");
+  assert.ok(!html.includes("Gone Driver"));
+  assert.ok(!html.includes("Priya Dispatch"));
+  assert.ok(!html.includes("@depot.example"));
+  assert.match(html, /data-island="TabletSignIn"/);
+});
+
+appTest("tablet: a driver signs in with the PIN and lands where they were going", async (a) => {
+  const dana = await makeDriver(a, { name: "Dana Driver" });
+  const t = new Tablet(a);
+  const res = await t.signInForm({ user_id: String(dana.id), pin: TEST_PIN, next: "/tablet/collect" });
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/tablet/collect");
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("pm_session="))!;
+  assert.match(cookie, /HttpOnly/i);
+  assert.match(cookie, /SameSite=Strict/i);
+  const page = await t.request("/tablet/collect");
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get("cache-control"), "no-store");
+  const html = await page.text();
+  assert.match(html, /Dana Driver/);
+  assert.match(html, /data-island="TabletFlow"/);
+  assert.match(html, /data-island="TabletIdle"/);
+  // Already signed in: the sign-in page sends the driver on.
+  const again = await t.request("/tablet/sign-in");
+  assert.equal(again.status, 303);
+});
+
+appTest("tablet: sign-in by e-mail works for an admin; a dispatcher is turned away", async (a) => {
+  const admin = await makeDriver(a, { role: "admin" });
+  const dispatcher = await makeDriver(a, { role: "dispatcher" });
+  const t = new Tablet(a);
+  const ok = await t.signInForm({ email: admin.email.toUpperCase(), pin: TEST_PIN, next: "/tablet" });
+  assert.equal(ok.status, 303);
+  const other = new Tablet(a);
+  const refused = await other.signInForm({ email: dispatcher.email, pin: TEST_PIN, next: "/tablet" });
+  assert.equal(refused.status, 403);
+  assert.match(
+    await refused.text(),
+    /The depot tablet is for drivers\. Dispatchers use the dashboard at \/hq\./,
+  );
+  assert.equal(other.cookie, "");
+  // A dispatcher cannot be picked from the list either.
+  const picked = await other.signInForm({ user_id: String(dispatcher.id), pin: TEST_PIN });
+  assert.equal(picked.status, 400);
+  assert.match(await picked.text(), /Choose your name or type your e-mail\./);
+});
+
+appTest("tablet: wrong PINs show the sessions' messages, and the fifth locks the driver out", async (a) => {
+  const dana = await makeDriver(a);
+  const t = new Tablet(a);
+  for (let i = 1; i <= 4; i++) {
+    const res = await t.signInForm({ user_id: String(dana.id), pin: "0000" });
+    assert.equal(res.status, 401);
+    const html = await res.text();
+    assert.match(html, /Wrong e-mail or PIN\./);
+    // The page comes back with the same driver picked, straight to the PIN pad.
+    assert.match(html, new RegExp(`&quot;pickedId&quot;:${dana.id}|"pickedId":${dana.id}`));
+  }
+  const fifth = await t.signInForm({ user_id: String(dana.id), pin: "0000" });
+  assert.equal(fifth.status, 401);
+  assert.match(await fifth.text(), /Too many wrong PINs\. Try again in 5 minutes\./);
+  const right = await t.signInForm({ user_id: String(dana.id), pin: TEST_PIN });
+  assert.equal(right.status, 401);
+  assert.match(await right.text(), /Too many wrong PINs/);
+  assert.equal(t.cookie, "");
+});
+
+appTest("tablet: next never leaves the tablet", async (a) => {
+  const dana = await makeDriver(a);
+  for (
+    const next of [
+      "//evil.example/x",
+      "https://evil.example",
+      "/hq",
+      "/\\evil.example",
+      "/tablet\\x",
+      "/tablet/../hq",
+    ]
+  ) {
+    const res = await new Tablet(a).signInForm({ user_id: String(dana.id), pin: TEST_PIN, next });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/tablet", next);
+  }
+});
+
+appTest("tablet: sign-out needs the CSRF token, ends the session and clears the site's data", async (a) => {
+  const dana = await makeDriver(a);
+  const t = new Tablet(a);
+  await t.signIn(dana);
+  const form = (csrf: string) => ({
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ _csrf: csrf }).toString(),
+  });
+  const forged = await t.request("/tablet/sign-out", form("wrong"));
+  assert.equal(forged.status, 403);
+  const crossSite = await t.request("/tablet/sign-out", {
+    ...form(t.csrf),
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+  });
+  assert.equal(crossSite.status, 403);
+  const cookie = t.cookie;
+  const res = await t.request("/tablet/sign-out", form(t.csrf));
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/tablet/sign-in?reason=signed_out");
+  assert.equal(res.headers.get("clear-site-data"), '"cache", "cookies", "storage"');
+  assert.equal((await a.db.selectFrom("sessions").selectAll().execute()).length, 0);
+  // The old cookie is worthless now.
+  t.cookie = cookie;
+  const after = await t.request("/tablet");
+  assert.equal(after.status, 303);
+  const page = await t.request("/tablet/sign-in?reason=signed_out");
+  assert.match(await page.text(), /You are signed out\. The next driver can sign in\./);
+});
+
+appTest("tablet: after 10 idle minutes the tablet is signed out and says why", async (a) => {
+  const dana = await makeDriver(a);
+  const t = new Tablet(a);
+  await t.signIn(dana);
+  const ping = await t.postJson("/tablet/api/ping", {});
+  assert.equal(ping.status, 204);
+  assert.equal(Number(ping.headers.get("x-session-expires-in")), IDLE_TIMEOUT_MS);
+  a.clock.advance(IDLE_TIMEOUT_MS - 60_000);
+  const late = await t.postJson("/tablet/api/ping", {});
+  assert.equal(late.status, 204);
+  assert.equal(
+    Number(late.headers.get("x-session-expires-in")),
+    IDLE_TIMEOUT_MS,
+    "activity restarts the clock",
+  );
+  a.clock.advance(IDLE_TIMEOUT_MS);
+  const cookie = t.cookie;
+  const api = await t.postJson("/tablet/api/search", { job: "deliver", rego: "ABC" });
+  assert.equal(api.status, 401);
+  t.cookie = cookie;
+  const page = await t.request("/tablet/deliver");
+  assert.equal(page.status, 303);
+  assert.equal(page.headers.get("location"), "/tablet/sign-in?reason=idle&next=%2Ftablet%2Fdeliver");
+  const signIn = await t.request("/tablet/sign-in?reason=idle&next=%2Ftablet%2Fdeliver");
+  assert.match(await signIn.text(), /You were signed out after 10 minutes without activity\./);
+});
+
+appTest("tablet: API calls need the CSRF header", async (a) => {
+  const dana = await makeDriver(a);
+  const t = new Tablet(a);
+  await t.signIn(dana);
+  const res = await t.request("/tablet/api/ping", { method: "POST" });
+  assert.equal(res.status, 403);
+});
