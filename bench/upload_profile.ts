@@ -1,0 +1,140 @@
+/**
+ * Focused look at the photo upload path (not run by tests or `deno task bench`).
+ *
+ *   deno run -A bench/upload_profile.ts service [--rounds N]
+ *     the upload rows of `deno task bench` alone (real service child vs bare baseline), N times over
+ *     one small embedded database.
+ *   deno run -A bench/upload_profile.ts micro [--rounds N] [--chunk BYTES] [--no-sync]
+ *     in process, no HTTP: 48 multipart bodies of 4 MB (arriving in `--chunk` pieces) through
+ *     readFilePart + PhotoStorage.stage, c=8, then the parser alone and the storage alone, so the cost
+ *     of each stage shows. Add `--cpu-prof` to the deno flags for a profile.
+ */
+import { parseArgs } from "node:util";
+import { openDb } from "@/db/client.ts";
+import { migrateToLatest } from "@/db/migrate.ts";
+import { fillClaims } from "@/bench/generate.ts";
+import type { BenchTarget } from "@/bench/main.ts";
+import { benchUpload } from "@/bench/upload.ts";
+import { runLoad } from "@/bench/load.ts";
+import { readFilePart } from "@/lib/multipart_upload.ts";
+import { PhotoStorage } from "@/lib/storage.ts";
+
+const { values, positionals } = parseArgs({
+  args: Deno.args,
+  allowPositionals: true,
+  options: {
+    rounds: { type: "string", default: "1" },
+    chunk: { type: "string", default: "65536" },
+    "no-sync": { type: "boolean", default: false },
+  },
+});
+const rounds = Number(values.rounds);
+const mode = positionals[0] ?? "service";
+
+const PHOTO_BYTES = 4 * 1024 * 1024;
+const UPLOADS = 48;
+const CONCURRENCY = 8;
+const MB = (UPLOADS * PHOTO_BYTES) / 1e6;
+
+if (mode === "service") {
+  const dataDir = await Deno.makeTempDir({ prefix: "pm-upload-bench-" });
+  const target: BenchTarget = {
+    kind: "embedded",
+    env: { DATA_DIR: dataDir },
+    dataDir,
+    open: () => openDb({ dir: `${dataDir}/db` }),
+  };
+  try {
+    const db = target.open();
+    await migrateToLatest(db);
+    await fillClaims(db, 200);
+    await db.destroy();
+    for (let r = 0; r < rounds; r++) {
+      const rows = await benchUpload(target);
+      for (const row of rows) console.log(`${row.figure}: service ${row.service}, baseline ${row.baseline}, ratio ${row.ratio}`);
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+} else if (mode === "micro") {
+  const chunk = Number(values.chunk);
+  const boundary = "----bench" + crypto.randomUUID();
+  const enc = new TextEncoder();
+  const head = enc.encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="photo.jpg"\r\n` +
+      `Content-Type: image/jpeg\r\n\r\n`,
+  );
+  const tail = enc.encode(`\r\n--${boundary}--\r\n`);
+  const photos = Array.from({ length: UPLOADS }, () => {
+    const body = new Uint8Array(head.length + PHOTO_BYTES + tail.length);
+    body.set(head);
+    for (let i = 0; i < PHOTO_BYTES; i += 65536) {
+      crypto.getRandomValues(body.subarray(head.length + i, head.length + Math.min(PHOTO_BYTES, i + 65536)));
+    }
+    body.set(tail, head.length + PHOTO_BYTES);
+    return body;
+  });
+  /** The body as the HTTP server hands it over: fresh chunks of `chunk` bytes. */
+  const stream = (bytes: Uint8Array) => {
+    let at = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (at >= bytes.length) return c.close();
+        c.enqueue(bytes.slice(at, at + chunk));
+        at += chunk;
+      },
+    }, { highWaterMark: 0 });
+  };
+  const request = (bytes: Uint8Array) =>
+    new Request("http://x/upload", {
+      method: "POST",
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      body: stream(bytes),
+    });
+  const root = await Deno.makeTempDir({ prefix: "pm-upload-micro-" });
+  const storage = new PhotoStorage(root);
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    let n = 0;
+    for await (const c of s) n += c.length;
+    return n;
+  };
+  const time = async (label: string, one: (i: number) => Promise<unknown>) => {
+    const rss0 = Deno.memoryUsage().rss;
+    let peak = rss0;
+    const timer = setInterval(() => peak = Math.max(peak, Deno.memoryUsage().rss), 10);
+    const r = await runLoad(UPLOADS, CONCURRENCY, async (i) => {
+      await one(i);
+      return true;
+    });
+    clearInterval(timer);
+    console.log(
+      `${label.padEnd(34)} ${(MB / r.seconds).toFixed(0).padStart(5)} MB/s  ` +
+        `rss +${((peak - rss0) / 1e6).toFixed(0)} MB  failures ${r.failures}`,
+    );
+  };
+  const opts = { maxBytes: 8 * 1024 * 1024 };
+  try {
+    for (let r = 0; r < rounds; r++) {
+      console.log(`-- round ${r + 1}, chunk ${chunk} B`);
+      await time("parser only (sink drains)", (i) => readFilePart(request(photos[i]), opts, drain));
+      await time("storage only (stage + discard)", async (i) => {
+        const staged = await storage.stage(stream(photos[i].subarray(head.length, head.length + PHOTO_BYTES)), opts);
+        await staged.discard();
+      });
+      await time("parser + storage (stage + discard)", async (i) => {
+        const staged = await readFilePart(request(photos[i]), opts, (s) => storage.stage(s, opts));
+        await staged.discard();
+      });
+      await time("bare pipe to file (no sync)", async (i) => {
+        const file = await Deno.open(`${root}/bare-${i}`, { write: true, create: true });
+        await stream(photos[i]).pipeTo(file.writable);
+        await Deno.remove(`${root}/bare-${i}`);
+      });
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+} else {
+  console.error("usage: upload_profile.ts service|micro [--rounds N] [--chunk BYTES]");
+  Deno.exit(2);
+}
