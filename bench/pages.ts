@@ -75,10 +75,6 @@ export async function benchPages(): Promise<BenchRow[]> {
       const html = await get();
       const { js, css } = await shipped(html);
       const render = await medianMs(get);
-      const floorApp = new Hono().get("*", (c) => c.html(html));
-      const floor = await medianMs(async () =>
-        await (await floorApp.request(`http://localhost${path}`)).text()
-      );
       rows.push({
         figure: `page ${path}: JS / CSS gzipped (KB)`,
         service: `${(js / 1024).toFixed(1)} / ${(css / 1024).toFixed(1)}`,
