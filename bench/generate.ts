@@ -23,12 +23,14 @@ export async function fillClaims(db: Db, claims: number): Promise<void> {
         from generate_series(${from}::int, ${to}::int) g`.execute(tx);
       await sql`insert into claim_management (claim_id, repairer_id)
         select c.id, (select min(id) from repairers) + c.id % 20 from claims c
-        where c.claim_number in (select 'BCH-' || g from generate_series(${from}::int, ${to}::int) g)`.execute(tx);
+        where c.claim_number in (select 'BCH-' || g from generate_series(${from}::int, ${to}::int) g)`
+        .execute(tx);
       await sql`insert into parts_orders (claim_id, part_no, description, qty_ordered, status)
         select c.id, 'BP-' || c.id || '-' || k, 'Bench part ' || k, 1,
           (array['Arrived', 'Ordered', 'Pending Repair Shop Pick-Up'])[k]
         from claims c, generate_series(1, 3) k
-        where c.claim_number in (select 'BCH-' || g from generate_series(${from}::int, ${to}::int) g)`.execute(tx);
+        where c.claim_number in (select 'BCH-' || g from generate_series(${from}::int, ${to}::int) g)`
+        .execute(tx);
     });
   }
   await sql`analyze`.execute(db);

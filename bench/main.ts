@@ -47,18 +47,30 @@ let dropScratch = async () => {};
 let target: BenchTarget;
 if (serverUrl) {
   const name = `pm_bench_${Deno.pid}`;
-  const admin = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: serverUrl, max: 1 }) }) });
+  const admin = new Kysely({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: serverUrl, max: 1 }) }),
+  });
   await sql`create database ${sql.id(name)}`.execute(admin);
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
-  target = { kind: "server", env: { DATABASE_URL: url, DATA_DIR: dataDir }, dataDir, open: () => openDb({ url }) };
+  target = {
+    kind: "server",
+    env: { DATABASE_URL: url, DATA_DIR: dataDir },
+    dataDir,
+    open: () => openDb({ url }),
+  };
   dropScratch = async () => {
     await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
     await admin.destroy();
   };
 } else {
-  target = { kind: "embedded", env: { DATA_DIR: dataDir }, dataDir, open: () => openDb({ dir: `${dataDir}/db` }) };
+  target = {
+    kind: "embedded",
+    env: { DATA_DIR: dataDir },
+    dataDir,
+    open: () => openDb({ dir: `${dataDir}/db` }),
+  };
 }
 
 const started = performance.now();
@@ -88,4 +100,6 @@ console.log(
     `${((performance.now() - started) / 1000).toFixed(0)} s\n`,
 );
 console.log("| figure | service | baseline | ratio | note |\n|---|---|---|---|---|");
-for (const r of rows) console.log(`| ${r.figure} | ${r.service} | ${r.baseline} | ${r.ratio} | ${r.note ?? ""} |`);
+for (const r of rows) {
+  console.log(`| ${r.figure} | ${r.service} | ${r.baseline} | ${r.ratio} | ${r.note ?? ""} |`);
+}
