@@ -58,3 +58,15 @@ Deno.test({
     await db.destroy();
   },
 });
+
+appTest("body limits: tablet forms and JSON endpoints refuse bodies over 64 KiB with 413", async (a) => {
+  for (const path of ["/tablet/sign-in", "/tablet/api/search", "/tablet/api/movements"]) {
+    const res = await a.app.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://localhost" },
+      body: JSON.stringify({ rego: "x".repeat(70 * 1024) }),
+    });
+    assert.equal(res.status, 413, path);
+    await res.body?.cancel();
+  }
+});
