@@ -60,17 +60,18 @@ export interface ImportSummary {
 }
 
 /** Keys listed twice in one file are a mistake the upsert would hide (the later row would win silently). */
-function duplicateProblems(file: ImportFile): ImportProblem[] {
+function duplicateProblems(file: LooseFile): ImportProblem[] {
   const problems: ImportProblem[] = [];
   const once = <T>(
     rows: T[] | undefined,
-    key: (row: T) => string,
+    key: (row: T) => string | undefined,
     path: (i: number) => string,
     what: string,
   ) => {
     const seen = new Set<string>();
     rows?.forEach((row, i) => {
       const k = key(row);
+      if (k === undefined) return;
       if (seen.has(k)) problems.push({ path: path(i), problem: `lists ${what} ${JSON.stringify(k)} twice` });
       seen.add(k);
     });
@@ -86,8 +87,8 @@ function duplicateProblems(file: ImportFile): ImportProblem[] {
 }
 
 /** Repairers named by claims must exist in the file or the database. */
-async function referenceProblems(db: Pick<Db, "selectFrom">, file: ImportFile): Promise<ImportProblem[]> {
-  const named = new Set(file.repairers?.map((r) => r.name));
+async function referenceProblems(db: Pick<Db, "selectFrom">, file: LooseFile): Promise<ImportProblem[]> {
+  const named = new Set(file.repairers?.flatMap((r) => r.name ?? []));
   const wanted = [...new Set(file.claims?.flatMap((c) => c.management?.repairer ?? []) ?? [])]
     .filter((name) => !named.has(name));
   if (wanted.length === 0) return [];
@@ -109,12 +110,36 @@ async function referenceProblems(db: Pick<Db, "selectFrom">, file: ImportFile): 
   return problems;
 }
 
+/**
+ * The keys the cross-row checks need, read leniently: a row with a bad field elsewhere still takes part,
+ * so a file with schema problems also gets its duplicate and unknown-repairer problems listed (D5: every
+ * problem). A key that is itself malformed is left out here; the schema reports it.
+ */
+const looseKey = z.string().trim().min(1).optional().catch(undefined);
+const looseRows = <T extends z.ZodRawShape>(shape: T) =>
+  z.array(z.object(shape).catch(() => z.object(shape).parse({}))).optional().catch(undefined);
+const looseSchema = z.object({
+  hq_locations: looseRows({ name: looseKey }),
+  repairers: looseRows({ name: looseKey }),
+  users: looseRows({ email: z.string().trim().toLowerCase().min(1).optional().catch(undefined) }),
+  claims: looseRows({
+    claim_number: looseKey,
+    management: z.object({ repairer: looseKey }).nullish().catch(undefined),
+    parts: looseRows({ part_no: looseKey }),
+  }),
+}).catch({});
+type LooseFile = z.output<typeof looseSchema>;
+
 /** Validates without writing: the parsed file, or every problem found. */
 export async function validateImport(db: Pick<Db, "selectFrom">, input: unknown): Promise<ImportFile> {
-  const parsed = importSchema.safeParse(input);
-  if (!parsed.success) throw new ImportRejected(listProblems(parsed.error));
-  const problems = [...duplicateProblems(parsed.data), ...await referenceProblems(db, parsed.data)];
-  if (problems.length) throw new ImportRejected(problems);
+  const parsed = importSchema.safeParse(input, { reportInput: true });
+  const loose = looseSchema.parse(input);
+  const problems = [
+    ...(parsed.success ? [] : listProblems(parsed.error)),
+    ...duplicateProblems(loose),
+    ...await referenceProblems(db, loose),
+  ];
+  if (problems.length || !parsed.success) throw new ImportRejected(problems);
   return parsed.data;
 }
 

@@ -35,10 +35,12 @@ function hasWork(flow: ClaimFlow) {
     ? sql<
       boolean
     >`exists (select 1 from parts_orders p where p.claim_id = claims.id and p.status = 'Arrived')`
-    : sql<boolean>`(exists (select 1 from parts_orders p
+    // coalesce: with no reverse movement the comparison is NULL, and NULL sorts first under DESC.
+    : sql<boolean>`coalesce(exists (select 1 from parts_orders p
           where p.claim_id = claims.id and p.status = 'Pending Repair Shop Pick-Up')
         or (select m.movement_status from parts_movements m
-          where m.claim_id = claims.id and m.movement_type = 'reverse' order by m.id desc limit 1) = 'Parts Picked Up')`;
+          where m.claim_id = claims.id and m.movement_type = 'reverse' order by m.id desc limit 1) = 'Parts Picked Up',
+        false)`;
 }
 
 /** The claim of one vehicle to act on: the newest with work for the flow, else the newest. */

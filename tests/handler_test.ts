@@ -1,0 +1,315 @@
+import assert from "node:assert/strict";
+import { HANDLER_BODY_LIMIT } from "@/routes/api/handler.ts";
+import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+
+const JSON_TYPE = /^application\/json/;
+
+/** POSTs a raw body to the handler with the given query string. */
+function post(a: TestApp, body: BodyInit, query = `?publickey=${encodeURIComponent(a.config.publicKey)}`) {
+  return Promise.resolve(a.app.request(`/api/handler${query}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  }));
+}
+
+/** Asserts the D8 failure envelope: HTTP 200, JSON, `result.status` failure, the text, code 3000. */
+async function expectFailure(res: Response, text: string) {
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type")!, JSON_TYPE);
+  assert.deepEqual(await res.json(), { result: { status: "failure", text }, code: 3000 });
+}
+
+const search = (user_email: unknown, details: unknown = { rego: "ABC123", movement_type: "direct" }) => ({
+  event_type: "Parts_search_details",
+  user_email,
+  details,
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Transport (D7)
+
+appTest("handler D7: a wrong public key answers 401 Invalid public key", async (a) => {
+  const user = await makeUser(a.db);
+  const res = await post(a, JSON.stringify({ payload: search(user.email) }), "?publickey=not-the-key");
+  assert.equal(res.status, 401);
+  assert.match(res.headers.get("content-type")!, JSON_TYPE);
+  assert.deepEqual(await res.json(), { code: 9370, message: "Invalid public key." });
+});
+
+appTest("handler D7: a missing or empty public key answers 401 Invalid public key", async (a) => {
+  for (const query of ["", "?publickey=", "?publicKey=dev-public-key"]) {
+    const res = await post(a, JSON.stringify({ payload: search("x@depot.example") }), query);
+    assert.equal(res.status, 401, query);
+    assert.match(res.headers.get("content-type")!, JSON_TYPE);
+    assert.deepEqual(await res.json(), { code: 9370, message: "Invalid public key." });
+  }
+});
+
+appTest("handler D7: the configured public key is the one checked", async (a) => {
+  const user = await makeUser(a.db);
+  await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
+  const wrong = await post(a, JSON.stringify({ payload: search(user.email) }), "?publickey=dev-public-key");
+  assert.equal(wrong.status, 401);
+  await wrong.body?.cancel();
+  const right = await post(
+    a,
+    JSON.stringify({ payload: search(user.email) }),
+    "?publickey=s3cr%C3%A9t%20key",
+  );
+  assert.equal(right.status, 200);
+  assert.match(right.headers.get("content-type")!, JSON_TYPE);
+  assert.equal((await right.json()).result.status, "success");
+}, { config: { publicKey: "s3crét key" } });
+
+appTest("handler D7: a body that is not JSON answers 400 with code 1000", async (a) => {
+  for (const body of ["not json", '{"payload":', ""]) {
+    const res = await post(a, body);
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.match(res.headers.get("content-type")!, JSON_TYPE);
+    assert.deepEqual(await res.json(), { code: 1000, message: "Request body must be JSON." });
+  }
+});
+
+appTest("handler D7: a body over 64 KiB answers 413, with or without a Content-Length", async (a) => {
+  const user = await makeUser(a.db);
+  const big = JSON.stringify({ payload: { ...search(user.email), padding: "x".repeat(HANDLER_BODY_LIMIT) } });
+  assert.equal(HANDLER_BODY_LIMIT, 64 * 1024);
+  const sized = await Promise.resolve(a.app.request(`/api/handler?publickey=${a.config.publicKey}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "content-length": String(big.length) },
+    body: big,
+  }));
+  assert.equal(sized.status, 413);
+  assert.match(sized.headers.get("content-type")!, JSON_TYPE);
+  assert.notEqual((await sized.json()).code, 3000);
+
+  const streamed = await post(a, ReadableStream.from([new TextEncoder().encode(big)]));
+  assert.equal(streamed.status, 413);
+  assert.match(streamed.headers.get("content-type")!, JSON_TYPE);
+  await streamed.body?.cancel();
+});
+
+appTest("handler D7: a body just under 64 KiB is read", async (a) => {
+  const user = await makeUser(a.db);
+  const base = JSON.stringify({ payload: { ...search(user.email), padding: "" } });
+  const body = JSON.stringify({
+    payload: { ...search(user.email), padding: "x".repeat(HANDLER_BODY_LIMIT - base.length) },
+  });
+  assert.equal(body.length, HANDLER_BODY_LIMIT);
+  await expectFailure(await post(a, body), "Rego not found");
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The envelope (D8) and the request checks (D9)
+
+appTest(
+  "handler D8: a rule failure answers HTTP 200, result.status failure, the text, code 3000",
+  async (a) => {
+    const user = await makeUser(a.db);
+    const res = await post(
+      a,
+      JSON.stringify({ payload: search(user.email, { rego: "NONE99", movement_type: "direct" }) }),
+    );
+    await expectFailure(res, "Rego not found");
+  },
+);
+
+appTest("handler D9: a body without payload answers Invalid request: payload is required.", async (a) => {
+  await expectFailure(await post(a, JSON.stringify({})), "Invalid request: payload is required.");
+  await expectFailure(
+    await post(a, JSON.stringify({ event_type: "Parts_search_details" })),
+    "Invalid request: payload is required.",
+  );
+});
+
+appTest("handler D9: a payload or body of the wrong type answers Invalid request naming it", async (a) => {
+  const res = await post(a, JSON.stringify({ payload: "Parts_search_details" }));
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.code, 3000);
+  assert.equal(body.result.status, "failure");
+  assert.match(body.result.text, /^Invalid request: payload must be .+\.$/);
+  for (const raw of ["null", "[]", "42"]) {
+    const r = await post(a, raw);
+    assert.equal(r.status, 200, raw);
+    const b = await r.json();
+    assert.equal(b.result.status, "failure", raw);
+    assert.match(b.result.text, /^Invalid request: .+\.$/, raw);
+  }
+});
+
+appTest(
+  "handler D9: a payload without event_type answers Invalid request: event_type is required.",
+  async (a) => {
+    const user = await makeUser(a.db);
+    await expectFailure(
+      await a.handler({ user_email: user.email, details: { rego: "ABC123", movement_type: "direct" } }),
+      "Invalid request: event_type is required.",
+    );
+    await expectFailure(
+      await a.handler({ ...search(user.email), event_type: 7 }),
+      "Invalid request: event_type must be a string.",
+    );
+  },
+);
+
+appTest("handler D9: an unknown event_type answers Unknown event_type <value>.", async (a) => {
+  const user = await makeUser(a.db);
+  for (const eventType of ["X", "parts_search_details", "toString", "__proto__", "constructor", ""]) {
+    await expectFailure(
+      await a.handler({ ...search(user.email), event_type: eventType }),
+      `Unknown event_type ${eventType}.`,
+    );
+  }
+});
+
+appTest(
+  "handler D9: a search without details.rego answers Invalid request: details.rego is required.",
+  async (a) => {
+    const user = await makeUser(a.db);
+    await expectFailure(
+      await a.handler(search(user.email, { movement_type: "direct" })),
+      "Invalid request: details.rego is required.",
+    );
+  },
+);
+
+appTest(
+  "handler D9: a wrong movement_type answers Invalid request naming details.movement_type",
+  async (a) => {
+    const user = await makeUser(a.db);
+    for (const movementType of ["sideways", "Direct", ""]) {
+      await expectFailure(
+        await a.handler(search(user.email, { rego: "ABC123", movement_type: movementType })),
+        "Invalid request: details.movement_type must be one of direct, reverse.",
+      );
+    }
+    await expectFailure(
+      await a.handler(search(user.email, { rego: "ABC123" })),
+      "Invalid request: details.movement_type is required.",
+    );
+  },
+);
+
+appTest("handler D9: fields of the wrong type answer Invalid request: <path> <problem>.", async (a) => {
+  const user = await makeUser(a.db);
+  await expectFailure(
+    await a.handler(search(user.email, { rego: 123, movement_type: "direct" })),
+    "Invalid request: details.rego must be a string.",
+  );
+  await expectFailure(
+    await a.handler(search(user.email, "ABC123")),
+    "Invalid request: details must be an object.",
+  );
+  await expectFailure(
+    await a.handler({ event_type: "Parts_search_details", user_email: user.email }),
+    "Invalid request: details is required.",
+  );
+  await expectFailure(
+    await a.handler(search(user.email, { rego: "A".repeat(65), movement_type: "direct" })),
+    "Invalid request: details.rego must be at most 64 characters.",
+  );
+});
+
+appTest(
+  "handler D9: a missing or malformed user_email answers Invalid request naming user_email",
+  async (a) => {
+    await expectFailure(
+      await a.handler({
+        event_type: "Parts_search_details",
+        details: { rego: "ABC123", movement_type: "direct" },
+      }),
+      "Invalid request: user_email is required.",
+    );
+    await expectFailure(
+      await a.handler(search("not-an-address")),
+      "Invalid request: user_email must be an e-mail address.",
+    );
+    await expectFailure(await a.handler(search(42)), "Invalid request: user_email must be a string.");
+  },
+);
+
+appTest("handler D9: validation is checked before the user", async (a) => {
+  await expectFailure(
+    await a.handler(search("nobody@depot.example", { movement_type: "direct" })),
+    "Invalid request: details.rego is required.",
+  );
+});
+
+appTest("handler D9: an unknown user_email answers User not found.", async (a) => {
+  await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
+  await expectFailure(await a.handler(search("nobody@depot.example")), "User not found.");
+});
+
+appTest("handler D9/D24: a deactivated user answers User not found.", async (a) => {
+  await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
+  const user = await makeUser(a.db, { active: false });
+  await expectFailure(await a.handler(search(user.email)), "User not found.");
+});
+
+appTest("handler D24: an active user of any role may call the handler", async (a) => {
+  await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
+  for (const role of ["driver", "dispatcher", "admin"] as const) {
+    const user = await makeUser(a.db, { role });
+    const body = await a.call(search(user.email));
+    assert.equal(body.result.status, "success", role);
+  }
+});
+
+appTest("handler D9: user_email is matched without case and surrounding spaces", async (a) => {
+  await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
+  await makeUser(a.db, { email: "dana@depot.example" });
+  for (const email of ["Dana@Depot.Example", "  DANA@DEPOT.EXAMPLE "]) {
+    const res = await a.handler(search(email));
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type")!, JSON_TYPE);
+    const body = await res.json();
+    assert.equal(body.result.status, "success", email);
+    assert.equal(body.code, 3000);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// IDs (D10) and faults
+
+appTest("handler D10: IDs in a success answer are JSON numbers", async (a) => {
+  const user = await makeUser(a.db);
+  await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }, { status: "Arrived" }] });
+  const res = await a.handler(search(user.email));
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type")!, JSON_TYPE);
+  const raw = await res.text();
+  const body = JSON.parse(raw);
+  assert.deepEqual(Object.keys(body).sort(), ["code", "result"]);
+  assert.equal(body.result.status, "success");
+  assert.equal(typeof body.result.data.repairer, "number");
+  for (const p of body.result.data.parts_list) assert.equal(typeof p.parts_order_id, "number");
+  // No ID is quoted anywhere in the raw text.
+  assert.doesNotMatch(raw, /"(repairer|parts_order_id)":"/);
+});
+
+appTest("handler: a database fault answers 503 without internals", async (a) => {
+  const user = await makeUser(a.db);
+  await a.db.destroy();
+  const originalError = console.error;
+  const logged: string[] = [];
+  console.error = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
+  let res: Response;
+  try {
+    res = await a.handler(search(user.email));
+  } finally {
+    console.error = originalError;
+  }
+  assert.equal(res.status, 503);
+  assert.match(res.headers.get("content-type")!, JSON_TYPE);
+  const raw = await res.text();
+  const body = JSON.parse(raw);
+  assert.equal(body.code, 5030);
+  assert.match(body.message, /^Service temporarily unavailable\. Try again \(ref [0-9a-f-]{36}\)\.$/);
+  assert.doesNotMatch(raw, /destroyed|kysely|pglite|pg|stack|Error|at /i);
+  // The reference in the answer is the one logged with the details.
+  const ref = body.message.match(/ref ([0-9a-f-]{36})/)[1];
+  assert.ok(logged.some((line) => line.includes(ref)), "the fault is logged with its reference");
+});

@@ -1,0 +1,211 @@
+/**
+ * The start command (`deno task start` = `deno run -A main.ts`) as a real process on the embedded database:
+ * migrate, demo data in development, serve; a restart keeps the data; a second server on the same
+ * DATA_DIR refuses.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { openDb } from "@/db/client.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const PUBLIC_KEY = "start-test-key";
+
+interface Server {
+  process: Deno.ChildProcess;
+  port: number;
+  output(): string;
+  /** Resolves with the exit status once the process ended. */
+  exited: Promise<Deno.CommandStatus>;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+function startServer(dataDir: string, port = freePort()): Server {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts"],
+    cwd: ROOT,
+    env: {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      APP_ENV: "development",
+      PUBLIC_KEY,
+      DATABASE_URL: "",
+      CHAT_WEBHOOK_PARTS_MOVEMENT: "",
+      CHAT_WEBHOOK_NEW_REPAIR_JOBS: "",
+      NO_COLOR: "1",
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([collect(process.stdout), collect(process.stderr)]);
+  const exited = process.status.then(async (status) => {
+    await drained;
+    return status;
+  });
+  return { process, port, output: () => text, exited };
+}
+
+/** Polls /healthz until 200; fails early if the process ends. */
+async function waitHealthy(server: Server, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  let ended = false;
+  server.exited.then(() => ended = true);
+  while (Date.now() < deadline) {
+    if (ended) assert.fail(`the server stopped before it was healthy:\n${server.output()}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/healthz`);
+      const body = await res.text();
+      if (res.status === 200) return JSON.parse(body);
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.fail(`not healthy after ${timeoutMs} ms:\n${server.output()}`);
+}
+
+async function stopServer(server: Server) {
+  try {
+    server.process.kill("SIGTERM");
+  } catch {
+    // Already ended.
+  }
+  const timer = setTimeout(() => {
+    try {
+      server.process.kill("SIGKILL");
+    } catch {
+      // Already ended.
+    }
+  }, 20_000);
+  try {
+    return await server.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function post(server: Server, payload: unknown) {
+  const res = await fetch(`http://127.0.0.1:${server.port}/api/handler?publickey=${PUBLIC_KEY}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ payload }),
+  });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type")!, /^application\/json/);
+  return await res.json();
+}
+
+const search = (rego: string, movement_type: "direct" | "reverse") => ({
+  event_type: "Parts_search_details",
+  user_email: "dana@depot.example",
+  details: { rego, movement_type },
+});
+
+function assertDirectAbc123(body: Record<string, unknown>) {
+  // deno-lint-ignore no-explicit-any
+  const { result, code } = body as any;
+  assert.equal(code, 3000);
+  assert.equal(result.status, "success", result.text);
+  const data = result.data;
+  assert.equal(typeof data.repairer, "number");
+  assert.equal(data.form_name, "pickup");
+  assert.equal(data.movement_type, "direct");
+  assert.equal(data.rego, "ABC123");
+  assert.deepEqual(
+    data.parts_list.map((
+      p: Record<string, unknown>,
+    ) => [typeof p.parts_order_id, p.description, p.order_status]),
+    [["number", "Front bumper cover", "Arrived"], ["number", "Left headlamp assembly", "Arrived"]],
+  );
+}
+
+function assertReverseXyz789(body: Record<string, unknown>) {
+  // deno-lint-ignore no-explicit-any
+  const { result, code } = body as any;
+  assert.equal(code, 3000);
+  assert.equal(result.status, "success", result.text);
+  const data = result.data;
+  assert.equal(data.form_name, "pickup");
+  assert.equal(data.movement_type, "reverse");
+  assert.equal(data.rego, "XYZ 789");
+  assert.equal(data.stage, "pickup");
+  assert.deepEqual(
+    data.parts_list.map((p: Record<string, unknown>) => [typeof p.parts_order_id, p.description]),
+    [["number", "Right door mirror"], ["number", "Grille emblem"]],
+  );
+  assert.ok(!("hq_location" in data) && !("parts_movement_id" in data));
+}
+
+Deno.test({
+  name:
+    "start: serves the demo data over HTTP, keeps the data across a restart without reloading the demo, " +
+    "and a second server on the same DATA_DIR refuses",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dataDir = await Deno.makeTempDir({ prefix: "pm-start-" });
+    const servers: Server[] = [];
+    try {
+      // First start: empty data folder → migrations, demo data, serving.
+      const first = startServer(dataDir);
+      servers.push(first);
+      assert.deepEqual(await waitHealthy(first), { status: "ok" });
+      assert.match(first.output(), /Demo data loaded\. Sign in/);
+      assertDirectAbc123(await post(first, search("ABC123", "direct")));
+      assertReverseXyz789(await post(first, search("XYZ 789", "reverse")));
+      const stopped = await stopServer(first);
+      assert.equal(stopped.code, 0, first.output());
+
+      // Between runs, change what the demo would set: a reload would put these parts back to Arrived.
+      const db = openDb({ dir: join(dataDir, "db") });
+      try {
+        const claim = await db.selectFrom("claims").select("id").where("claim_number", "=", "CLM-1001")
+          .executeTakeFirstOrThrow();
+        await db.updateTable("parts_orders").set({ status: "Ordered" }).where("claim_id", "=", claim.id)
+          .execute();
+      } finally {
+        await db.destroy();
+      }
+
+      // Restart on the same folder: the data is there, the demo is not loaded again.
+      const second = startServer(dataDir);
+      servers.push(second);
+      assert.deepEqual(await waitHealthy(second), { status: "ok" });
+      assert.doesNotMatch(second.output(), /Demo data loaded/);
+      assert.deepEqual(await post(second, search("ABC123", "direct")), {
+        result: { status: "failure", text: "No parts ready for delivery to a repair shop" },
+        code: 3000,
+      });
+      assertReverseXyz789(await post(second, search("XYZ 789", "reverse")));
+
+      // A second server on the same embedded database refuses with the lock message.
+      const third = startServer(dataDir);
+      servers.push(third);
+      const status = await third.exited;
+      assert.equal(status.code, 1, third.output());
+      assert.ok(
+        third.output().includes(
+          `The embedded database in ${join(dataDir, "db")} is in use by another process`,
+        ),
+        third.output(),
+      );
+      assert.match(third.output(), /Stop it before starting the server/);
+      // The running server is unaffected.
+      assertReverseXyz789(await post(second, search("XYZ 789", "reverse")));
+    } finally {
+      for (const server of servers) await stopServer(server);
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
