@@ -612,3 +612,18 @@ appTest(
     assert.ok(!("hq_location" in reverse) && !("parts_movement_id" in reverse));
   },
 );
+
+appTest(
+  "Parts_search_details: past five matching vehicles the message names five, then says 'and more'",
+  async (a) => {
+    for (const reg of ["QQ1 001", "QQ1 002", "QQ1 003", "QQ1 004", "QQ1 005", "QQ1 006", "QQ1 007"]) {
+      await makeClaim(a.db, { registration: reg, parts: [{ status: "Arrived" }] });
+    }
+    await expectSearchFailure(
+      a,
+      "qq1",
+      "direct",
+      "Several vehicles match qq1: QQ1 001, QQ1 002, QQ1 003, QQ1 004, QQ1 005 and more. Enter the full rego.",
+    );
+  },
+);
