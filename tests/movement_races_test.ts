@@ -402,3 +402,38 @@ serverAppTest(
   },
   POOL,
 );
+
+serverAppTest(
+  "race: two drivers collecting different parts of one claim at once open one return trip",
+  async (a) => {
+    for (let round = 0; round < 5; round++) {
+      const s = await flowSetup(a, {
+        count: 2,
+        status: "Pending Repair Shop Pick-Up",
+        stage: "reverse_pickup",
+      });
+      const other = await makeUser(a.db, { role: "driver" });
+      const otherImage = await stageFor(a, [s.parts[1]], "reverse_pickup", other.id);
+      const answers = await Promise.all([
+        a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed([s.pairs[0]]))),
+        a.call(
+          pickUpPayload(
+            other.email,
+            s.claim.registration,
+            confirmed([{ part: s.parts[1].id, image: otherImage[0] }]),
+          ),
+        ),
+      ]);
+      assert.deepEqual(answers.map((x) => x.result.status).sort(), ["failure", "success"]);
+      assert.equal(
+        answers.find((x) => x.result.status === "failure")!.result.text,
+        "Parts of this claim are already on a return trip to HQ. Drop them off at HQ before collecting more.",
+      );
+      const trips = await a.db.selectFrom("parts_movements").select("id").where("claim_id", "=", s.claim.id)
+        .execute();
+      assert.equal(trips.length, 1);
+    }
+    await assertConsistent(a.db);
+  },
+  { poolSize: 10 },
+);

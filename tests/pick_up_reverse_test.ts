@@ -124,9 +124,10 @@ appTest("parts_pick_up_reverse: the trip goes to the user's home HQ when set (D1
 appTest(
   "parts_pick_up_reverse: delivery_location may be empty, absent or anything; nothing is captured",
   async (a) => {
-    const s = await setup(a, 3);
-    for (const [i, location] of ["", undefined, { id: "5", name: "X" }].entries()) {
-      const payload = pickUpPayload(s.user.email, s.claim.registration, confirmed([s.pairs[i]]));
+    for (const location of ["", undefined, { id: "5", name: "X" }]) {
+      // A claim each: one claim has at most one open return trip.
+      const s = await setup(a);
+      const payload = pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs));
       if (location === undefined) delete (payload.details as Record<string, unknown>).delivery_location;
       else (payload.details as Record<string, unknown>).delivery_location = location;
       assert.equal((await a.call(payload)).result.status, "success");
@@ -262,3 +263,18 @@ appTest("parts_pick_up_reverse: without any HQ location the trip cannot be recor
     "No HQ location is set up. Ask an administrator to add one.",
   );
 });
+
+appTest(
+  "parts_pick_up_reverse: refused while the claim already has an open return trip, nothing written",
+  async (a) => {
+    const s = await setup(a, 2);
+    const first = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed([s.pairs[0]])));
+    assert.equal(first.result.status, "success");
+    await assertRefused(
+      a,
+      pickUpPayload(s.user.email, s.claim.registration, confirmed([s.pairs[1]])),
+      "Parts of this claim are already on a return trip to HQ. Drop them off at HQ before collecting more.",
+    );
+    assert.equal(await statusOf(a.db, s.parts[1].id), "Pending Repair Shop Pick-Up");
+  },
+);

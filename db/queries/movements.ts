@@ -72,6 +72,20 @@ export async function hqLocationFor(db: Reader, homeHqId: number | null) {
     .executeTakeFirst();
 }
 
+/**
+ * The claim's open return trip (a reverse movement still `Parts Picked Up`), if any, read under a lock on
+ * the claim row: two pickups racing on one claim queue here, so the second sees the first's trip.
+ */
+export async function lockClaimOpenTrip(trx: Tx, claimId: number): Promise<number | null> {
+  await trx.selectFrom("claims").select("id").where("id", "=", claimId).forUpdate().execute();
+  const trip = await trx.selectFrom("parts_movements").select("id")
+    .where("claim_id", "=", claimId)
+    .where("movement_type", "=", "reverse")
+    .where("movement_status", "=", "Parts Picked Up")
+    .executeTakeFirst();
+  return trip?.id ?? null;
+}
+
 /** The name of the claim's repairer (the shop a reverse pickup collects from), if it has one. */
 export async function claimRepairerName(db: Reader, claimId: number): Promise<string | null> {
   const row = await db.selectFrom("claim_management as cm")

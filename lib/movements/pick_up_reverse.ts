@@ -1,11 +1,14 @@
 /** `parts_pick_up_reverse` (interface.md 3b): leg 1 of a return, parts collected at the repair shop. */
-import { claimRepairerName, hqLocationFor } from "@/db/queries/movements.ts";
+import { claimRepairerName, hqLocationFor, lockClaimOpenTrip } from "@/db/queries/movements.ts";
 import type { User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import type { MovementDeps } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, PickUpReverseInput } from "@/lib/movements/input.ts";
 import { submitNewMovement } from "@/lib/movements/new_movement.ts";
+
+export const OPEN_TRIP_EXISTS =
+  "Parts of this claim are already on a return trip to HQ. Drop them off at HQ before collecting more.";
 
 export interface PickUpReverseResult {
   delivery_parts: DeliveryPart[];
@@ -25,6 +28,10 @@ export async function pickUpReverse(
     delivered: false,
     linkOnManagement: true,
     destination: async (trx, claimId) => {
+      // One open trip per claim. The reverse search answers about the latest reverse movement only
+      // (interface.md §1 rule 2), so a second open trip would hide the first one's parts for good. A
+      // search already answers stage `dropoff` while a trip is open; this refuses the pickup that raced it.
+      if (await lockClaimOpenTrip(trx, claimId) !== null) throw new DomainError(OPEN_TRIP_EXISTS);
       // D15: the user's home HQ, else the first HQ location.
       const hq = await hqLocationFor(trx, user.home_hq_id);
       if (!hq) throw new DomainError("No HQ location is set up. Ask an administrator to add one.");
