@@ -40,6 +40,10 @@ export function openDb(target: DbTarget): Db {
     // An idle client that the server disconnects emits 'error' on the pool; without a listener that
     // would crash the process.
     pool.on("error", (err) => console.error(`database pool: ${err.message}`));
+    // A client checked out of the pool has no pool listener: one disconnected between two statements (inside
+    // a transaction, or while the caller awaits something else) would emit an unhandled 'error' and crash
+    // the process. Its next query fails instead (answered 503) and the pool drops it on release.
+    pool.on("connect", (client) => client.on("error", () => {}));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   const pglite = target.pglite ?? (() => newPGlite({ dataDir: target.dir }));

@@ -122,8 +122,10 @@ async function postChannel(
   const url = webhookUrl(config, channel);
   if (!url) {
     // The webhook was removed from the configuration after these were written: keep them in the feed.
-    await db.updateTable("announcements").set({ state: "feed_only", next_attempt_at: clock.now() })
-      .where("id", "in", rows.map((r) => r.id)).where("state", "=", "pending").execute();
+    await record(() =>
+      db.updateTable("announcements").set({ state: "feed_only", next_attempt_at: clock.now() })
+        .where("id", "in", rows.map((r) => r.id)).where("state", "=", "pending").execute()
+    );
     result.feedOnly += rows.length;
     return;
   }
@@ -150,15 +152,17 @@ async function postChannel(
     }
     const now = clock.now();
     if (outcome.outcome === "delivered") {
-      await db.updateTable("announcements")
-        .set((eb) => ({
-          state: "delivered",
-          delivered_at: now,
-          attempts: eb("attempts", "+", 1),
-          last_error: null,
-          next_attempt_at: now,
-        }))
-        .where("id", "=", row.id).where("state", "=", "pending").execute();
+      await record(() =>
+        db.updateTable("announcements")
+          .set((eb) => ({
+            state: "delivered",
+            delivered_at: now,
+            attempts: eb("attempts", "+", 1),
+            last_error: null,
+            next_attempt_at: now,
+          }))
+          .where("id", "=", row.id).where("state", "=", "pending").execute()
+      );
       result.delivered++;
       continue;
     }
@@ -166,17 +170,21 @@ async function postChannel(
     const rest = rows.slice(i + 1).map((r) => r.id);
     if (shouldGiveUp(new Date(row.created_at), now)) {
       // Given up after 24 h: shown on the dashboard, and the channel moves on to the next one.
-      await db.updateTable("announcements")
-        .set({ state: "failed", attempts, last_error: outcome.error, next_attempt_at: now })
-        .where("id", "=", row.id).where("state", "=", "pending").execute();
+      await record(() =>
+        db.updateTable("announcements")
+          .set({ state: "failed", attempts, last_error: outcome.error, next_attempt_at: now })
+          .where("id", "=", row.id).where("state", "=", "pending").execute()
+      );
       result.failed++;
       await release(db, rest, now);
       return;
     }
     const next = nextAttemptAt(attempts, now, outcome.retryAfterMs, opts.random);
-    await db.updateTable("announcements")
-      .set({ attempts, last_error: outcome.error, next_attempt_at: next })
-      .where("id", "=", row.id).where("state", "=", "pending").execute();
+    await record(() =>
+      db.updateTable("announcements")
+        .set({ attempts, last_error: outcome.error, next_attempt_at: next })
+        .where("id", "=", row.id).where("state", "=", "pending").execute()
+    );
     result.retried++;
     // The rows behind it wait with it: posting them now would break the order, and a throttled chat
     // would only throttle them too.
@@ -188,8 +196,30 @@ async function postChannel(
 /** Gives claimed rows that were not posted back to the queue, due at `at`. */
 async function release(db: Db, ids: number[], at: Date): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable("announcements").set({ next_attempt_at: at })
-    .where("id", "in", ids).where("state", "=", "pending").execute();
+  await record(() =>
+    db.updateTable("announcements").set({ next_attempt_at: at })
+      .where("id", "in", ids).where("state", "=", "pending").execute()
+  );
+}
+
+const RECORD_ATTEMPTS = 5;
+
+/**
+ * Records an outcome, trying again a few times: a database connection dropped under the worker (a restart,
+ * a failover, `pg_terminate_backend`) must not leave a posted row unrecorded, which would hold its channel
+ * back until the lease ran out and then post that row a second time. Each recording statement is guarded
+ * by `state = 'pending'` and sets absolute values, so repeating one that did commit changes nothing.
+ */
+async function record(write: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      if (attempt >= RECORD_ATTEMPTS) throw error;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
 }
 
 export interface AnnouncementWorker {

@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { MovementStage, PartStatus } from "@/db/schema.ts";
+import { FLOWS } from "@/lib/flows.ts";
+import { findTransition } from "@/lib/part_status.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 
@@ -177,4 +179,42 @@ export async function assertConsistent(db: Db): Promise<void> {
 /** A driver (fresh user) e-mail. */
 export async function driverEmail(a: TestApp): Promise<string> {
   return (await makeUser(a.db, { role: "driver" })).email;
+}
+
+/**
+ * Every part's history is a path of the state machine, from where the part started: `initial` gives the
+ * status of parts made without a history row (the factories insert parts directly); otherwise the path
+ * starts with an import row. Each row starts where the previous one ended; a `movement` row is a step of a
+ * flow (lib/flows.ts) and names its movement; a `dashboard` row is an allowed dispatcher transition
+ * (lib/part_status.ts); an `import` row may set any status (a re-import). The part's status is where its
+ * path ends (a part without history still has its initial status).
+ */
+export async function assertHistoryPaths(
+  db: Db,
+  initial: ReadonlyMap<number, PartStatus> = new Map(),
+): Promise<void> {
+  const history = await db.selectFrom("part_status_history").selectAll().orderBy("part_id").orderBy("id")
+    .execute();
+  const parts = await db.selectFrom("parts_orders").select(["id", "status"]).execute();
+  const at = new Map<number, PartStatus | null>(parts.map((p) => [p.id, initial.get(p.id) ?? null]));
+  for (const h of history) {
+    const where = `part ${h.part_id}, history ${h.id} (${h.via}: ${h.from_status} → ${h.to_status})`;
+    const prev = at.get(h.part_id);
+    if (prev !== null) assert.equal(h.from_status, prev, `${where}: does not start where the path is`);
+    else assert.equal(h.via, "import", `${where}: a path starts with the part's creation`);
+    if (h.via === "movement") {
+      assert.ok(
+        Object.values(FLOWS).some((f) => f.from === h.from_status && f.to === h.to_status),
+        `${where}: not a movement step`,
+      );
+      assert.notEqual(h.movement_id, null, `${where}: movement row without its movement`);
+    } else if (h.via === "dashboard") {
+      assert.ok(findTransition(h.from_status ?? "", h.to_status), `${where}: not a dispatcher transition`);
+    }
+    at.set(h.part_id, h.to_status);
+  }
+  for (const p of parts) {
+    const end = at.get(p.id);
+    if (end !== null) assert.equal(p.status, end, `part ${p.id}: status ${p.status} ≠ end of its history`);
+  }
 }
