@@ -3,6 +3,7 @@
  * own modules). Kept out of routes/ so a route stays "validate, call, render".
  */
 import type { Db } from "@/db/client.ts";
+import { movementParts, movementsWithNames } from "@/db/queries/movement_view.ts";
 import type { MovementStatus, MovementType, PartStatus, Role } from "@/db/schema.ts";
 
 /** Who may use the tablet (D24): drivers make movements; an admin may too (covering a shift, testing). */
@@ -68,47 +69,32 @@ export interface Receipt {
   parts: ReceiptPart[];
 }
 
-/** A movement with its parts and photo ids, for the receipt page; null when there is none. */
+/**
+ * A movement with its parts and photo ids, for the receipt page; null when there is none. The repair shop
+ * is the one the movement records (none on a return trip), not the claim's.
+ */
 export async function loadReceipt(db: Db, movementId: number): Promise<Receipt | null> {
-  const movement = await db.selectFrom("parts_movements as m")
-    .innerJoin("claims as c", "c.id", "m.claim_id")
-    .innerJoin("users as pu", "pu.id", "m.picked_up_by")
-    .leftJoin("users as du", "du.id", "m.dropped_off_by")
-    .leftJoin("repairers as r", "r.id", "m.repairer_id")
-    .leftJoin("hq_locations as hq", "hq.id", "m.hq_location_id")
+  const row = await movementsWithNames(db)
     .select([
-      "m.id",
-      "m.movement_type",
-      "m.movement_status",
-      "c.claim_number",
-      "c.registration",
       "r.name as repairer",
-      "hq.name as hq_location",
-      "pu.name as picked_up_by",
-      "du.name as dropped_off_by",
-      "m.pick_up_at",
-      "m.dropped_off_at",
       "m.picked_up_by as picked_up_by_id",
       "m.dropped_off_by as dropped_off_by_id",
     ])
     .where("m.id", "=", movementId)
     .executeTakeFirst();
-  if (!movement) return null;
-  const parts = await db.selectFrom("deliver_parts as d")
-    .innerJoin("parts_orders as p", "p.id", "d.part_id")
-    .select([
-      "p.id as parts_order_id",
-      "d.id as delivery_id",
-      "p.part_no",
-      "p.description",
-      "d.qty_ordered as qty",
-      "p.status",
-      "d.pickup_photo_id",
-      "d.delivery_photo_id",
-      "d.delivery as delivered",
-    ])
-    .where("d.movement_id", "=", movementId)
-    .orderBy("d.id")
-    .execute();
-  return { ...movement, parts };
+  if (!row) return null;
+  const { picked_up_by_name, dropped_off_by_name, hq_name, ...movement } = row;
+  const parts = await movementParts(db, movementId);
+  return {
+    ...movement,
+    picked_up_by: picked_up_by_name,
+    dropped_off_by: dropped_off_by_name,
+    hq_location: hq_name,
+    parts: parts.map(({ part_id, qty_ordered, delivery, pickup: _pickup, ...p }) => ({
+      ...p,
+      parts_order_id: part_id,
+      qty: qty_ordered,
+      delivered: delivery,
+    })),
+  };
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseCsv } from "@/lib/csv.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
+import { MOVEMENT_HEADER, PART_HEADER } from "@/routes/hq/exports.tsx";
 import { appTest } from "@/tests/helpers/app.ts";
 import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
@@ -14,6 +15,12 @@ async function csvOf(res: Response) {
   const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
   assert.ok(text.endsWith("\r\n"));
   return parseCsv(text);
+}
+
+/** A data row as column name → cell, so each check says which column it reads. */
+function byColumn(header: string[], row: string[]): Record<string, string> {
+  assert.equal(row.length, header.length, "one cell per column");
+  return Object.fromEntries(header.map((name, i) => [name, row[i]]));
 }
 
 appTest(
@@ -41,34 +48,19 @@ appTest(
     const res = await d.get("/hq/exports/parts.csv?claim=CLM-CSV");
     assert.match(res.headers.get("content-disposition")!, /^attachment; filename="parts-2026-11-21\.csv"$/);
     const rows = await csvOf(res);
-    assert.deepEqual(rows[0], [
-      "Part ID",
-      "Part No.",
-      "Description",
-      "Qty",
-      "Status",
-      "Status since",
-      "Claim number",
-      "Rego",
-      "Repair shop",
-      "Arrived at",
-      "Delivered to repair shop at",
-      "Flagged for pick-up at",
-      "Picked up from repair shop at",
-      "Returned to HQ at",
-    ]);
+    assert.deepEqual(rows[0], PART_HEADER);
     assert.equal(rows.length, 3);
-    const [first, second] = rows.slice(1);
-    assert.equal(first[0], String(parts[0].id));
-    assert.equal(first[1], '\'=HYPERLINK("http://evil.example")', "formula defused");
-    assert.equal(first[2], "'@SUM(A1:A9)");
-    assert.equal(first[4], "Arrived");
-    assert.equal(first[5], "2026-11-21T09:01:00.000Z");
-    assert.equal(first[8], 'Smith, Jones & "Sons"');
-    assert.equal(first[9], "2026-11-21T09:01:00.000Z", "entered Arrived at, from the history");
-    assert.equal(first[10], "");
-    assert.equal(second[1], "PN-QUOTE");
-    assert.equal(second[2], 'Bumper, front\n"left" side');
+    const [first, second] = rows.slice(1).map((row) => byColumn(rows[0], row));
+    assert.equal(first["Part ID"], String(parts[0].id));
+    assert.equal(first["Part No."], '\'=HYPERLINK("http://evil.example")', "formula defused");
+    assert.equal(first["Description"], "'@SUM(A1:A9)");
+    assert.equal(first["Status"], "Arrived");
+    assert.equal(first["Status since"], "2026-11-21T09:01:00.000Z");
+    assert.equal(first["Repair shop"], 'Smith, Jones & "Sons"');
+    assert.equal(first["Arrived at"], "2026-11-21T09:01:00.000Z", "entered Arrived at, from the history");
+    assert.equal(first["Delivered to repair shop at"], "");
+    assert.equal(second["Part No."], "PN-QUOTE");
+    assert.equal(second["Description"], 'Bumper, front\n"left" side');
     const raw = await (await d.get("/hq/exports/parts.csv?claim=CLM-CSV")).text();
     assert.ok(raw.includes('"Bumper, front\n""left"" side"'), "quoted with doubled quotes");
     assert.ok(raw.includes('"\'=HYPERLINK(""http://evil.example"")"'));
@@ -112,39 +104,22 @@ appTest(
     const movementId = res.result.data!.parts_movement_id as number;
     const d = await signedIn(a, "dispatcher");
     const rows = await csvOf(await d.get("/hq/exports/movements.csv"));
-    assert.equal(
-      rows[0].join("|"),
-      [
-        "Movement ID",
-        "Type",
-        "Status",
-        "Claim number",
-        "Rego",
-        "Repair shop",
-        "HQ location",
-        "Picked up by",
-        "Picked up at",
-        "Dropped off by",
-        "Dropped off at",
-        "Parts",
-        "Part numbers",
-      ].join("|"),
-    );
-    assert.deepEqual(rows[1], [
-      String(movementId),
-      "direct",
-      "Parts Dropped off",
-      s.claim.claim_number,
-      "MOV 1",
-      s.shop.name,
-      "",
-      '\'+Dana, "the" Driver',
-      "2026-11-21T09:00:00.000Z",
-      '\'+Dana, "the" Driver',
-      "2026-11-21T09:00:00.000Z",
-      "2",
-      `${s.parts[0].part_no}; ${s.parts[1].part_no}`,
-    ]);
+    assert.deepEqual(rows[0], MOVEMENT_HEADER);
+    assert.deepEqual(byColumn(rows[0], rows[1]), {
+      "Movement ID": String(movementId),
+      "Type": "direct",
+      "Status": "Parts Dropped off",
+      "Claim number": s.claim.claim_number,
+      "Rego": "MOV 1",
+      "Repair shop": s.shop.name,
+      "HQ location": "",
+      "Picked up by": '\'+Dana, "the" Driver',
+      "Picked up at": "2026-11-21T09:00:00.000Z",
+      "Dropped off by": '\'+Dana, "the" Driver',
+      "Dropped off at": "2026-11-21T09:00:00.000Z",
+      "Parts": "2",
+      "Part numbers": `${s.parts[0].part_no}; ${s.parts[1].part_no}`,
+    });
     const none = await csvOf(await d.get("/hq/exports/movements.csv?type=reverse"));
     assert.equal(none.length, 1, "only the header");
     const driverRole = await signedIn(a, "driver", await makeUser(a.db, { role: "driver" }));

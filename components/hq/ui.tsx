@@ -68,11 +68,69 @@ export const tableClass = "min-w-full divide-y divide-slate-200 text-sm";
 export const thClass = "px-3 py-2 text-left font-semibold text-slate-700 whitespace-nowrap";
 export const tdClass = "px-3 py-2 align-top";
 
-export function Table({ children, label }: { children: ComponentChildren; label: string }) {
+/**
+ * A labelled table of `rows`, one `<tr>` each from `children`; `head` names the columns ("" for one without
+ * a heading). With `empty`, no rows show that message instead of an empty table.
+ */
+export function Table<R>(
+  { label, head, rows, empty, children }: {
+    label: string;
+    head: readonly string[];
+    rows: readonly R[];
+    empty?: ComponentChildren;
+    children: (row: R) => ComponentChildren;
+  },
+) {
+  if (rows.length === 0 && empty) return <Empty>{empty}</Empty>;
   return (
     <div class="overflow-x-auto rounded border border-slate-200 bg-white">
-      <table class={tableClass} aria-label={label}>{children}</table>
+      <table class={tableClass} aria-label={label}>
+        <thead class="bg-slate-50">
+          <tr>
+            {head.map((name, i) => <th key={i} class={thClass}>{name}</th>)}
+          </tr>
+        </thead>
+        <tbody class="divide-y divide-slate-100">{rows.map((row) => children(row))}</tbody>
+      </table>
     </div>
+  );
+}
+
+/** A table cell showing a time, kept on one line. */
+export function TimeCell({ at }: { at: Date | string | null | undefined }) {
+  return (
+    <td class={`${tdClass} whitespace-nowrap`}>
+      <Time at={at} />
+    </td>
+  );
+}
+
+/** One label and value of a details list (`<dl>`); `testId` marks the value for browser tests. */
+export function DetailItem(
+  { label, testId, children }: { label: string; testId?: string; children: ComponentChildren },
+) {
+  return (
+    <div>
+      <dt class="text-slate-500">{label}</dt>
+      <dd data-testid={testId}>{children}</dd>
+    </div>
+  );
+}
+
+/** A section of a page under its own heading, which labels it. */
+export function Section(
+  { id, title, class: className, children }: {
+    id: string;
+    title: ComponentChildren;
+    class?: string;
+    children: ComponentChildren;
+  },
+) {
+  return (
+    <section class={className} aria-labelledby={id}>
+      <h2 id={id} class="mb-2 text-lg font-semibold">{title}</h2>
+      {children}
+    </section>
   );
 }
 

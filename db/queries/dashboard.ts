@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { PartStatus } from "@/db/schema.ts";
+import { fetchPage, type PageWindow } from "@/db/queries/dashboard_paging.ts";
 import { escapeLike, normaliseRego } from "@/lib/rego.ts";
 
 export interface PartFilters {
@@ -58,13 +59,12 @@ function partsQuery(db: Db, f: PartFilters) {
 export async function searchParts(
   db: Db,
   filters: PartFilters,
-  page: { offset: number; limit: number },
+  page: PageWindow,
 ): Promise<{ rows: PartRow[]; more: boolean }> {
-  const rows = await partsQuery(db, filters)
-    .orderBy("p.updated_at", "desc").orderBy("p.id", "desc")
-    .offset(page.offset).limit(page.limit + 1)
-    .execute();
-  return { rows: rows.slice(0, page.limit), more: rows.length > page.limit };
+  return await fetchPage(
+    partsQuery(db, filters).orderBy("p.updated_at", "desc").orderBy("p.id", "desc"),
+    page,
+  );
 }
 
 export async function partDetail(db: Db, partId: number) {

@@ -5,6 +5,8 @@
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { MovementStatus, MovementType } from "@/db/schema.ts";
+import { fetchPage, type PageWindow } from "@/db/queries/dashboard_paging.ts";
+import { movementParts, movementsWithNames } from "@/db/queries/movement_view.ts";
 import { escapeLike, normaliseRego } from "@/lib/rego.ts";
 
 export interface MovementFilters {
@@ -31,28 +33,13 @@ export interface MovementRow {
 }
 
 function movementsQuery(db: Db, f: MovementFilters) {
-  let q = db.selectFrom("parts_movements as m")
-    .innerJoin("claims as c", "c.id", "m.claim_id")
-    .innerJoin("users as pu", "pu.id", "m.picked_up_by")
-    .leftJoin("users as du", "du.id", "m.dropped_off_by")
-    .leftJoin("repairers as r", "r.id", "m.repairer_id")
+  let q = movementsWithNames(db)
     // A return trip records no repair shop of its own: it comes from the claim's repairer.
     .leftJoin("claim_management as cm", "cm.claim_id", "c.id")
     .leftJoin("repairers as cr", "cr.id", "cm.repairer_id")
-    .leftJoin("hq_locations as hq", "hq.id", "m.hq_location_id")
     .select([
-      "m.id",
-      "m.movement_type",
-      "m.movement_status",
-      "m.pick_up_at",
-      "m.dropped_off_at",
       "c.id as claim_id",
-      "c.claim_number",
-      "c.registration",
-      "pu.name as picked_up_by_name",
-      "du.name as dropped_off_by_name",
       sql<string | null>`coalesce(r.name, cr.name)`.as("repairer_name"),
-      "hq.name as hq_name",
       sql<number>`(select count(*) from deliver_parts d where d.movement_id = m.id)`.as("part_count"),
     ]);
   if (f.type) q = q.where("m.movement_type", "=", f.type);
@@ -70,36 +57,19 @@ function movementsQuery(db: Db, f: MovementFilters) {
 export async function searchMovements(
   db: Db,
   filters: MovementFilters,
-  page: { offset: number; limit: number },
+  page: PageWindow,
 ): Promise<{ rows: MovementRow[]; more: boolean }> {
-  const rows = await movementsQuery(db, filters)
-    .orderBy("m.pick_up_at", "desc").orderBy("m.id", "desc")
-    .offset(page.offset).limit(page.limit + 1)
-    .execute();
-  return { rows: rows.slice(0, page.limit), more: rows.length > page.limit };
+  return await fetchPage(
+    movementsQuery(db, filters).orderBy("m.pick_up_at", "desc").orderBy("m.id", "desc"),
+    page,
+  );
 }
 
 export async function movementDetail(db: Db, movementId: number) {
   const movement = await movementsQuery(db, {}).where("m.id", "=", movementId).executeTakeFirst();
   if (!movement) return null;
   const [parts, announcements] = await Promise.all([
-    db.selectFrom("deliver_parts as d")
-      .innerJoin("parts_orders as p", "p.id", "d.part_id")
-      .select([
-        "d.id as delivery_id",
-        "d.pickup",
-        "d.delivery",
-        "d.qty_ordered",
-        "d.pickup_photo_id",
-        "d.delivery_photo_id",
-        "p.id as part_id",
-        "p.part_no",
-        "p.description",
-        "p.status",
-      ])
-      .where("d.movement_id", "=", movementId)
-      .orderBy("d.id")
-      .execute(),
+    movementParts(db, movementId),
     db.selectFrom("announcements")
       .select(["id", "title", "channel", "state", "attempts", "last_error", "delivered_at", "created_at"])
       .where("movement_id", "=", movementId)

@@ -1,17 +1,17 @@
 /** Admin: repair shops (add, rename, deactivate) and HQ locations (add). */
+import { ActiveToggle, AddForm } from "@/components/hq/admin_forms.tsx";
 import {
   buttonClass,
   Csrf,
-  dangerButtonClass,
   Field,
   inputClass,
   type Notice,
   NoticeBox,
   PageTitle,
   secondaryButtonClass,
+  Section,
   Table,
   tdClass,
-  thClass,
 } from "@/components/hq/ui.tsx";
 
 export interface PlacesPageData {
@@ -28,15 +28,13 @@ export function PlacesPage({ data }: { data: PlacesPageData }) {
         Repair shops and HQ locations
       </PageTitle>
       <NoticeBox notice={data.notice} />
-      <section class="mb-8" aria-labelledby="repairers">
-        <h2 id="repairers" class="mb-2 text-lg font-semibold">Repair shops</h2>
-        <form
-          method="post"
+      <Section id="repairers" title="Repair shops" class="mb-8">
+        <AddForm
           action="/hq/admin/places/repairers"
-          class="mb-3 flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-4"
-          aria-label="Add a repair shop"
+          label="Add a repair shop"
+          csrfToken={data.csrfToken}
+          margin="mb-3"
         >
-          <Csrf token={data.csrfToken} />
           <Field label="Name">
             <input class={inputClass} name="name" required maxLength={200} />
           </Field>
@@ -44,77 +42,59 @@ export function PlacesPage({ data }: { data: PlacesPageData }) {
             <input class={inputClass} name="address" maxLength={500} size={30} />
           </Field>
           <button type="submit" class={buttonClass}>Add repair shop</button>
-        </form>
-        <Table label="Repair shops">
-          <thead class="bg-slate-50">
-            <tr>
-              <th class={thClass}>Name and address</th>
-              <th class={thClass}>State</th>
-              <th class={thClass}></th>
+        </AddForm>
+        <Table label="Repair shops" head={["Name and address", "State", ""]} rows={data.repairers}>
+          {(r) => (
+            <tr key={r.id} data-repairer={r.name} class={r.active ? "" : "bg-slate-50"}>
+              <td class={tdClass}>
+                <form
+                  method="post"
+                  action={`/hq/admin/places/repairers/${r.id}`}
+                  class="flex flex-wrap items-center gap-2"
+                >
+                  <Csrf token={data.csrfToken} />
+                  <input
+                    class={inputClass}
+                    name="name"
+                    value={r.name}
+                    required
+                    maxLength={200}
+                    aria-label={`Name of ${r.name}`}
+                  />
+                  <input
+                    class={inputClass}
+                    name="address"
+                    value={r.address ?? ""}
+                    maxLength={500}
+                    size={30}
+                    aria-label={`Address of ${r.name}`}
+                  />
+                  <button type="submit" class={secondaryButtonClass}>Save</button>
+                </form>
+              </td>
+              <td class={tdClass}>{r.active ? "Active" : "Deactivated"}</td>
+              <td class={tdClass}>
+                <ActiveToggle
+                  action={`/hq/admin/places/repairers/${r.id}/active`}
+                  active={r.active}
+                  csrfToken={data.csrfToken}
+                />
+              </td>
             </tr>
-          </thead>
-          <tbody class="divide-y divide-slate-100">
-            {data.repairers.map((r) => (
-              <tr key={r.id} data-repairer={r.name} class={r.active ? "" : "bg-slate-50"}>
-                <td class={tdClass}>
-                  <form
-                    method="post"
-                    action={`/hq/admin/places/repairers/${r.id}`}
-                    class="flex flex-wrap items-center gap-2"
-                  >
-                    <Csrf token={data.csrfToken} />
-                    <input
-                      class={inputClass}
-                      name="name"
-                      value={r.name}
-                      required
-                      maxLength={200}
-                      aria-label={`Name of ${r.name}`}
-                    />
-                    <input
-                      class={inputClass}
-                      name="address"
-                      value={r.address ?? ""}
-                      maxLength={500}
-                      size={30}
-                      aria-label={`Address of ${r.name}`}
-                    />
-                    <button type="submit" class={secondaryButtonClass}>Save</button>
-                  </form>
-                </td>
-                <td class={tdClass}>{r.active ? "Active" : "Deactivated"}</td>
-                <td class={tdClass}>
-                  <form method="post" action={`/hq/admin/places/repairers/${r.id}/active`}>
-                    <Csrf token={data.csrfToken} />
-                    <input type="hidden" name="active" value={r.active ? "false" : "true"} />
-                    <button type="submit" class={r.active ? dangerButtonClass : secondaryButtonClass}>
-                      {r.active ? "Deactivate" : "Reactivate"}
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
+          )}
         </Table>
-      </section>
-      <section aria-labelledby="hq">
-        <h2 id="hq" class="mb-2 text-lg font-semibold">HQ locations</h2>
+      </Section>
+      <Section id="hq" title="HQ locations">
         <ul class="mb-3 list-inside list-disc text-sm">
           {data.hqLocations.map((h) => <li key={h.id}>{h.name}</li>)}
         </ul>
-        <form
-          method="post"
-          action="/hq/admin/places/hq"
-          class="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-4"
-          aria-label="Add an HQ location"
-        >
-          <Csrf token={data.csrfToken} />
+        <AddForm action="/hq/admin/places/hq" label="Add an HQ location" csrfToken={data.csrfToken}>
           <Field label="Name">
             <input class={inputClass} name="name" required maxLength={200} size={30} />
           </Field>
           <button type="submit" class={buttonClass}>Add HQ location</button>
-        </form>
-      </section>
+        </AddForm>
+      </Section>
     </>
   );
 }

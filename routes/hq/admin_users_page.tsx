@@ -1,10 +1,10 @@
 /** Admin: the users (add, deactivate or reactivate, reset PIN). */
 import { ROLES } from "@/db/schema.ts";
 import type { listUsers } from "@/lib/admin_users.ts";
+import { ActiveToggle, AddForm } from "@/components/hq/admin_forms.tsx";
 import {
   buttonClass,
   Csrf,
-  dangerButtonClass,
   Field,
   inputClass,
   type Notice,
@@ -13,7 +13,6 @@ import {
   secondaryButtonClass,
   Table,
   tdClass,
-  thClass,
 } from "@/components/hq/ui.tsx";
 
 export interface UsersPageData {
@@ -26,6 +25,25 @@ export interface UsersPageData {
   draft: { email: string; name: string; role: string };
 }
 
+const COLUMNS = ["Name", "E-mail", "Role", "State", "Reset PIN", ""];
+
+/** A new PIN (4 to 8 digits), typed hidden and never filled in by the browser. */
+function PinInput({ label }: { label?: string }) {
+  return (
+    <input
+      class={inputClass}
+      type="password"
+      name="pin"
+      inputmode="numeric"
+      pattern="[0-9]{4,8}"
+      autocomplete="new-password"
+      required
+      size={8}
+      aria-label={label}
+    />
+  );
+}
+
 export function UsersPage({ data }: { data: UsersPageData }) {
   const now = new Date(data.now);
   return (
@@ -34,13 +52,7 @@ export function UsersPage({ data }: { data: UsersPageData }) {
         Users
       </PageTitle>
       <NoticeBox notice={data.notice} />
-      <form
-        method="post"
-        action="/hq/admin/users"
-        class="mb-6 flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-4"
-        aria-label="Add a user"
-      >
-        <Csrf token={data.csrfToken} />
+      <AddForm action="/hq/admin/users" label="Add a user" csrfToken={data.csrfToken} margin="mb-6">
         <Field label="E-mail">
           <input class={inputClass} type="email" name="email" value={data.draft.email} required />
         </Field>
@@ -53,75 +65,40 @@ export function UsersPage({ data }: { data: UsersPageData }) {
           </select>
         </Field>
         <Field label="PIN" hint="4 to 8 digits">
-          <input
-            class={inputClass}
-            type="password"
-            name="pin"
-            inputmode="numeric"
-            pattern="[0-9]{4,8}"
-            autocomplete="new-password"
-            required
-            size={8}
-          />
+          <PinInput />
         </Field>
         <button type="submit" class={buttonClass}>Add user</button>
-      </form>
-      <Table label="Users">
-        <thead class="bg-slate-50">
-          <tr>
-            <th class={thClass}>Name</th>
-            <th class={thClass}>E-mail</th>
-            <th class={thClass}>Role</th>
-            <th class={thClass}>State</th>
-            <th class={thClass}>Reset PIN</th>
-            <th class={thClass}></th>
-          </tr>
-        </thead>
-        <tbody class="divide-y divide-slate-100">
-          {data.users.map((u) => {
-            const locked = u.locked_until && new Date(u.locked_until) > now;
-            return (
-              <tr key={u.id} data-user={u.email} class={u.active ? "" : "bg-slate-50 text-slate-500"}>
-                <td class={tdClass}>{u.name}</td>
-                <td class={tdClass}>{u.email}</td>
-                <td class={tdClass}>{u.role}</td>
-                <td class={tdClass}>
-                  {u.active ? (locked ? "Locked (wrong PINs)" : "Active") : "Deactivated"}
-                </td>
-                <td class={tdClass}>
-                  <form method="post" action={`/hq/admin/users/${u.id}/pin`} class="flex items-center gap-2">
-                    <Csrf token={data.csrfToken} />
-                    <input
-                      class={inputClass}
-                      type="password"
-                      name="pin"
-                      inputmode="numeric"
-                      pattern="[0-9]{4,8}"
-                      autocomplete="new-password"
-                      required
-                      size={8}
-                      aria-label={`New PIN for ${u.email}`}
-                    />
-                    <button type="submit" class={secondaryButtonClass}>Set PIN</button>
-                  </form>
-                </td>
-                <td class={tdClass}>
-                  {u.id === data.selfId
-                    ? <span class="text-xs text-slate-500">you</span>
-                    : (
-                      <form method="post" action={`/hq/admin/users/${u.id}/active`}>
-                        <Csrf token={data.csrfToken} />
-                        <input type="hidden" name="active" value={u.active ? "false" : "true"} />
-                        <button type="submit" class={u.active ? dangerButtonClass : secondaryButtonClass}>
-                          {u.active ? "Deactivate" : "Reactivate"}
-                        </button>
-                      </form>
-                    )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
+      </AddForm>
+      <Table label="Users" head={COLUMNS} rows={data.users}>
+        {(u) => {
+          const locked = u.locked_until && new Date(u.locked_until) > now;
+          return (
+            <tr key={u.id} data-user={u.email} class={u.active ? "" : "bg-slate-50 text-slate-500"}>
+              <td class={tdClass}>{u.name}</td>
+              <td class={tdClass}>{u.email}</td>
+              <td class={tdClass}>{u.role}</td>
+              <td class={tdClass}>
+                {u.active ? (locked ? "Locked (wrong PINs)" : "Active") : "Deactivated"}
+              </td>
+              <td class={tdClass}>
+                <form method="post" action={`/hq/admin/users/${u.id}/pin`} class="flex items-center gap-2">
+                  <Csrf token={data.csrfToken} />
+                  <PinInput label={`New PIN for ${u.email}`} />
+                  <button type="submit" class={secondaryButtonClass}>Set PIN</button>
+                </form>
+              </td>
+              <td class={tdClass}>
+                {u.id === data.selfId ? <span class="text-xs text-slate-500">you</span> : (
+                  <ActiveToggle
+                    action={`/hq/admin/users/${u.id}/active`}
+                    active={u.active}
+                    csrfToken={data.csrfToken}
+                  />
+                )}
+              </td>
+            </tr>
+          );
+        }}
       </Table>
     </>
   );

@@ -15,7 +15,8 @@ import { ExportsPage } from "@/routes/hq/exports_page.tsx";
 
 export const EXPORT_BATCH = 500;
 
-const PART_HEADER = [
+/** The parts CSV's columns, in order. */
+export const PART_HEADER = [
   "Part ID",
   "Part No.",
   "Description",
@@ -32,7 +33,8 @@ const PART_HEADER = [
   "Returned to HQ at",
 ];
 
-const MOVEMENT_HEADER = [
+/** The movements CSV's columns, in order. */
+export const MOVEMENT_HEADER = [
   "Movement ID",
   "Type",
   "Status",

@@ -1,4 +1,5 @@
 /** The exports page: what each CSV holds, and its filters as plain GET forms (no JavaScript). */
+import type { ComponentChildren } from "preact";
 import { PART_STATUSES } from "@/db/schema.ts";
 import { buttonClass, Field, inputClass, PageTitle } from "@/components/hq/ui.tsx";
 
@@ -9,48 +10,70 @@ export function ExportsPage() {
         Exports
       </PageTitle>
       <div class="grid gap-6 md:grid-cols-2">
-        <section class="rounded border border-slate-200 bg-white p-4" aria-labelledby="export-parts">
-          <h2 id="export-parts" class="mb-1 text-lg font-semibold">Parts</h2>
-          <p class="mb-3 text-sm text-slate-600">
-            Each part with its claim, rego, repair shop, current status and since when, and when it last
-            arrived, was delivered, flagged, picked up and returned.
-          </p>
-          <form method="get" action="/hq/exports/parts.csv" class="flex flex-wrap items-end gap-3">
-            <Field label="Status">
-              <select class={inputClass} name="status">
-                <option value="">Any status</option>
-                {PART_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-              </select>
-            </Field>
-            <Field label="Rego">
-              <input class={inputClass} name="rego" size={10} />
-            </Field>
-            <button type="submit" class={buttonClass}>Download parts CSV</button>
-          </form>
-        </section>
-        <section class="rounded border border-slate-200 bg-white p-4" aria-labelledby="export-movements">
-          <h2 id="export-movements" class="mb-1 text-lg font-semibold">Movements</h2>
-          <p class="mb-3 text-sm text-slate-600">
-            Each movement with its type, status, claim, place, drivers, times and part numbers.
-          </p>
-          <form method="get" action="/hq/exports/movements.csv" class="flex flex-wrap items-end gap-3">
-            <Field label="Type">
-              <select class={inputClass} name="type">
-                <option value="">Any type</option>
-                <option value="direct">Direct</option>
-                <option value="reverse">Return</option>
-              </select>
-            </Field>
-            <Field label="Rego">
-              <input class={inputClass} name="rego" size={10} />
-            </Field>
-            <button type="submit" class={buttonClass}>Download movements CSV</button>
-          </form>
-        </section>
+        <ExportCard
+          id="export-parts"
+          title="Parts"
+          action="/hq/exports/parts.csv"
+          button="Download parts CSV"
+          about={
+            <>
+              Each part with its claim, rego, repair shop, current status and since when, and when it last
+              arrived, was delivered, flagged, picked up and returned.
+            </>
+          }
+        >
+          <Field label="Status">
+            <select class={inputClass} name="status">
+              <option value="">Any status</option>
+              {PART_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            </select>
+          </Field>
+        </ExportCard>
+        <ExportCard
+          id="export-movements"
+          title="Movements"
+          action="/hq/exports/movements.csv"
+          button="Download movements CSV"
+          about="Each movement with its type, status, claim, place, drivers, times and part numbers."
+        >
+          <Field label="Type">
+            <select class={inputClass} name="type">
+              <option value="">Any type</option>
+              <option value="direct">Direct</option>
+              <option value="reverse">Return</option>
+            </select>
+          </Field>
+        </ExportCard>
       </div>
       <p class="mt-4 text-sm text-slate-600">
         The parts and movements pages also offer an export of exactly the rows their filters show.
       </p>
     </>
+  );
+}
+
+/** One CSV: what it holds, and a form with its own filters (the children) and a rego filter. */
+function ExportCard(
+  { id, title, about, action, button, children }: {
+    id: string;
+    title: string;
+    about: ComponentChildren;
+    action: string;
+    button: string;
+    children: ComponentChildren;
+  },
+) {
+  return (
+    <section class="rounded border border-slate-200 bg-white p-4" aria-labelledby={id}>
+      <h2 id={id} class="mb-1 text-lg font-semibold">{title}</h2>
+      <p class="mb-3 text-sm text-slate-600">{about}</p>
+      <form method="get" action={action} class="flex flex-wrap items-end gap-3">
+        {children}
+        <Field label="Rego">
+          <input class={inputClass} name="rego" size={10} />
+        </Field>
+        <button type="submit" class={buttonClass}>{button}</button>
+      </form>
+    </section>
   );
 }

@@ -9,7 +9,7 @@ import {
 } from "@/db/queries/dashboard_movements.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import type { SessionEnv } from "@/routes/session_middleware.ts";
-import { filterQuery, hqPage, notFoundPage, PAGE_SIZE, parseId, parsePage } from "@/routes/hq/render.tsx";
+import { hqPage, listRequest, notFoundPage, parseId } from "@/routes/hq/render.tsx";
 import { MovementsPage, OpenTripsPage } from "@/routes/hq/movements_page.tsx";
 import { MovementPage } from "@/routes/hq/movement_page.tsx";
 
@@ -31,10 +31,9 @@ export function movementsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
   app.get("/movements", async (c) => {
-    const query = filterQuery(c, MOVEMENT_FILTERS);
-    const page = parsePage(c.req.query("page"));
+    const { query, page, paging } = listRequest(c, MOVEMENT_FILTERS);
     const [{ rows, more }, drivers] = await Promise.all([
-      searchMovements(deps.db, movementFilters(query), { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
+      searchMovements(deps.db, movementFilters(query), paging),
       listMovers(deps.db),
     ]);
     return hqPage(

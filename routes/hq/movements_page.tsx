@@ -1,19 +1,16 @@
 /** The movements list (filters, paging, export link) and the open return trips page. */
 import type { MovementRow } from "@/db/queries/dashboard_movements.ts";
+import { FilterForm } from "@/components/hq/filter_form.tsx";
 import {
-  buttonClass,
-  Empty,
   Field,
   formatAge,
   inputClass,
   linkClass,
   PageTitle,
   Pagination,
-  secondaryButtonClass,
   Table,
   tdClass,
-  thClass,
-  Time,
+  TimeCell,
 } from "@/components/hq/ui.tsx";
 
 export interface MovementsPageData {
@@ -37,15 +34,32 @@ export function MovementTypeLabel({ type }: { type: string }) {
     : <span class="rounded bg-orange-100 px-2 py-0.5 text-xs font-medium text-orange-900">Return</span>;
 }
 
+const COLUMNS = [
+  "#",
+  "Type",
+  "Status",
+  "Rego · Claim",
+  "Repair shop or HQ",
+  "Driver",
+  "Picked up",
+  "Dropped off",
+  "Parts",
+];
+
 export function MovementsPage({ data }: { data: MovementsPageData }) {
   const q = data.query;
-  const exportHref = `/hq/exports/movements.csv${Object.keys(q).length ? `?${new URLSearchParams(q)}` : ""}`;
   return (
     <>
       <PageTitle sub="Every recorded movement, newest first. Open one to see each part with its photos.">
         Movements
       </PageTitle>
-      <form method="get" action="/hq/movements" class="mb-4 flex flex-wrap items-end gap-3" role="search">
+      <FilterForm
+        action="/hq/movements"
+        query={q}
+        submit="Filter"
+        exportPath="/hq/exports/movements.csv"
+        exportLabel="Export these movements (CSV)"
+      >
         <Field label="Type">
           <select class={inputClass} name="type">
             <option value="">Any type</option>
@@ -73,50 +87,26 @@ export function MovementsPage({ data }: { data: MovementsPageData }) {
             ))}
           </select>
         </Field>
-        <button type="submit" class={buttonClass}>Filter</button>
-        <a href="/hq/movements" class={secondaryButtonClass}>Clear</a>
-        <a href={exportHref} class={`${linkClass} ml-auto text-sm`}>Export these movements (CSV)</a>
-      </form>
-      {data.rows.length === 0 ? <Empty>No movements match these filters.</Empty> : (
-        <Table label="Movements">
-          <thead class="bg-slate-50">
-            <tr>
-              <th class={thClass}>#</th>
-              <th class={thClass}>Type</th>
-              <th class={thClass}>Status</th>
-              <th class={thClass}>Rego · Claim</th>
-              <th class={thClass}>Repair shop or HQ</th>
-              <th class={thClass}>Driver</th>
-              <th class={thClass}>Picked up</th>
-              <th class={thClass}>Dropped off</th>
-              <th class={thClass}>Parts</th>
-            </tr>
-          </thead>
-          <tbody class="divide-y divide-slate-100">
-            {data.rows.map((m) => (
-              <tr key={m.id} class="hover:bg-slate-50">
-                <td class={tdClass}>
-                  <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id}</a>
-                </td>
-                <td class={tdClass}>
-                  <MovementTypeLabel type={m.movement_type} />
-                </td>
-                <td class={tdClass}>{m.movement_status}</td>
-                <td class={`${tdClass} whitespace-nowrap`}>{m.registration} · {m.claim_number}</td>
-                <td class={tdClass}>{placeOf(m)}</td>
-                <td class={tdClass}>{m.picked_up_by_name}</td>
-                <td class={`${tdClass} whitespace-nowrap`}>
-                  <Time at={m.pick_up_at} />
-                </td>
-                <td class={`${tdClass} whitespace-nowrap`}>
-                  <Time at={m.dropped_off_at} />
-                </td>
-                <td class={tdClass}>{m.part_count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      </FilterForm>
+      <Table label="Movements" head={COLUMNS} rows={data.rows} empty="No movements match these filters.">
+        {(m) => (
+          <tr key={m.id} class="hover:bg-slate-50">
+            <td class={tdClass}>
+              <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id}</a>
+            </td>
+            <td class={tdClass}>
+              <MovementTypeLabel type={m.movement_type} />
+            </td>
+            <td class={tdClass}>{m.movement_status}</td>
+            <td class={`${tdClass} whitespace-nowrap`}>{m.registration} · {m.claim_number}</td>
+            <td class={tdClass}>{placeOf(m)}</td>
+            <td class={tdClass}>{m.picked_up_by_name}</td>
+            <TimeCell at={m.pick_up_at} />
+            <TimeCell at={m.dropped_off_at} />
+            <td class={tdClass}>{m.part_count}</td>
+          </tr>
+        )}
+      </Table>
       <Pagination path="/hq/movements" query={q} page={data.page} more={data.more} />
     </>
   );
@@ -127,6 +117,8 @@ export interface OpenTripsData {
   trips: (MovementRow & { parts_on_truck: number })[];
 }
 
+const TRIP_COLUMNS = ["Age", "#", "Rego · Claim", "Driver", "Picked up", "From", "To", "Parts on the truck"];
+
 export function OpenTripsPage({ data }: { data: OpenTripsData }) {
   const now = new Date(data.now).getTime();
   return (
@@ -134,48 +126,33 @@ export function OpenTripsPage({ data }: { data: OpenTripsData }) {
       <PageTitle sub="Parts picked up from a repair shop and not yet dropped off at HQ, oldest first.">
         Open return trips
       </PageTitle>
-      {data.trips.length === 0
-        ? <Empty>No open return trips: every picked-up part is back at HQ.</Empty>
-        : (
-          <Table label="Open return trips">
-            <thead class="bg-slate-50">
-              <tr>
-                <th class={thClass}>Age</th>
-                <th class={thClass}>#</th>
-                <th class={thClass}>Rego · Claim</th>
-                <th class={thClass}>Driver</th>
-                <th class={thClass}>Picked up</th>
-                <th class={thClass}>From</th>
-                <th class={thClass}>To</th>
-                <th class={thClass}>Parts on the truck</th>
-              </tr>
-            </thead>
-            <tbody class="divide-y divide-slate-100">
-              {data.trips.map((t) => {
-                const ageMs = now - new Date(t.pick_up_at).getTime();
-                const old = ageMs >= 24 * 3_600_000;
-                return (
-                  <tr key={t.id} class={old ? "bg-amber-50" : ""} data-trip={t.id}>
-                    <td class={`${tdClass} whitespace-nowrap font-medium ${old ? "text-amber-900" : ""}`}>
-                      {formatAge(ageMs)}
-                    </td>
-                    <td class={tdClass}>
-                      <a class={linkClass} href={`/hq/movements/${t.id}`}>#{t.id}</a>
-                    </td>
-                    <td class={`${tdClass} whitespace-nowrap`}>{t.registration} · {t.claim_number}</td>
-                    <td class={tdClass}>{t.picked_up_by_name}</td>
-                    <td class={`${tdClass} whitespace-nowrap`}>
-                      <Time at={t.pick_up_at} />
-                    </td>
-                    <td class={tdClass}>{t.repairer_name ?? "—"}</td>
-                    <td class={tdClass}>{t.hq_name ?? "—"}</td>
-                    <td class={tdClass}>{t.parts_on_truck} of {t.part_count}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </Table>
-        )}
+      <Table
+        label="Open return trips"
+        head={TRIP_COLUMNS}
+        rows={data.trips}
+        empty="No open return trips: every picked-up part is back at HQ."
+      >
+        {(t) => {
+          const ageMs = now - new Date(t.pick_up_at).getTime();
+          const old = ageMs >= 24 * 3_600_000;
+          return (
+            <tr key={t.id} class={old ? "bg-amber-50" : ""} data-trip={t.id}>
+              <td class={`${tdClass} whitespace-nowrap font-medium ${old ? "text-amber-900" : ""}`}>
+                {formatAge(ageMs)}
+              </td>
+              <td class={tdClass}>
+                <a class={linkClass} href={`/hq/movements/${t.id}`}>#{t.id}</a>
+              </td>
+              <td class={`${tdClass} whitespace-nowrap`}>{t.registration} · {t.claim_number}</td>
+              <td class={tdClass}>{t.picked_up_by_name}</td>
+              <TimeCell at={t.pick_up_at} />
+              <td class={tdClass}>{t.repairer_name ?? "—"}</td>
+              <td class={tdClass}>{t.hq_name ?? "—"}</td>
+              <td class={tdClass}>{t.parts_on_truck} of {t.part_count}</td>
+            </tr>
+          );
+        }}
+      </Table>
     </>
   );
 }

@@ -8,18 +8,19 @@ import {
   buttonClass,
   Csrf,
   dangerButtonClass,
-  Empty,
+  DetailItem,
   inputClass,
   linkClass,
   type Notice,
   NoticeBox,
   PageTitle,
   PhotoThumb,
+  Section,
   StatusBadge,
   Table,
   tdClass,
-  thClass,
   Time,
+  TimeCell,
 } from "@/components/hq/ui.tsx";
 
 export interface PartPageData {
@@ -35,6 +36,9 @@ export interface PartPageData {
 
 const VIA_LABEL = { import: "Import", dashboard: "Dashboard", movement: "Movement" } as const;
 
+const HISTORY_COLUMNS = ["When", "From", "To", "Who", "Via", "Reason"];
+const MOVEMENT_COLUMNS = ["Movement", "Status", "Picked up", "Dropped off", "Pickup photo", "Delivery photo"];
+
 export function PartPage({ data }: { data: PartPageData }) {
   const { part, history, movements } = data.detail;
   return (
@@ -49,116 +53,75 @@ export function PartPage({ data }: { data: PartPageData }) {
       </PageTitle>
       <NoticeBox notice={data.notice} />
       <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-4">
-        <div>
-          <dt class="text-slate-500">Status</dt>
-          <dd data-testid="part-status">
-            <StatusBadge status={part.status} />
-          </dd>
-        </div>
-        <div>
-          <dt class="text-slate-500">Since</dt>
-          <dd>
-            <Time at={part.updated_at} />
-          </dd>
-        </div>
-        <div>
-          <dt class="text-slate-500">Claim · Rego</dt>
-          <dd>{part.claim_number} · {part.registration}</dd>
-        </div>
-        <div>
-          <dt class="text-slate-500">Repair shop · Qty</dt>
-          <dd>{part.repairer_name ?? "—"} · {part.qty_ordered}</dd>
-        </div>
+        <DetailItem label="Status" testId="part-status">
+          <StatusBadge status={part.status} />
+        </DetailItem>
+        <DetailItem label="Since">
+          <Time at={part.updated_at} />
+        </DetailItem>
+        <DetailItem label="Claim · Rego">{part.claim_number} · {part.registration}</DetailItem>
+        <DetailItem label="Repair shop · Qty">{part.repairer_name ?? "—"} · {part.qty_ordered}</DetailItem>
       </dl>
 
-      <section class="mb-8" aria-labelledby="change-status">
-        <h2 id="change-status" class="mb-2 text-lg font-semibold">Change status</h2>
+      <Section id="change-status" title="Change status" class="mb-8">
         <StatusChanges data={data} />
-      </section>
+      </Section>
 
-      <section class="mb-8" aria-labelledby="history">
-        <h2 id="history" class="mb-2 text-lg font-semibold">History</h2>
-        {history.length === 0 ? <Empty>No status changes recorded.</Empty> : (
-          <Table label="Status history">
-            <thead class="bg-slate-50">
-              <tr>
-                <th class={thClass}>When</th>
-                <th class={thClass}>From</th>
-                <th class={thClass}>To</th>
-                <th class={thClass}>Who</th>
-                <th class={thClass}>Via</th>
-                <th class={thClass}>Reason</th>
-              </tr>
-            </thead>
-            <tbody class="divide-y divide-slate-100">
-              {history.map((h) => (
-                <tr key={h.id}>
-                  <td class={`${tdClass} whitespace-nowrap`}>
-                    <Time at={h.changed_at} />
-                  </td>
-                  <td class={tdClass}>{h.from_status ? <StatusBadge status={h.from_status} /> : "—"}</td>
-                  <td class={tdClass}>
-                    <StatusBadge status={h.to_status} />
-                  </td>
-                  <td class={tdClass}>{h.changed_by_name ?? "—"}</td>
-                  <td class={tdClass}>
-                    {h.movement_id
-                      ? (
-                        <a class={linkClass} href={`/hq/movements/${h.movement_id}`}>
-                          Movement #{h.movement_id}
-                        </a>
-                      )
-                      : VIA_LABEL[h.via]}
-                  </td>
-                  <td class={tdClass}>{h.reason ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </section>
-
-      <section aria-labelledby="movements">
-        <h2 id="movements" class="mb-2 text-lg font-semibold">Movements</h2>
-        {movements.length === 0
-          ? <Empty>This part has not been moved yet.</Empty>
-          : (
-            <Table label="Movements of this part">
-              <thead class="bg-slate-50">
-                <tr>
-                  <th class={thClass}>Movement</th>
-                  <th class={thClass}>Status</th>
-                  <th class={thClass}>Picked up</th>
-                  <th class={thClass}>Dropped off</th>
-                  <th class={thClass}>Pickup photo</th>
-                  <th class={thClass}>Delivery photo</th>
-                </tr>
-              </thead>
-              <tbody class="divide-y divide-slate-100">
-                {movements.map((m) => (
-                  <tr key={m.id}>
-                    <td class={tdClass}>
-                      <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id} {m.movement_type}</a>
-                    </td>
-                    <td class={tdClass}>{m.movement_status}</td>
-                    <td class={`${tdClass} whitespace-nowrap`}>
-                      <Time at={m.pick_up_at} />
-                    </td>
-                    <td class={`${tdClass} whitespace-nowrap`}>
-                      <Time at={m.dropped_off_at} />
-                    </td>
-                    <td class={tdClass}>
-                      <PhotoThumb id={m.pickup_photo_id} alt={`Pickup photo of ${part.part_no}`} />
-                    </td>
-                    <td class={tdClass}>
-                      <PhotoThumb id={m.delivery_photo_id} alt={`Delivery photo of ${part.part_no}`} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
+      <Section id="history" title="History" class="mb-8">
+        <Table
+          label="Status history"
+          head={HISTORY_COLUMNS}
+          rows={history}
+          empty="No status changes recorded."
+        >
+          {(h) => (
+            <tr key={h.id}>
+              <TimeCell at={h.changed_at} />
+              <td class={tdClass}>{h.from_status ? <StatusBadge status={h.from_status} /> : "—"}</td>
+              <td class={tdClass}>
+                <StatusBadge status={h.to_status} />
+              </td>
+              <td class={tdClass}>{h.changed_by_name ?? "—"}</td>
+              <td class={tdClass}>
+                {h.movement_id
+                  ? (
+                    <a class={linkClass} href={`/hq/movements/${h.movement_id}`}>
+                      Movement #{h.movement_id}
+                    </a>
+                  )
+                  : VIA_LABEL[h.via]}
+              </td>
+              <td class={tdClass}>{h.reason ?? ""}</td>
+            </tr>
           )}
-      </section>
+        </Table>
+      </Section>
+
+      <Section id="movements" title="Movements">
+        <Table
+          label="Movements of this part"
+          head={MOVEMENT_COLUMNS}
+          rows={movements}
+          empty="This part has not been moved yet."
+        >
+          {(m) => (
+            <tr key={m.id}>
+              <td class={tdClass}>
+                <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id} {m.movement_type}</a>
+              </td>
+              <td class={tdClass}>{m.movement_status}</td>
+              <TimeCell at={m.pick_up_at} />
+              <TimeCell at={m.dropped_off_at} />
+              <td class={tdClass}>
+                <PhotoThumb id={m.pickup_photo_id} alt={`Pickup photo of ${part.part_no}`} />
+              </td>
+              <td class={tdClass}>
+                <PhotoThumb id={m.delivery_photo_id} alt={`Delivery photo of ${part.part_no}`} />
+              </td>
+            </tr>
+          )}
+        </Table>
+      </Section>
     </>
   );
 }

@@ -14,14 +14,12 @@ import type { Notice } from "@/components/hq/ui.tsx";
 import type { SessionEnv } from "@/routes/session_middleware.ts";
 import {
   field,
-  filterQuery,
   type HqContext,
   hqPage,
+  listRequest,
   mustViewer,
   notFoundPage,
-  PAGE_SIZE,
   parseId,
-  parsePage,
 } from "@/routes/hq/render.tsx";
 import { PartsPage } from "@/routes/hq/parts_page.tsx";
 import { PartPage } from "@/routes/hq/part_page.tsx";
@@ -44,10 +42,9 @@ export function partsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
   app.get("/", async (c) => {
-    const query = filterQuery(c, PART_FILTERS);
-    const page = parsePage(c.req.query("page"));
+    const { query, page, paging } = listRequest(c, PART_FILTERS);
     const [{ rows, more }, repairers] = await Promise.all([
-      searchParts(deps.db, partFilters(query), { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE }),
+      searchParts(deps.db, partFilters(query), paging),
       listRepairers(deps.db),
     ]);
     return hqPage(

@@ -45,6 +45,13 @@ export function parsePage(value: string | undefined): number {
   return Number.isInteger(n) && n >= 1 && n <= 10_000 ? n : 1;
 }
 
+/** A list page's request: its filters (the query values named), its page number, and that page's rows. */
+export function listRequest(c: HqContext, names: readonly string[]) {
+  const query = filterQuery(c, names);
+  const page = parsePage(c.req.query("page"));
+  return { query, page, paging: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } };
+}
+
 /** A form field as a string ("" when absent or a file). */
 export function field(form: Record<string, unknown>, name: string): string {
   const v = form[name];

@@ -61,22 +61,32 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
+/** What every job's answer says of the claim a search found: its rego, number and the parts offered. */
+function claimFound(
+  job: JobName,
+  r: {
+    rego: string;
+    claim_number: string;
+    parts_list: { parts_order_id: number; part_no: string; description: string }[];
+  },
+): FoundClaim {
+  return {
+    job,
+    rego: r.rego,
+    claim_number: r.claim_number,
+    parts: r.parts_list.map((p) => ({
+      id: p.parts_order_id,
+      part_no: p.part_no,
+      description: p.description,
+    })),
+  };
+}
+
 /** What the job finds for a rego. "collect" with an open return trip, and "return" without one, say so. */
 async function findForJob(deps: AppDeps, job: JobName, rego: string): Promise<FoundClaim | ApiRefusal> {
   if (job === "deliver") {
     const r = await searchDirect(deps.db, rego);
-    return {
-      job,
-      rego: r.rego,
-      claim_number: r.claim_number,
-      parts: r.parts_list.map((p) => ({
-        id: p.parts_order_id,
-        part_no: p.part_no,
-        description: p.description,
-      })),
-      repairer_id: r.repairer,
-      repairer_name: r.repairer_name,
-    };
+    return { ...claimFound(job, r), repairer_id: r.repairer, repairer_name: r.repairer_name };
   }
   let r;
   try {
@@ -97,14 +107,7 @@ async function findForJob(deps: AppDeps, job: JobName, rego: string): Promise<Fo
   }
   if (r.stage === "pickup" && job === "return") return { message: "Return trip not found." };
   return {
-    job,
-    rego: r.rego,
-    claim_number: r.claim_number,
-    parts: r.parts_list.map((p) => ({
-      id: p.parts_order_id,
-      part_no: p.part_no,
-      description: p.description,
-    })),
+    ...claimFound(job, r),
     ...(r.stage === "dropoff" ? { hq_location: r.hq_location, movement_id: r.parts_movement_id } : {}),
   };
 }

@@ -1,0 +1,38 @@
+/** The forms the admin pages share: an "add" form and the deactivate / reactivate button of a row. */
+import type { ComponentChildren } from "preact";
+import { Csrf, dangerButtonClass, secondaryButtonClass } from "@/components/hq/ui.tsx";
+
+/** A boxed POST form that adds something (its fields and button are the children). */
+export function AddForm(
+  { action, label, csrfToken, margin, children }: {
+    action: string;
+    label: string;
+    csrfToken: string;
+    /** Space below the box (a Tailwind class), when something follows it. */
+    margin?: string;
+    children: ComponentChildren;
+  },
+) {
+  const box = "flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-4";
+  return (
+    <form method="post" action={action} class={margin ? `${margin} ${box}` : box} aria-label={label}>
+      <Csrf token={csrfToken} />
+      {children}
+    </form>
+  );
+}
+
+/** Deactivates an active record, or reactivates an inactive one: posts `active` to `action`. */
+export function ActiveToggle(
+  { action, active, csrfToken }: { action: string; active: boolean; csrfToken: string },
+) {
+  return (
+    <form method="post" action={action}>
+      <Csrf token={csrfToken} />
+      <input type="hidden" name="active" value={active ? "false" : "true"} />
+      <button type="submit" class={active ? dangerButtonClass : secondaryButtonClass}>
+        {active ? "Deactivate" : "Reactivate"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,26 @@
+/** The search form above a dashboard list: its fields, then submit, clear, and an export of what it shows. */
+import type { ComponentChildren } from "preact";
+import { buttonClass, linkClass, secondaryButtonClass } from "@/components/hq/ui.tsx";
+
+export function FilterForm(
+  { action, query, submit, exportPath, exportLabel, children }: {
+    /** The list's path; "Clear" links to it without filters. */
+    action: string;
+    /** The filters in force, carried over to the export link. */
+    query: Record<string, string>;
+    submit: string;
+    exportPath: string;
+    exportLabel: string;
+    children: ComponentChildren;
+  },
+) {
+  const exportHref = `${exportPath}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
+  return (
+    <form method="get" action={action} class="mb-4 flex flex-wrap items-end gap-3" role="search">
+      {children}
+      <button type="submit" class={buttonClass}>{submit}</button>
+      <a href={action} class={secondaryButtonClass}>Clear</a>
+      <a href={exportHref} class={`${linkClass} ml-auto text-sm`}>{exportLabel}</a>
+    </form>
+  );
+}
