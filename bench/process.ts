@@ -7,7 +7,7 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -26,7 +26,7 @@ export async function startChild(
   env: Record<string, string>,
   readyPath = "/healthz",
 ): Promise<ChildServer> {
-  const port = await freePort();
+  const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script],
     env: { ...env, PORT: String(port) },
