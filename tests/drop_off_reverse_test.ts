@@ -3,6 +3,7 @@ import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 import {
   assertConsistent,
+  assertRefused,
   confirmed,
   dropOffPayload,
   dropOffReversePayload,
@@ -12,15 +13,6 @@ import {
   statusOf,
   writtenCounts,
 } from "@/tests/helpers/movements.ts";
-
-async function assertRefused(a: TestApp, payload: unknown, text: string) {
-  const before = await writtenCounts(a.db);
-  const res = await a.handler(payload);
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get("content-type")!, /^application\/json/);
-  assert.deepEqual(await res.json(), { result: { status: "failure", text }, code: 3000 });
-  assert.deepEqual(await writtenCounts(a.db), before);
-}
 
 /** A claim whose `count` parts were picked up (leg 1 done), with drop-off photos staged for all. */
 async function openTrip(a: TestApp, count = 3) {

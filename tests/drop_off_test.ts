@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest } from "@/tests/helpers/app.ts";
 import { makeClaim, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 import {
   assertConsistent,
+  assertRefused,
   confirmed,
   dropOffPayload,
   flowSetup,
@@ -11,22 +12,7 @@ import {
   writtenCounts,
 } from "@/tests/helpers/movements.ts";
 
-const failureText = async (a: TestApp, payload: unknown) => {
-  const res = await a.handler(payload);
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get("content-type")!, /^application\/json/);
-  const body = await res.json();
-  assert.equal(body.code, 3000);
-  assert.equal(body.result.status, "failure", JSON.stringify(body));
-  return body.result.text as string;
-};
-
 /** Asserts the failure text and that nothing at all was written. */
-async function assertRefused(a: TestApp, payload: unknown, text: string) {
-  const before = await writtenCounts(a.db);
-  assert.equal(await failureText(a, payload), text);
-  assert.deepEqual(await writtenCounts(a.db), before);
-}
 
 appTest(
   "parts_drop_off: records the movement, its Deliver_Parts, the status flips, history and announcements",

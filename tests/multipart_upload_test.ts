@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  ByteSearch,
   ENVELOPE_ALLOWANCE,
   type FilePartInfo,
   NoFilePartError,
@@ -70,6 +71,59 @@ function source(bytes: Uint8Array, sizes: number[]) {
     },
   }, { highWaterMark: 0 });
   return { stream, stats };
+}
+
+/**
+ * Like `source`, but a byte stream, as Deno.serve's request bodies are: the parser then reads it with a
+ * BYOB reader into its own buffer. Each read gives at most the next size (and at most the reader's view).
+ */
+function byteSource(bytes: Uint8Array, sizes: number[]) {
+  const stats = { pulled: 0, cancelled: false };
+  let i = 0;
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const byob = controller.byobRequest;
+      if (stats.pulled >= bytes.length) {
+        controller.close();
+        byob?.respond(0);
+        return;
+      }
+      const view = byob?.view;
+      const n = Math.min(
+        sizes[i++ % sizes.length],
+        bytes.length - stats.pulled,
+        view?.byteLength ?? Infinity,
+      );
+      const piece = bytes.subarray(stats.pulled, stats.pulled + n);
+      if (byob && view) {
+        new Uint8Array(view.buffer, view.byteOffset, n).set(piece);
+        byob.respond(n);
+      } else {
+        controller.enqueue(piece.slice());
+      }
+      stats.pulled += n;
+    },
+    cancel() {
+      stats.cancelled = true;
+    },
+  }, { highWaterMark: 0 });
+  return { stream, stats };
+}
+
+/** A sink that reads the file with a BYOB reader through views of at most `viewBytes`. */
+function collectByob(viewBytes: number) {
+  return async (stream: ReadableStream<Uint8Array>) => {
+    const reader = stream.getReader({ mode: "byob" });
+    const parts: Uint8Array[] = [];
+    while (true) {
+      const { done, value } = await reader.read(new Uint8Array(viewBytes));
+      if (done) break;
+      assert.ok(value.length > 0 && value.length <= viewBytes);
+      parts.push(value);
+    }
+    return concat(...parts);
+  };
 }
 
 function request(body: BodyInit, contentType: string, headers: Record<string, string> = {}): Request {
@@ -158,6 +212,87 @@ Deno.test("multipart_upload: a boundary split at every possible chunk position s
     );
     assert.deepEqual(got.bytes, content, `chunk sizes ${sizes}`);
   }
+});
+
+Deno.test("multipart_upload: a byte-stream body (read into the parser's own buffer) splits anywhere", async () => {
+  const content = trickyBinary();
+  const body = multipart(BOUNDARY, [fieldPart("note", "n"), filePart(content), fieldPart("after", "x")], {
+    preamble: "preamble",
+    epilogue: "epilogue",
+  });
+  const type = `multipart/form-data; boundary=${BOUNDARY}`;
+  for (let split = 1; split <= body.length; split++) {
+    const { stream, stats } = byteSource(body, [split, body.length]);
+    const got = await readFilePart(request(stream, type), { maxBytes: 10_000 }, collect);
+    assert.deepEqual(got.bytes, content, `split at ${split}`);
+    assert.equal(stats.pulled, body.length, "read to the end, so the connection stays usable");
+  }
+  for (const sizes of [[1], [2], [3], [5, 1], [7, 13, 1], [64], [70_000]]) {
+    for (const view of [1, 3, 64, 100_000]) {
+      const { stream } = byteSource(body, sizes);
+      const got = await readFilePart(request(stream, type), { maxBytes: 10_000 }, collectByob(view));
+      assert.deepEqual(got, content, `chunk sizes ${sizes}, views of ${view}`);
+    }
+  }
+});
+
+Deno.test("multipart_upload: a large byte-stream upload comes out whole, read by default and BYOB readers", async () => {
+  const content = new Uint8Array(3_000_000);
+  for (let i = 0; i < content.length; i += 65536) crypto.getRandomValues(content.subarray(i, i + 65536));
+  // Plant near-delimiters across read boundaries.
+  const near = enc(`\r\n--${BOUNDARY.slice(0, -1)}`);
+  for (const at of [65_530, 262_140, 262_144 - near.length + 3, 1_000_000]) content.set(near, at);
+  const body = multipart(BOUNDARY, [filePart(content)]);
+  const type = `multipart/form-data; boundary=${BOUNDARY}`;
+  for (const sizes of [[65_536], [300_000], [1_000, 250_000]]) {
+    const a = await readFilePart(request(byteSource(body, sizes).stream, type), { maxBytes: 4e6 }, collect);
+    assert.ok(a.bytes.length === content.length && a.bytes.every((b, i) => b === content[i]), `${sizes}`);
+    const b = await readFilePart(
+      request(byteSource(body, sizes).stream, type),
+      { maxBytes: 4e6 },
+      collectByob(200_000),
+    );
+    assert.ok(b.length === content.length && b.every((x, i) => x === content[i]), `byob ${sizes}`);
+  }
+});
+
+Deno.test("multipart_upload: a byte-stream upload over the cap is cut off just past it", async () => {
+  const body = multipart(BOUNDARY, [filePart(new Uint8Array(5_000_000).fill(0x61))]);
+  const { stream, stats } = byteSource(body, [64 * 1024]);
+  await assert.rejects(
+    readFilePart(
+      request(stream, `multipart/form-data; boundary=${BOUNDARY}`),
+      { maxBytes: 1_000_000 },
+      collect,
+    ),
+    PhotoTooLargeError,
+  );
+  assert.equal(stats.cancelled, true);
+  assert.ok(stats.pulled <= 1_000_000 + ENVELOPE_ALLOWANCE + 2 * 64 * 1024, `pulled ${stats.pulled}`);
+});
+
+Deno.test("multipart_upload: ByteSearch finds what a naive scan finds", () => {
+  const naive = (h: Uint8Array, n: Uint8Array, from: number) => {
+    outer: for (let i = Math.max(0, from); i + n.length <= h.length; i++) {
+      for (let k = 0; k < n.length; k++) if (h[i + k] !== n[k]) continue outer;
+      return i;
+    }
+    return -1;
+  };
+  // Deterministic pseudo-random cases over a tiny alphabet, so near-matches are everywhere.
+  let seed = 7;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  const alphabet = [13, 10, 45, 97, 98];
+  for (let t = 0; t < 5000; t++) {
+    const needle = Uint8Array.from({ length: 1 + next(8) }, () => alphabet[next(alphabet.length)]);
+    const hay = Uint8Array.from({ length: next(60) }, () => alphabet[next(alphabet.length)]);
+    const from = next(10) - 2;
+    assert.equal(new ByteSearch(needle).indexIn(hay, from), naive(hay, needle, from), `case ${t}`);
+  }
+  const delimiter = enc(`\r\n--${BOUNDARY}`);
+  const hay = concat(enc(`--${BOUNDARY}\r\n-${BOUNDARY}`), delimiter.subarray(0, 10), delimiter, enc("x"));
+  assert.equal(new ByteSearch(delimiter).indexIn(hay), hay.length - delimiter.length - 1);
+  assert.throws(() => new ByteSearch(new Uint8Array(0)), RangeError);
 });
 
 Deno.test("multipart_upload: a body built by FormData (as fetch sends it) is read", async () => {

@@ -3,22 +3,13 @@ import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeHq, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 import {
   assertConsistent,
+  assertRefused,
   confirmed,
   flowSetup,
   pickUpPayload,
   statusOf,
   writtenCounts,
 } from "@/tests/helpers/movements.ts";
-
-async function assertRefused(a: TestApp, payload: unknown, text: string) {
-  const before = await writtenCounts(a.db);
-  const res = await a.handler(payload);
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get("content-type")!, /^application\/json/);
-  const body = await res.json();
-  assert.deepEqual(body, { result: { status: "failure", text }, code: 3000 });
-  assert.deepEqual(await writtenCounts(a.db), before);
-}
 
 const setup = (a: TestApp, count = 1) =>
   flowSetup(a, { count, status: "Pending Repair Shop Pick-Up", stage: "reverse_pickup" });

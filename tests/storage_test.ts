@@ -128,6 +128,101 @@ Deno.test("storage: more than maxBytes throws PhotoTooLargeError, cancels the so
   });
 });
 
+/** A byte stream giving at most the next size per read (as a multipart file part does): stage reads it BYOB. */
+function byteChunked(bytes: Uint8Array, sizes: number[], fail?: Error) {
+  let at = 0;
+  let i = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const byob = controller.byobRequest;
+      if (fail && at >= bytes.length / 2) throw fail;
+      if (at >= bytes.length) {
+        controller.close();
+        byob?.respond(0);
+        return;
+      }
+      const view = byob?.view;
+      const n = Math.min(sizes[i++ % sizes.length], bytes.length - at, view?.byteLength ?? Infinity);
+      if (byob && view) {
+        new Uint8Array(view.buffer, view.byteOffset, n).set(bytes.subarray(at, at + n));
+        byob.respond(n);
+      } else {
+        controller.enqueue(bytes.slice(at, at + n));
+      }
+      at += n;
+    },
+  }, { highWaterMark: 0 });
+}
+
+function randomBytes(n: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(n);
+  for (let i = 0; i < n; i += 65536) crypto.getRandomValues(bytes.subarray(i, Math.min(n, i + 65536)));
+  return bytes;
+}
+
+Deno.test("storage: small, large and mixed chunks, plain or byte stream, store the same bytes and hash", async () => {
+  await withStorage(async (storage) => {
+    const bytes = randomBytes(1_500_000);
+    const sources = [
+      () => chunked(bytes, 7),
+      () => chunked(bytes, 1000),
+      () => chunked(bytes, 64 * 1024),
+      () => chunked(bytes, 300_000),
+      () => byteChunked(bytes, [100, 70_000, 3, 262_144, 1_000_000]),
+      () => byteChunked(bytes, [65_536]),
+    ];
+    // A mix of batched small chunks and directly written big ones, in one order.
+    let k = 0;
+    const mixed = [10, 70_000, 5, 5, 200_000, 1, 64 * 1024 - 1, 64 * 1024];
+    sources.push(() => {
+      let at = 0;
+      return new ReadableStream({
+        pull(controller) {
+          if (at >= bytes.length) return controller.close();
+          const n = mixed[k++ % mixed.length];
+          controller.enqueue(bytes.slice(at, at + n));
+          at += n;
+        },
+      });
+    });
+    for (const [i, make] of sources.entries()) {
+      const staged = await storage.stage(make(), { maxBytes: 2_000_000 });
+      assert.equal(staged.sha256, sha256(bytes), `source ${i}`);
+      assert.equal(staged.bytes, bytes.length);
+      assert.deepEqual(staged.head, bytes.subarray(0, PROBE_BYTES), `head of source ${i}`);
+      assert.deepEqual(await Deno.readFile(staged.tempPath), bytes, `file of source ${i}`);
+      await staged.discard();
+    }
+  });
+});
+
+Deno.test("storage: a byte stream over maxBytes, or failing, leaves no temp; the next uploads are intact", async () => {
+  await withStorage(async (storage, root) => {
+    const big = randomBytes(2_000_000);
+    await assert.rejects(
+      storage.stage(byteChunked(big, [65_536]), { maxBytes: 1_000_000 }),
+      PhotoTooLargeError,
+    );
+    await assert.rejects(
+      storage.stage(byteChunked(big, [65_536], new Error("connection reset")), { maxBytes: 4_000_000 }),
+      /connection reset/,
+    );
+    assert.deepEqual(await tmpEntries(root), []);
+    // Buffers are reused between uploads: many at once, each must come out exactly as sent.
+    const bodies = Array.from({ length: 12 }, (_, i) => randomBytes(300_000 + i * 77_777));
+    const stored = await Promise.all(
+      bodies.map((b, i) =>
+        storage.writeStream(i % 2 ? byteChunked(b, [65_536, 1_000]) : chunked(b, 1_000), { maxBytes: 2e6 })
+      ),
+    );
+    for (const [i, b] of bodies.entries()) {
+      assert.equal(stored[i].key, sha256(b));
+      assert.deepEqual(await Deno.readFile(storage.path(stored[i].key)), b, `upload ${i}`);
+    }
+  });
+});
+
 Deno.test("storage: exactly maxBytes is accepted", async () => {
   await withStorage(async (storage) => {
     const { stream } = countingSource(3000, 1000);

@@ -218,3 +218,13 @@ export async function assertHistoryPaths(
     if (end !== null) assert.equal(p.status, end, `part ${p.id}: status ${p.status} ≠ end of its history`);
   }
 }
+
+/** Asserts a submission is refused with exactly `text` (D8 envelope) and writes nothing. */
+export async function assertRefused(a: TestApp, payload: unknown, text: string): Promise<void> {
+  const before = await writtenCounts(a.db);
+  const res = await a.handler(payload);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type")!, /^application\/json/);
+  assert.deepEqual(await res.json(), { result: { status: "failure", text }, code: 3000 });
+  assert.deepEqual(await writtenCounts(a.db), before);
+}
