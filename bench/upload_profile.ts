@@ -4,7 +4,7 @@
  *   deno run -A bench/upload_profile.ts service [--rounds N]
  *     the upload rows of `deno task bench` alone (real service child vs bare baseline), N times over
  *     one small embedded database.
- *   deno run -A bench/upload_profile.ts micro [--rounds N] [--chunk BYTES] [--no-sync]
+ *   deno run -A bench/upload_profile.ts micro [--rounds N] [--chunk BYTES]
  *     in process, no HTTP: 48 multipart bodies of 4 MB (arriving in `--chunk` pieces) through
  *     readFilePart + PhotoStorage.stage, c=8, then the parser alone and the storage alone, so the cost
  *     of each stage shows. Add `--cpu-prof` to the deno flags for a profile.
@@ -25,7 +25,6 @@ const { values, positionals } = parseArgs({
   options: {
     rounds: { type: "string", default: "1" },
     chunk: { type: "string", default: "65536" },
-    "no-sync": { type: "boolean", default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -51,7 +50,9 @@ if (mode === "service") {
     await db.destroy();
     for (let r = 0; r < rounds; r++) {
       const rows = await benchUpload(target);
-      for (const row of rows) console.log(`${row.figure}: service ${row.service}, baseline ${row.baseline}, ratio ${row.ratio}`);
+      for (const row of rows) {
+        console.log(`${row.figure}: service ${row.service}, baseline ${row.baseline}, ratio ${row.ratio}`);
+      }
     }
   } finally {
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
@@ -74,14 +75,29 @@ if (mode === "service") {
     body.set(tail, head.length + PHOTO_BYTES);
     return body;
   });
-  /** The body as the HTTP server hands it over: fresh chunks of `chunk` bytes. */
+  /**
+   * The body as Deno.serve hands it over: a byte stream giving at most `chunk` bytes per read, into
+   * the reader's buffer (BYOB) or as a fresh chunk.
+   */
   const stream = (bytes: Uint8Array) => {
     let at = 0;
-    return new ReadableStream<Uint8Array>({
+    return new ReadableStream({
+      type: "bytes",
       pull(c) {
-        if (at >= bytes.length) return c.close();
-        c.enqueue(bytes.slice(at, at + chunk));
-        at += chunk;
+        if (at >= bytes.length) {
+          c.close();
+          c.byobRequest?.respond(0);
+          return;
+        }
+        const view = c.byobRequest?.view;
+        const n = Math.min(chunk, bytes.length - at, view?.byteLength ?? Infinity);
+        if (view) {
+          new Uint8Array(view.buffer, view.byteOffset, n).set(bytes.subarray(at, at + n));
+          c.byobRequest!.respond(n);
+        } else {
+          c.enqueue(bytes.slice(at, at + n));
+        }
+        at += n;
       },
     }, { highWaterMark: 0 });
   };
@@ -118,7 +134,10 @@ if (mode === "service") {
       console.log(`-- round ${r + 1}, chunk ${chunk} B`);
       await time("parser only (sink drains)", (i) => readFilePart(request(photos[i]), opts, drain));
       await time("storage only (stage + discard)", async (i) => {
-        const staged = await storage.stage(stream(photos[i].subarray(head.length, head.length + PHOTO_BYTES)), opts);
+        const staged = await storage.stage(
+          stream(photos[i].subarray(head.length, head.length + PHOTO_BYTES)),
+          opts,
+        );
         await staged.discard();
       });
       await time("parser + storage (stage + discard)", async (i) => {

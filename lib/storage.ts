@@ -113,41 +113,58 @@ export class PhotoStorage {
     const headLimit = opts.headBytes ?? PROBE_BYTES;
     await Deno.mkdir(this.tmpDir, { recursive: true });
     const tempPath = join(this.tmpDir, crypto.randomUUID());
-    const reader = body.getReader();
+    // A byte stream (an upload's file part, see lib/multipart_upload.ts) is read straight into the
+    // writer's reused buffers; any other stream chunk by chunk.
+    let byob: ReadableStreamBYOBReader | null = null;
+    let reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
+    try {
+      reader = byob = body.getReader({ mode: "byob" });
+    } catch {
+      reader = body.getReader();
+    }
     let file: Deno.FsFile | undefined;
+    let writer: BatchedWriter | undefined;
     let sourceDone = false;
     try {
       file = await Deno.open(tempPath, { createNew: true, write: true });
       const hash = createHash("sha256");
+      writer = new BatchedWriter(file, (bytes) => hash.update(bytes));
       const head = new Uint8Array(headLimit);
       let headLength = 0;
       let total = 0;
       while (true) {
-        const { done, value } = await reader.read();
+        const { done, value } = byob
+          ? await byob.read(await writer.space())
+          : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+        if (byob && value) writer.filled(value); // the batch comes back (also, empty, when done)
         if (done) {
           sourceDone = true;
           break;
         }
-        if (value.length === 0) continue;
-        total += value.length;
+        if (value.byteLength === 0) continue;
+        total += value.byteLength;
         if (total > opts.maxBytes) throw new PhotoTooLargeError(opts.maxBytes);
-        hash.update(value);
         if (headLength < headLimit) {
-          const take = Math.min(headLimit - headLength, value.length);
+          const take = Math.min(headLimit - headLength, value.byteLength);
           head.set(value.subarray(0, take), headLength);
           headLength += take;
         }
-        await writeAll(file, value);
+        // Hashed when written (in batches), while the previous write is still on its way.
+        if (!byob) await writer.add(value);
       }
+      await writer.finish();
       if (total === 0) throw new EmptyPhotoError();
       // Durable before anyone is told the photo is stored (the answer follows commit).
       await file.sync();
       file.close();
       file = undefined;
-      return new StagedPhoto(this, tempPath, total, hash.digest("hex"), head.slice(0, headLength));
+      // A full head is handed over as it is (it is half a megabyte: no copy); a short one is trimmed.
+      const kept = headLength === head.length ? head : head.slice(0, headLength);
+      return new StagedPhoto(this, tempPath, total, hash.digest("hex"), kept);
     } catch (error) {
       // Stop the sender: a too-large or failed upload is cut off, not read to the end.
       if (!sourceDone) await reader.cancel(error).catch(() => {});
+      await writer?.settle(); // never close the file under a write still in flight
       try {
         file?.close();
       } catch { /* already closed */ }
@@ -155,6 +172,7 @@ export class PhotoStorage {
       throw error;
     } finally {
       reader.releaseLock();
+      writer?.release(); // no read or write is under way here: the buffers can serve the next upload
     }
   }
 
@@ -298,6 +316,119 @@ export class PhotoStorage {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
     return removed;
+  }
+}
+
+/** Chunks smaller than this are gathered into a batch; larger ones are written as they are. */
+const DIRECT_WRITE_BYTES = 64 * 1024;
+/** Size of a batch of small chunks (one write and one hash update each). */
+const BATCH_BYTES = 256 * 1024;
+/** Batch buffers of finished uploads, reused by the next ones (at most 4 MB kept). */
+const spareBatches: ArrayBuffer[] = [];
+const MAX_SPARE_BATCHES = 16;
+
+function newBatch(): Uint8Array<ArrayBuffer> {
+  const spare = spareBatches.pop();
+  return spare ? new Uint8Array(spare) : new Uint8Array(BATCH_BYTES);
+}
+
+/**
+ * Writes a stream's bytes to a file in 256 KiB batches with one write in flight while the next batch
+ * fills, so neither the per-write cost nor the per-update cost of the hash is paid per small chunk and
+ * the disk and the network work at the same time. Two batch buffers, reused (and kept for the next
+ * upload by `release`): with `space`/`filled` a BYOB reader reads straight into them (no copy, no
+ * garbage per chunk); `add` copies small chunks in and writes big ones as they are. Every byte passes
+ * `onWrite` (the hash) exactly once, in order, just before it is written.
+ */
+class BatchedWriter {
+  #file: Deno.FsFile;
+  #onWrite: (bytes: Uint8Array) => void;
+  #inFlight: Promise<void> | null = null;
+  #batches: (Uint8Array<ArrayBuffer> | undefined)[] = [];
+  #current = 0;
+  #filled = 0;
+
+  constructor(file: Deno.FsFile, onWrite: (bytes: Uint8Array) => void) {
+    this.#file = file;
+    this.#onWrite = onWrite;
+  }
+
+  /** The free end of the current batch, for a BYOB read; pass the read's result to `filled`. */
+  async space(): Promise<Uint8Array<ArrayBuffer>> {
+    if (this.#filled === BATCH_BYTES) await this.#flushBatch();
+    const batch = this.#batches[this.#current] ??= newBatch();
+    this.#batches[this.#current] = undefined; // the read transfers the buffer; `filled` gets it back
+    return batch.subarray(this.#filled);
+  }
+
+  /** Takes back the batch after a BYOB read into `space()` put `view.byteLength` bytes in it. */
+  filled(view: Uint8Array): void {
+    this.#batches[this.#current] = new Uint8Array(view.buffer as ArrayBuffer);
+    this.#filled += view.byteLength;
+  }
+
+  /** Takes `chunk` (which must not change afterwards); resolves once it is batched or being written. */
+  async add(chunk: Uint8Array): Promise<void> {
+    if (chunk.length >= DIRECT_WRITE_BYTES) {
+      await this.#flushBatch();
+      await this.#submit(chunk);
+      return;
+    }
+    if (this.#filled + chunk.length > BATCH_BYTES) await this.#flushBatch();
+    const batch = this.#batches[this.#current] ??= newBatch();
+    batch.set(chunk, this.#filled);
+    this.#filled += chunk.length;
+  }
+
+  /** Writes what is batched and waits for every write; rejects with a write's error. */
+  async finish(): Promise<void> {
+    await this.#flushBatch();
+    const last = this.#inFlight;
+    this.#inFlight = null;
+    await last;
+  }
+
+  /**
+   * Hands the batch buffers over to the next upload. Only once no write is in flight (after `finish` or
+   * `settle`) and no read is filling `space()`; a buffer given away to a read that failed is not here.
+   */
+  release(): void {
+    if (this.#inFlight) return; // not expected; then the buffers are simply left to the GC
+    for (const batch of this.#batches) {
+      if (batch?.byteLength === BATCH_BYTES && spareBatches.length < MAX_SPARE_BATCHES) {
+        spareBatches.push(batch.buffer);
+      }
+    }
+    this.#batches = [];
+    this.#filled = 0;
+  }
+
+  /** Waits for the write in flight, ignoring its outcome (for clean-up after a failure). */
+  async settle(): Promise<void> {
+    await this.#inFlight?.catch(() => {});
+    this.#inFlight = null;
+  }
+
+  async #flushBatch(): Promise<void> {
+    if (this.#filled === 0) return;
+    const batch = this.#batches[this.#current];
+    // Only if a source ended a BYOB read without handing the buffer back: never store a hole.
+    if (!batch) throw new Error("Upload buffer lost: the source closed in the middle of a read.");
+    const data = batch.subarray(0, this.#filled);
+    // The other buffer is free again once #submit has waited for the write before this one.
+    this.#current = 1 - this.#current;
+    this.#filled = 0;
+    await this.#submit(data);
+  }
+
+  async #submit(data: Uint8Array): Promise<void> {
+    this.#onWrite(data); // hashed while the previous write is still on its way to the file
+    const previous = this.#inFlight;
+    this.#inFlight = null;
+    await previous;
+    const write = writeAll(this.#file, data);
+    write.catch(() => {}); // observed by the next #submit, finish or settle; not an unhandled rejection
+    this.#inFlight = write;
   }
 }
 
