@@ -3,14 +3,24 @@ import { Hono } from "hono";
 import { sql } from "kysely";
 import type { AppDeps } from "@/lib/deps.ts";
 
+/**
+ * A pooled connection the server has just closed (restart, pg_terminate_backend) fails its next query
+ * once and is then dropped from the pool; one quick retry keeps that from reading as an outage.
+ */
+const ATTEMPTS = 3;
+const RETRY_DELAY_MS = 100;
+
 export function healthRoutes({ db }: AppDeps) {
   return new Hono().get("/", async (c) => {
-    try {
-      // The migrations table exists only once the migrator ran; a query on it proves both at once.
-      await sql`select 1 from kysely_migration limit 1`.execute(db);
-      return c.json({ status: "ok" });
-    } catch {
-      return c.json({ status: "unavailable" }, 503);
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        // The migrations table exists only once the migrator ran; a query on it proves both at once.
+        await sql`select 1 from kysely_migration limit 1`.execute(db);
+        return c.json({ status: "ok" });
+      } catch {
+        if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
+      }
     }
+    return c.json({ status: "unavailable" }, 503);
   });
 }
