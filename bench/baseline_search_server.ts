@@ -21,7 +21,10 @@ function connect(): Query {
 const query = connect();
 const norm = (s: string) => s.trim().replace(/[\s-]+/g, "").toUpperCase();
 
-async function search(rego: string) {
+async function search(email: string, rego: string) {
+  // The service resolves the acting user first (D9): the same query, so both sides run the same SQL.
+  const [user] = await query("select * from users where email = $1 and active = true", [email.toLowerCase()]);
+  if (!user) return { result: { status: "failure", text: "User not found." }, code: 3000 };
   const n = norm(rego);
   let vehicles = await query(
     "select registration_norm as norm, registration from claims where registration_norm = $1 order by id desc limit 1",
@@ -41,12 +44,15 @@ async function search(rego: string) {
        created_at desc, id desc limit 1`,
     [vehicles[0].norm],
   );
-  const [management] = await query("select * from claim_management where claim_id = $1", [claim.id]);
+  const [management] = await query(
+    `select cm.repairer_id, r.name as repairer_name from claim_management cm
+     left join repairers r on r.id = cm.repairer_id where cm.claim_id = $1`,
+    [claim.id],
+  );
   const parts = await query(
     "select id, description, part_no from parts_orders where claim_id = $1 and status = 'Arrived' order by id",
     [claim.id],
   );
-  const [repairer] = await query("select name from repairers where id = $1", [management.repairer_id]);
   return {
     result: {
       data: {
@@ -60,7 +66,7 @@ async function search(rego: string) {
           order_status: "Arrived",
           part_no: p.part_no,
         })),
-        repairer_name: repairer?.name ?? null,
+        repairer_name: management.repairer_name,
         claim_number: claim.claim_number,
       },
       status: "success",
@@ -72,5 +78,5 @@ async function search(rego: string) {
 Deno.serve({ port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
   if (new URL(req.url).pathname === "/healthz") return new Response("ok");
   const body = await req.json();
-  return Response.json(await search(body.payload.details.rego));
+  return Response.json(await search(body.payload.user_email, body.payload.details.rego));
 });

@@ -12,7 +12,7 @@ import { testConfig } from "@/lib/config.ts";
 import { PhotoStorage } from "@/lib/storage.ts";
 import { createApp } from "@/main.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
-import { runLoad } from "@/bench/load.ts";
+import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import type { BenchRow, BenchTarget } from "@/bench/main.ts";
 import { startChild } from "@/bench/process.ts";
 import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
@@ -144,10 +144,10 @@ export async function benchDropOff(target: BenchTarget): Promise<BenchRow[]> {
       return (await res.json()).result?.status === "success";
     });
   try {
-    await submitAll(warmup);
+    assertNoFailures("drop-off warm-up", await submitAll(warmup));
     for (const size of SIZES) {
       const result = await submitAll(seeded[size]);
-      if (result.failures) console.error(`drop-off ${size} parts: ${result.failures} failures`);
+      assertNoFailures(`drop-off of ${size} parts`, result);
       rates[size] = result.rps;
     }
   } finally {

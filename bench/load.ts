@@ -46,3 +46,9 @@ export async function runLoad(
     p99Ms: percentile(latencies, 99),
   };
 }
+
+/** A figure built on failed requests measures the failure path: stop the bench instead of printing it. */
+export function assertNoFailures(what: string, ...results: LoadResult[]): void {
+  const failures = results.map((r) => r.failures);
+  if (failures.some((n) => n > 0)) throw new Error(`${what}: failed requests ${failures.join(" / ")}`);
+}

@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
-import { runLoad } from "@/bench/load.ts";
+import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
 import type { BenchRow, BenchTarget } from "@/bench/main.ts";
 import { startChild, withPeakRss } from "@/bench/process.ts";
 import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
@@ -45,7 +45,7 @@ export async function benchUpload(target: BenchTarget): Promise<BenchRow[]> {
     ...serviceEnv(target),
     MAX_PHOTO_BYTES: String(8 * 1024 * 1024),
   });
-  let ours;
+  let ours: LoadResult & { growth: number };
   try {
     // Call 2a for every upload first, so the timed part is the file transfer (2b) alone.
     const targets: { path: string; token: string }[] = [];
@@ -91,9 +91,7 @@ export async function benchUpload(target: BenchTarget): Promise<BenchRow[]> {
     const res = await fetch(bare.url + "/upload", { method: "POST", body: form(bodies[i]) });
     return res.ok && (await res.json()).code === 3000;
   }).finally(() => bare.stop());
-  if (ours.failures || base.failures) {
-    console.error(`upload failures: service ${ours.failures}, baseline ${base.failures}`);
-  }
+  assertNoFailures("upload", ours, base);
 
   return [
     {

@@ -49,10 +49,6 @@ export async function searchDirect(db: Db, rego: string): Promise<DirectSearchRe
     .orderBy("id")
     .execute();
   if (parts.length === 0) throw new DomainError("No parts ready for delivery to a repair shop");
-  const repairer = management.repairer_id === null
-    ? null
-    : await db.selectFrom("repairers").select("name").where("id", "=", management.repairer_id)
-      .executeTakeFirst();
   return {
     repairer: management.repairer_id,
     form_name: "pickup",
@@ -64,7 +60,7 @@ export async function searchDirect(db: Db, rego: string): Promise<DirectSearchRe
       order_status: "Arrived",
       part_no: p.part_no,
     })),
-    repairer_name: repairer?.name ?? null,
+    repairer_name: management.repairer_name,
     claim_number: claim.claim_number,
   };
 }

@@ -55,8 +55,12 @@ export async function pickClaimOfVehicle(db: Executor, norm: string, flow: Claim
     .executeTakeFirstOrThrow();
 }
 
+/** The claim's management record with its repairer's name (one query: the search runs it on every call). */
 export async function managementOf(db: Executor, claimId: number) {
-  return await db.selectFrom("claim_management").selectAll().where("claim_id", "=", claimId)
+  return await db.selectFrom("claim_management as cm")
+    .leftJoin("repairers as r", "r.id", "cm.repairer_id")
+    .select(["cm.repairer_id", "r.name as repairer_name"])
+    .where("cm.claim_id", "=", claimId)
     .executeTakeFirst();
 }
 
