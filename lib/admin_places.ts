@@ -1,17 +1,63 @@
 /**
- * Admin use cases for places: repair shops (add, rename, deactivate) and HQ locations (add).
+ * Admin use cases for places: repair shops (add, rename, deactivate) and HQ locations (add, rename).
  * A repair shop is never deleted: claims and movements refer to it. A deactivated one stays on old
  * records but is no longer offered as a destination.
  */
 import type { Db } from "@/db/client.ts";
 import { DomainError } from "@/lib/errors.ts";
 
-function cleanName(name: string, what: string): string {
+/** The two kinds of place (by table), as the messages name them. */
+const PLACES = {
+  repairers: { what: "repair shop", a: "A" },
+  hq_locations: { what: "HQ location", a: "An" },
+} as const;
+type PlaceTable = keyof typeof PLACES;
+
+function cleanName(name: string, table: PlaceTable): string {
   const clean = name.trim().replace(/\s+/g, " ");
   if (!clean || clean.length > 200) {
-    throw new DomainError(`Enter the ${what}'s name (at most 200 characters).`);
+    throw new DomainError(`Enter the ${PLACES[table].what}'s name (at most 200 characters).`);
   }
   return clean;
+}
+
+function nameTaken(table: PlaceTable, name: string): DomainError {
+  const { what, a } = PLACES[table];
+  return new DomainError(`${a} ${what} named ${name} already exists.`);
+}
+
+function notFound(table: PlaceTable): DomainError {
+  const { what } = PLACES[table];
+  return new DomainError(`${what[0].toUpperCase()}${what.slice(1)} not found.`);
+}
+
+/**
+ * Renames a place (setting `also` with it), refusing a name another place of its kind already has:
+ * nothing changes then.
+ */
+async function renamePlace(
+  db: Db,
+  table: PlaceTable,
+  input: { id: number; name: string },
+  also: { address?: string | null } = {},
+) {
+  const name = cleanName(input.name, table);
+  return await db.transaction().execute(async (tx) => {
+    const clash = await tx.selectFrom(table).select("id")
+      .where("name", "=", name).where("id", "<>", input.id).executeTakeFirst();
+    if (clash) throw nameTaken(table, name);
+    const row = await tx.updateTable(table)
+      .set({ name, ...also })
+      .where("id", "=", input.id)
+      .returning(["id", "name"])
+      .executeTakeFirst();
+    if (!row) throw notFound(table);
+    return row;
+  }).catch((error) => {
+    // Two admins renaming to the same name at once: the unique index decides; say so plainly.
+    if ((error as { code?: string }).code === "23505") throw nameTaken(table, name);
+    throw error;
+  });
 }
 
 function cleanAddress(address: string | undefined): string | null {
@@ -21,54 +67,40 @@ function cleanAddress(address: string | undefined): string | null {
 }
 
 export async function addRepairer(db: Db, input: { name: string; address?: string }) {
-  const name = cleanName(input.name, "repair shop");
+  const name = cleanName(input.name, "repairers");
   const row = await db.insertInto("repairers")
     .values({ name, address: cleanAddress(input.address) })
     .onConflict((oc) => oc.column("name").doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (!row) throw new DomainError(`A repair shop named ${name} already exists.`);
+  if (!row) throw nameTaken("repairers", name);
   return row;
 }
 
 /** Renames a repair shop (and sets its address). */
 export async function updateRepairer(db: Db, input: { id: number; name: string; address?: string }) {
-  const name = cleanName(input.name, "repair shop");
-  return await db.transaction().execute(async (tx) => {
-    const clash = await tx.selectFrom("repairers").select("id")
-      .where("name", "=", name).where("id", "<>", input.id).executeTakeFirst();
-    if (clash) throw new DomainError(`A repair shop named ${name} already exists.`);
-    const row = await tx.updateTable("repairers")
-      .set({ name, address: cleanAddress(input.address) })
-      .where("id", "=", input.id)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw new DomainError("Repair shop not found.");
-    return row;
-  }).catch((error) => {
-    // Two admins renaming to the same name at once: the unique index decides; say so plainly.
-    if ((error as { code?: string }).code === "23505") {
-      throw new DomainError(`A repair shop named ${name} already exists.`);
-    }
-    throw error;
-  });
+  return await renamePlace(db, "repairers", input, { address: cleanAddress(input.address) });
 }
 
 export async function setRepairerActive(db: Db, input: { id: number; active: boolean }) {
   const row = await db.updateTable("repairers").set({ active: input.active })
     .where("id", "=", input.id).returningAll().executeTakeFirst();
-  if (!row) throw new DomainError("Repair shop not found.");
+  if (!row) throw notFound("repairers");
   return row;
 }
 
 export async function addHqLocation(db: Db, input: { name: string }) {
-  const name = cleanName(input.name, "HQ location");
+  const name = cleanName(input.name, "hq_locations");
   const row = await db.insertInto("hq_locations").values({ name })
     .onConflict((oc) => oc.column("name").doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (!row) throw new DomainError(`An HQ location named ${name} already exists.`);
+  if (!row) throw nameTaken("hq_locations", name);
   return row;
+}
+
+export async function renameHqLocation(db: Db, input: { id: number; name: string }) {
+  return await renamePlace(db, "hq_locations", input);
 }
 
 export async function listHqLocations(db: Db) {

@@ -128,6 +128,53 @@ appTest("hq admin places: add, rename and deactivate repair shops; add HQ locati
   );
 });
 
+appTest("hq admin places: rename an HQ location; a taken or bad name changes nothing", async (a) => {
+  const admin = await signedIn(a, "admin");
+  const [yard, dock] = await a.db.insertInto("hq_locations")
+    .values([{ name: "Rename Yard" }, { name: "Rename Dock" }])
+    .returning(["id", "name"]).execute();
+  const names = async () =>
+    (await a.db.selectFrom("hq_locations").select("name").where("id", "in", [yard.id, dock.id]).orderBy("id")
+      .execute()).map((r) => r.name);
+  const page = await pageText(await admin.get("/hq/admin/places"));
+  assert.match(page, /Rename Yard .*Rename Dock/);
+
+  const rename = await admin.post(`/hq/admin/places/hq/${yard.id}`, { name: "  Rename   Yard North " });
+  assert.equal(rename.status, 303);
+  assert.equal(rename.headers.get("location"), "/hq/admin/places?done=hq-saved");
+  assert.deepEqual(await names(), ["Rename Yard North", "Rename Dock"]);
+  assert.match(
+    await pageText(await admin.get("/hq/admin/places?done=hq-saved")),
+    /HQ location renamed\..*Rename Yard North/,
+  );
+  // Saving the same name again is fine (the location does not clash with itself).
+  const same = await admin.post(`/hq/admin/places/hq/${yard.id}`, { name: "Rename Yard North" });
+  assert.equal(same.headers.get("location"), "/hq/admin/places?done=hq-saved");
+
+  const taken = await admin.post(`/hq/admin/places/hq/${dock.id}`, { name: " Rename Yard North" });
+  assert.match(await pageText(taken, 422), /An HQ location named Rename Yard North already exists\./);
+  const blank = await admin.post(`/hq/admin/places/hq/${dock.id}`, { name: "   " });
+  assert.match(await pageText(blank, 422), /Enter the HQ location's name \(at most 200 characters\)\./);
+  const long = await admin.post(`/hq/admin/places/hq/${dock.id}`, { name: "x".repeat(201) });
+  assert.match(await pageText(long, 422), /Enter the HQ location's name/);
+  assert.deepEqual(await names(), ["Rename Yard North", "Rename Dock"], "nothing changed");
+  const missing = await admin.post("/hq/admin/places/hq/999999", { name: "Nowhere" });
+  assert.match(await pageText(missing, 422), /HQ location not found\./);
+  assert.equal((await admin.post("/hq/admin/places/hq/abc", { name: "Nowhere" })).status, 404);
+
+  const dispatcher = await signedIn(a, "dispatcher");
+  const refused = await dispatcher.post(`/hq/admin/places/hq/${dock.id}`, { name: "Dispatcher Dock" });
+  assert.equal(refused.status, 403);
+  const crossSite = await admin.post(`/hq/admin/places/hq/${dock.id}`, { name: "Evil Dock" }, {
+    origin: "https://evil.example",
+  });
+  assert.equal(crossSite.status, 403);
+  assert.match(await crossSite.text(), /Cross-site request refused/);
+  const noToken = await admin.post(`/hq/admin/places/hq/${dock.id}`, { name: "Tokenless Dock", _csrf: "" });
+  assert.equal(noToken.status, 403);
+  assert.deepEqual(await names(), ["Rename Yard North", "Rename Dock"], "refused posts changed nothing");
+});
+
 function upload(content: BlobPart, name = "data.json") {
   const body = new FormData();
   body.set("file", new File([content], name, { type: "application/json" }));

@@ -1,6 +1,9 @@
-/** The forms the admin pages share: an "add" form and the deactivate / reactivate button of a row. */
+/**
+ * The forms the admin pages share: an "add" form, a row's rename form and its deactivate / reactivate
+ * button.
+ */
 import type { ComponentChildren } from "preact";
-import { Csrf, dangerButtonClass, secondaryButtonClass } from "@/components/hq/ui.tsx";
+import { Csrf, dangerButtonClass, inputClass, secondaryButtonClass } from "@/components/hq/ui.tsx";
 
 /** A boxed POST form that adds something (its fields and button are the children). */
 export function AddForm(
@@ -18,6 +21,35 @@ export function AddForm(
     <form method="post" action={action} class={margin ? `${margin} ${box}` : box} aria-label={label}>
       <Csrf token={csrfToken} />
       {children}
+    </form>
+  );
+}
+
+/**
+ * A row's inline form that renames a record: posts `name` (and any further fields, the children, placed
+ * after it) to `action`. The name box is labelled "Name of <current name>".
+ */
+export function RenameForm(
+  { action, name, csrfToken, children }: {
+    action: string;
+    name: string;
+    csrfToken: string;
+    children?: ComponentChildren;
+  },
+) {
+  return (
+    <form method="post" action={action} class="flex flex-wrap items-center gap-2">
+      <Csrf token={csrfToken} />
+      <input
+        class={inputClass}
+        name="name"
+        value={name}
+        required
+        maxLength={200}
+        aria-label={`Name of ${name}`}
+      />
+      {children}
+      <button type="submit" class={secondaryButtonClass}>Save</button>
     </form>
   );
 }

@@ -1,10 +1,11 @@
-/** `/hq/admin/places` (admins only): repair shops (add, rename, deactivate) and HQ locations (add). */
+/** `/hq/admin/places` (admins only): repair shops (add, rename, deactivate) and HQ locations (add, rename). */
 import { Hono } from "hono";
 import { listRepairers } from "@/db/queries/dashboard.ts";
 import {
   addHqLocation,
   addRepairer,
   listHqLocations,
+  renameHqLocation,
   setRepairerActive,
   updateRepairer,
 } from "@/lib/admin_places.ts";
@@ -21,6 +22,7 @@ const DONE: Record<string, string> = {
   deactivated: "Repair shop deactivated: it is no longer offered for new deliveries.",
   activated: "Repair shop reactivated.",
   hq: "HQ location added.",
+  "hq-saved": "HQ location renamed.",
 };
 
 export function adminPlacesRoutes(deps: AppDeps) {
@@ -82,6 +84,16 @@ export function adminPlacesRoutes(deps: AppDeps) {
     return act(c, async () => {
       await addHqLocation(deps.db, { name: field(form, "name") });
       return "hq";
+    });
+  });
+
+  app.post("/hq/:id", async (c) => {
+    const id = parseId(c.req.param("id"));
+    if (!id) return notFoundPage(c, "HQ location");
+    const form = await c.req.parseBody();
+    return act(c, async () => {
+      await renameHqLocation(deps.db, { id, name: field(form, "name") });
+      return "hq-saved";
     });
   });
 

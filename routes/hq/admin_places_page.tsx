@@ -1,14 +1,12 @@
-/** Admin: repair shops (add, rename, deactivate) and HQ locations (add). */
-import { ActiveToggle, AddForm } from "@/components/hq/admin_forms.tsx";
+/** Admin: repair shops (add, rename, deactivate) and HQ locations (add, rename). */
+import { ActiveToggle, AddForm, RenameForm } from "@/components/hq/admin_forms.tsx";
 import {
   buttonClass,
-  Csrf,
   Field,
   inputClass,
   type Notice,
   NoticeBox,
   PageTitle,
-  secondaryButtonClass,
   Section,
   Table,
   tdClass,
@@ -47,20 +45,11 @@ export function PlacesPage({ data }: { data: PlacesPageData }) {
           {(r) => (
             <tr key={r.id} data-repairer={r.name} class={r.active ? "" : "bg-slate-50"}>
               <td class={tdClass}>
-                <form
-                  method="post"
+                <RenameForm
                   action={`/hq/admin/places/repairers/${r.id}`}
-                  class="flex flex-wrap items-center gap-2"
+                  name={r.name}
+                  csrfToken={data.csrfToken}
                 >
-                  <Csrf token={data.csrfToken} />
-                  <input
-                    class={inputClass}
-                    name="name"
-                    value={r.name}
-                    required
-                    maxLength={200}
-                    aria-label={`Name of ${r.name}`}
-                  />
                   <input
                     class={inputClass}
                     name="address"
@@ -69,8 +58,7 @@ export function PlacesPage({ data }: { data: PlacesPageData }) {
                     size={30}
                     aria-label={`Address of ${r.name}`}
                   />
-                  <button type="submit" class={secondaryButtonClass}>Save</button>
-                </form>
+                </RenameForm>
               </td>
               <td class={tdClass}>{r.active ? "Active" : "Deactivated"}</td>
               <td class={tdClass}>
@@ -85,15 +73,32 @@ export function PlacesPage({ data }: { data: PlacesPageData }) {
         </Table>
       </Section>
       <Section id="hq" title="HQ locations">
-        <ul class="mb-3 list-inside list-disc text-sm">
-          {data.hqLocations.map((h) => <li key={h.id}>{h.name}</li>)}
-        </ul>
-        <AddForm action="/hq/admin/places/hq" label="Add an HQ location" csrfToken={data.csrfToken}>
+        <AddForm
+          action="/hq/admin/places/hq"
+          label="Add an HQ location"
+          csrfToken={data.csrfToken}
+          margin="mb-3"
+        >
           <Field label="Name">
             <input class={inputClass} name="name" required maxLength={200} size={30} />
           </Field>
           <button type="submit" class={buttonClass}>Add HQ location</button>
         </AddForm>
+        <Table
+          label="HQ locations"
+          head={["HQ location", "Rename"]}
+          rows={data.hqLocations}
+          empty="No HQ locations yet."
+        >
+          {(h) => (
+            <tr key={h.id} data-hq-location={h.name}>
+              <td class={tdClass}>{h.name}</td>
+              <td class={tdClass}>
+                <RenameForm action={`/hq/admin/places/hq/${h.id}`} name={h.name} csrfToken={data.csrfToken} />
+              </td>
+            </tr>
+          )}
+        </Table>
       </Section>
     </>
   );
