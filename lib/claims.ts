@@ -1,5 +1,5 @@
 /** Resolving the claim a driver means from a typed rego (D11); shared by search, uploads and submissions. */
-import type { Db } from "@/db/client.ts";
+import type { QueryRunner } from "@/db/queries/compiled.ts";
 import { type ClaimFlow, matchingVehicles, pickClaimOfVehicle } from "@/db/queries/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { normaliseRego } from "@/lib/rego.ts";
@@ -18,7 +18,7 @@ export interface ResolvedClaim {
  * Throws the D11 messages for a too-short rego and for a rego that matches several vehicles.
  */
 export async function resolveClaim(
-  db: Pick<Db, "selectFrom">,
+  db: QueryRunner,
   rego: string,
   flow: ClaimFlow,
 ): Promise<ResolvedClaim | null> {

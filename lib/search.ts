@@ -1,6 +1,6 @@
 /** The search operation (interface.md §1, D11, D12): what a driver may move for a rego. */
 import type { Db } from "@/db/client.ts";
-import { latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
+import { arrivedPartsOf, latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
 import { resolveClaim } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 
@@ -42,12 +42,7 @@ export async function searchDirect(db: Db, rego: string): Promise<DirectSearchRe
   if (!claim) throw new DomainError("Rego not found");
   const management = await managementOf(db, claim.id);
   if (!management) throw new DomainError("Record not found");
-  const parts = await db.selectFrom("parts_orders")
-    .select(["id", "description", "part_no"])
-    .where("claim_id", "=", claim.id)
-    .where("status", "=", "Arrived")
-    .orderBy("id")
-    .execute();
+  const parts = await arrivedPartsOf(db, claim.id);
   if (parts.length === 0) throw new DomainError("No parts ready for delivery to a repair shop");
   return {
     repairer: management.repairer_id,

@@ -7,3 +7,9 @@ export function secureEquals(a: string, b: string): boolean {
   // Comparing fixed-length digests keeps the secret's length from leaking through timing too.
   return timingSafeEqual(digest(a), digest(b));
 }
+
+/** `secureEquals` against one fixed secret, whose digest is computed once (the handler checks every call). */
+export function secretMatcher(secret: string): (candidate: string) => boolean {
+  const expected = digest(secret);
+  return (candidate) => timingSafeEqual(digest(candidate), expected);
+}

@@ -19,13 +19,24 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+const SECURITY_HEADERS: [string, string][] = [
+  ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
+  ["X-Content-Type-Options", "nosniff"],
+  ["X-Frame-Options", "DENY"],
+  ["Referrer-Policy", "same-origin"],
+  ["Cross-Origin-Opener-Policy", "same-origin"],
+];
+
 export function securityHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("X-Frame-Options", "DENY");
-    c.header("Referrer-Policy", "same-origin");
-    c.header("Cross-Origin-Opener-Policy", "same-origin");
+    // Set on the finished answer's own headers: `c.header()` after the handler copies the whole Response
+    // (and turns its body into a stream) once per header, which cost more than the rest of the middleware.
+    try {
+      for (const [name, value] of SECURITY_HEADERS) c.res.headers.set(name, value);
+    } catch {
+      // Immutable headers (a Response from fetch or Response.redirect): `c.header` copies the answer.
+      for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
+    }
   };
 }
