@@ -39,6 +39,6 @@ export async function fillClaims(db: Db, claims: number): Promise<void> {
 /** Registrations of some claims, for exact-match searches (each answers a direct search successfully). */
 export async function sampleRegos(db: Db, count: number): Promise<string[]> {
   const rows = await sql<{ registration: string }>`select registration from claims
-    where claim_number like 'BCH-%' order by md5(id::text) limit ${count}`.execute(db);
+    where claim_number like 'BCH-%' order by md5('sample' || id::text) limit ${count}`.execute(db);
   return rows.rows.map((r) => r.registration);
 }
