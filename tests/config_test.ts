@@ -2,35 +2,23 @@ import assert from "node:assert/strict";
 import { type Config, ConfigError, parseConfig } from "@/lib/config.ts";
 
 /** The fields of D2 (other fields may be added to Config by later decisions). */
-function d2Fields(config: Config) {
-  const {
-    port,
-    databaseUrl,
-    dataDir,
-    appEnv,
-    publicKey,
-    appOwner,
-    appName,
-    publicUrl,
-    uploadTokenTtlSeconds,
-    maxPhotoBytes,
-    chatWebhooks,
-    chatFormat,
-  } = config;
-  return {
-    port,
-    databaseUrl,
-    dataDir,
-    appEnv,
-    publicKey,
-    appOwner,
-    appName,
-    publicUrl,
-    uploadTokenTtlSeconds,
-    maxPhotoBytes,
-    chatWebhooks,
-    chatFormat,
-  };
+const D2_FIELDS = [
+  "port",
+  "databaseUrl",
+  "dataDir",
+  "appEnv",
+  "publicKey",
+  "appOwner",
+  "appName",
+  "publicUrl",
+  "uploadTokenTtlSeconds",
+  "maxPhotoBytes",
+  "chatWebhooks",
+  "chatFormat",
+] as const satisfies readonly (keyof Config)[];
+
+function d2Fields(config: Config): Pick<Config, (typeof D2_FIELDS)[number]> {
+  return Object.fromEntries(D2_FIELDS.map((k) => [k, config[k]])) as Pick<Config, (typeof D2_FIELDS)[number]>;
 }
 
 /** The error parseConfig throws for `env`, asserting it is a one-line ConfigError. */
