@@ -131,7 +131,7 @@ const looseSchema = z.object({
 type LooseFile = z.output<typeof looseSchema>;
 
 /** Validates without writing: the parsed file, or every problem found. */
-export async function validateImport(db: Pick<Db, "selectFrom">, input: unknown): Promise<ImportFile> {
+async function validateImport(db: Pick<Db, "selectFrom">, input: unknown): Promise<ImportFile> {
   const parsed = importSchema.safeParse(input, { reportInput: true });
   const loose = looseSchema.parse(input);
   const problems = [

@@ -1,5 +1,5 @@
 /**
- * Demo island for the island layer's own tests (to be removed once real islands exist).
+ * Demo island for the island layer's own tests (the islands and assets tests build and hydrate it).
  * It uses a signal so the browser test also proves @preact/signals hydrates with our Preact.
  */
 import { useSignal } from "@preact/signals";

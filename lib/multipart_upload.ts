@@ -139,7 +139,7 @@ export function parseBoundary(contentType: string | null): string {
  * Splits `value; a=b; c="d;e"` into its main value and lower-cased parameter names. Quoted strings may
  * contain `;` and backslash escapes. Good enough for Content-Type and Content-Disposition.
  */
-export function parseHeaderValue(header: string): { value: string; params: Map<string, string> } {
+function parseHeaderValue(header: string): { value: string; params: Map<string, string> } {
   const params = new Map<string, string>();
   const semi = header.indexOf(";");
   const value = (semi === -1 ? header : header.slice(0, semi)).trim();

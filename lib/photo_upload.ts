@@ -26,12 +26,8 @@ import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/lib/i
 import { NoFilePartError, NotMultipartError } from "@/lib/multipart_upload.ts";
 import { EmptyPhotoError, PhotoTooLargeError, type StagedPhoto } from "@/lib/storage.ts";
 import { makeThumbnail } from "@/lib/thumbnail.ts";
-import {
-  hashToken,
-  tokenFromAuthorization,
-  UPLOAD_FIELD_NAME,
-  UPLOAD_REPORT_NAME,
-} from "@/lib/upload_tokens.ts";
+import { hashToken } from "@/lib/tokens.ts";
+import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/upload_tokens.ts";
 
 /** Why an upload was refused; the upload route maps each to its HTTP status and code. */
 export type UploadRefusal =
@@ -145,8 +141,9 @@ export async function uploadPhoto(
 ): Promise<UploadResult> {
   const token = tokenFromAuthorization(req.authorization);
   if (!token) throw unauthorized();
+  const hash = hashToken(token);
   const binding = (): TokenBinding => ({
-    hash: hashToken(token),
+    hash,
     imageId: req.recordId,
     fieldName: req.fieldName,
     now: clock.now(),

@@ -4,10 +4,9 @@
  * the hash keeps a stolen database from handing out PINs directly.
  */
 import { secureEquals } from "@/lib/secure_compare.ts";
+import { base64url as b64 } from "@/lib/tokens.ts";
 
 const ITERATIONS = 100_000;
-const b64 = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const unb64 = (s: string) =>
   Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 

@@ -3,12 +3,12 @@
  * server-side token (only its SHA-256 stored), idle expiry after 10 minutes, five wrong PINs lock the user
  * for 5 minutes. HTTP concerns (cookie, CSRF check, redirects) live in routes/session_middleware.ts.
  */
-import { createHash } from "node:crypto";
 import type { Db } from "@/db/client.ts";
 import type { User } from "@/db/schema.ts";
 import type { Clock } from "@/lib/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { verifyPin } from "@/lib/pin.ts";
+import { hashToken, randomToken } from "@/lib/tokens.ts";
 
 export const IDLE_TIMEOUT_MS = 10 * 60_000;
 export const MAX_WRONG_PINS = 5;
@@ -24,12 +24,6 @@ export interface SessionUser {
   /** When the session ends if nothing else happens (for the tablet's idle warning). */
   expiresAt: Date;
 }
-
-const randomToken = () => {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-};
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /**
  * Checks e-mail and PIN; on success opens a session and returns its token. Failures say as little as

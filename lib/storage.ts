@@ -53,7 +53,7 @@ export interface StageOptions {
 
 const KEY_PATTERN = /^[0-9a-f]{64}$/;
 
-export function isPhotoKey(key: string): boolean {
+function isPhotoKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
 

@@ -1,37 +1,25 @@
 /**
  * Call 2a, `parts_movement_upload_token` (interface.md 2a, D17): checks the part may be photographed for
  * the stage, creates the staged Parts_Uploaded_Images row and mints the one-use token for call 2b, in one
- * transaction. Also the token primitives the upload (2b) shares: minting, hashing, the Authorization header.
+ * transaction. Also the Authorization header the upload (2b) reads (minting and hashing: lib/tokens.ts).
  */
-import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
 import type { MovementStage, User } from "@/db/schema.ts";
 import { insertStagedImageWithToken, isOnOpenReturnTrip, partOfClaim } from "@/db/queries/photos.ts";
 import { resolveClaim } from "@/lib/claims.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { flowOfStage } from "@/lib/flows.ts";
+import { mintToken } from "@/lib/tokens.ts";
 
 /** The staging form, its report (the upload path uses the report) and its image field (interface.md). */
 export const UPLOAD_FORM_NAME = "Parts_Uploaded_Images";
 export const UPLOAD_REPORT_NAME = "Parts_Movement_Uploaded_Images_Temp_Report";
 export const UPLOAD_FIELD_NAME = "Parts_Image";
 
-const TOKEN_BYTES = 32;
-/** 32 bytes in base64url, unpadded: 43 characters of A-Z a-z 0-9 - _. */
+/** A token of lib/tokens.ts: 32 bytes in base64url, unpadded: 43 characters of A-Z a-z 0-9 - _. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 /** `<Word>-oauthtoken <token>`, any scheme word (D18: e.g. `Zoho-oauthtoken`). */
 const AUTHORIZATION_PATTERN = /^[A-Za-z][A-Za-z0-9_]*-oauthtoken +(\S+)\s*$/i;
-
-/** A fresh token and the only thing kept of it, its SHA-256. */
-export function mintToken(): { token: string; hash: string } {
-  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_BYTES))).toString("base64url");
-  return { token, hash: hashToken(token) };
-}
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
 
 /** The token of an `Authorization: <Word>-oauthtoken <token>` header, or null if it cannot be one. */
 export function tokenFromAuthorization(header: string | null | undefined): string | null {

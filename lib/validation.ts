@@ -50,7 +50,7 @@ function problemOf(issue: z.core.$ZodIssue): string {
 }
 
 /** `a.b[0].c` from a zod path. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`).join("");
 }
 

@@ -5,7 +5,7 @@ import type { AppDeps } from "@/lib/deps.ts";
 
 /**
  * A pooled connection the server has just closed (restart, pg_terminate_backend) fails its next query
- * once and is then dropped from the pool; one quick retry keeps that from reading as an outage.
+ * once and is then dropped from the pool; quick retries keep that from reading as an outage.
  */
 const ATTEMPTS = 3;
 const RETRY_DELAY_MS = 100;

@@ -41,6 +41,12 @@ export function clearSession(c: Context): void {
   c.header("Clear-Site-Data", '"cache", "cookies", "storage"');
 }
 
+/** The request's path and query, URL-encoded for a sign-in page's `next`. */
+export function returnTarget(c: Context): string {
+  const url = new URL(c.req.url);
+  return encodeURIComponent(url.pathname + url.search);
+}
+
 /**
  * Lets only signed-in users of the given roles through. Not signed in: a GET is sent to `signInPath`
  * with `next` set (so the driver lands back where they were), anything else gets 401. Wrong role: 403.
@@ -50,8 +56,7 @@ export function requireRole(roles: readonly Role[], signInPath: string): Middlew
     const session = c.var.session;
     if (!session) {
       if (c.req.method === "GET") {
-        const next = encodeURIComponent(new URL(c.req.url).pathname + new URL(c.req.url).search);
-        return c.redirect(`${signInPath}?next=${next}`, 303);
+        return c.redirect(`${signInPath}?next=${returnTarget(c)}`, 303);
       }
       return c.text("Signed out. Sign in again.", 401);
     }

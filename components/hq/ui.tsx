@@ -1,6 +1,7 @@
 /** Small server-only building blocks of the HQ dashboard pages: forms, messages, badges, paging, times. */
 import type { ComponentChildren } from "preact";
 import type { PartStatus } from "@/db/schema.ts";
+import { formatUtcMinute } from "@/lib/announcements/text.ts";
 
 /** The session's CSRF token as the hidden field csrfProtect reads. Every dashboard form has one. */
 export function Csrf({ token }: { token: string }) {
@@ -158,14 +159,9 @@ export function Pagination(
   );
 }
 
-const pad = (n: number) => String(n).padStart(2, "0");
-
 /** "2026-11-21 09:30 UTC": the same unambiguous form the announcements use. */
-export function formatTime(d: Date | string | null | undefined): string {
-  if (!d) return "";
-  const t = new Date(d);
-  return `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ` +
-    `${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())} UTC`;
+function formatTime(d: Date | string | null | undefined): string {
+  return d ? formatUtcMinute(new Date(d)) : "";
 }
 
 export function Time({ at }: { at: Date | string | null | undefined }) {

@@ -14,7 +14,7 @@ export const GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
  * 5 s, 10 s, 20 s, … capped at 15 min, each ±20 %. `random` returns [0, 1) and is injectable so
  * tests can pin the jitter.
  */
-export function backoffDelayMs(attempts: number, random: () => number = Math.random): number {
+function backoffDelayMs(attempts: number, random: () => number = Math.random): number {
   // The exponent is clamped: 2 ** 1000 is Infinity, and the cap is reached long before 2 ** 20.
   const exponent = Math.min(Math.max(Math.floor(attempts), 1) - 1, 20);
   const base = Math.min(BASE_DELAY_MS * 2 ** exponent, MAX_DELAY_MS);

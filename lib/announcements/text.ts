@@ -52,7 +52,11 @@ export function placeLabel(title: AnnouncementTitle): string {
  */
 export function formatAnnouncementTime(at: string): string {
   const d = new Date(at);
-  if (Number.isNaN(d.getTime())) return at;
+  return Number.isNaN(d.getTime()) ? at : formatUtcMinute(d);
+}
+
+/** "2026-11-21 09:30 UTC" (see formatAnnouncementTime); the dashboard shows its times the same way. */
+export function formatUtcMinute(d: Date): string {
   const p = (n: number) => String(n).padStart(2, "0");
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ` +
     `${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;

@@ -22,7 +22,7 @@ export interface MovementsPageData {
 }
 
 /** "To Southside Collision Centre" for a direct movement, "From Southside … to HQ Main Depot" for a return. */
-export function placeOf(m: Pick<MovementRow, "movement_type" | "repairer_name" | "hq_name">): string {
+function placeOf(m: Pick<MovementRow, "movement_type" | "repairer_name" | "hq_name">): string {
   return m.movement_type === "direct"
     ? `To ${m.repairer_name ?? "—"}`
     : `From ${m.repairer_name ?? "—"} to ${m.hq_name ?? "HQ"}`;

@@ -11,7 +11,7 @@ export type HqContext = Context<SessionEnv>;
 export const SIGN_IN_PATH = "/hq/sign-in";
 export const PAGE_SIZE = 25;
 
-export function viewerOf(c: HqContext): HqViewer | null {
+function viewerOf(c: HqContext): HqViewer | null {
   const s = c.var.session;
   return s ? { name: s.user.name, role: s.user.role, csrfToken: s.csrfToken } : null;
 }
@@ -40,7 +40,7 @@ export function parseId(value: string | undefined | null): number | null {
 }
 
 /** `?page=N` (1-based, capped so an offset stays sane). */
-export function parsePage(value: string | undefined): number {
+function parsePage(value: string | undefined): number {
   const n = Number(value);
   return Number.isInteger(n) && n >= 1 && n <= 10_000 ? n : 1;
 }

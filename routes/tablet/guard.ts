@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppDeps } from "@/lib/deps.ts";
 import { TABLET_ROLES } from "@/lib/tablet_data.ts";
-import { requireRole, SESSION_COOKIE, type SessionEnv } from "@/routes/session_middleware.ts";
+import { requireRole, returnTarget, SESSION_COOKIE, type SessionEnv } from "@/routes/session_middleware.ts";
 
 export const SIGN_IN_PATH = "/tablet/sign-in";
 
@@ -17,8 +17,7 @@ export function requireTabletUser(): MiddlewareHandler<SessionEnv> {
   return async (c, next) => {
     if (!c.var.session && c.req.method === "GET" && getCookie(c, SESSION_COOKIE)) {
       // The browser still had a session cookie, so the session ended on the server: idle timeout.
-      const next = encodeURIComponent(new URL(c.req.url).pathname + new URL(c.req.url).search);
-      return c.redirect(`${SIGN_IN_PATH}?reason=idle&next=${next}`, 303);
+      return c.redirect(`${SIGN_IN_PATH}?reason=idle&next=${returnTarget(c)}`, 303);
     }
     return await byRole(c, next);
   };

@@ -11,6 +11,7 @@ import TabletSignIn, { type TabletSignInProps } from "@/islands/TabletSignIn.tsx
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { island } from "@/lib/islands.tsx";
+import { PIN_PATTERN } from "@/lib/pin.ts";
 import { renderPage } from "@/lib/render_page.tsx";
 import { signIn, signOut } from "@/lib/sessions.ts";
 import { listDrivers, TABLET_ROLES, tabletUserEmail } from "@/lib/tablet_data.ts";
@@ -79,7 +80,7 @@ export function signInRoutes(deps: AppDeps) {
 
     const email = pickedId ? await tabletUserEmail(deps.db, pickedId) : typed;
     if (!email) return await again("Choose your name or type your e-mail.", 400);
-    if (!/^\d{4,8}$/.test(pin)) return await again("Enter your PIN: 4 to 8 digits.", 400);
+    if (!PIN_PATTERN.test(pin)) return await again("Enter your PIN: 4 to 8 digits.", 400);
     let signedIn;
     try {
       signedIn = await signIn(deps.db, deps.clock, { email, pin });

@@ -4,7 +4,7 @@
  */
 import type { Role, User } from "@/db/schema.ts";
 import { ensureAssets, getAssets } from "@/lib/assets.ts";
-import { hashToken } from "@/lib/sessions.ts";
+import { hashToken } from "@/lib/tokens.ts";
 import { SESSION_COOKIE } from "@/routes/session_middleware.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
