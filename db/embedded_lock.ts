@@ -8,7 +8,11 @@ import { join } from "node:path";
 export class EmbeddedDbBusy extends Error {}
 
 /** Takes the lock or throws EmbeddedDbBusy. The lock lasts until the returned file is closed or the process ends. */
-export async function lockEmbeddedDb(dataDir: string, purpose: string): Promise<Deno.FsFile> {
+export async function lockEmbeddedDb(
+  dataDir: string,
+  purpose: string,
+  alternative?: string,
+): Promise<Deno.FsFile> {
   await Deno.mkdir(dataDir, { recursive: true });
   const path = join(dataDir, "db.lock");
   const file = await Deno.open(path, { read: true, write: true, create: true });
@@ -20,7 +24,7 @@ export async function lockEmbeddedDb(dataDir: string, purpose: string): Promise<
   if (!granted) {
     throw new EmbeddedDbBusy(
       `The embedded database in ${join(dataDir, "db")} is in use by another process (a running server?). ` +
-        `Stop it before ${purpose}, or import through the running server: dashboard → Admin → Import.`,
+        `Stop it before ${purpose}${alternative ? `, or ${alternative}` : ""}.`,
     );
   }
   return file;

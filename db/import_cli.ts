@@ -17,7 +17,11 @@ try {
   Deno.exit(1);
 }
 const config = configOrExit();
-const db = await openConfiguredDb(config, "importing");
+const db = await openConfiguredDb(
+  config,
+  "importing",
+  "import through the running server: dashboard → Admin → Import",
+);
 try {
   await migrateToLatest(db);
   const summary = await importData(db, input, systemClock);

@@ -10,7 +10,11 @@ import { PhotoStorage } from "@/lib/storage.ts";
 import { join } from "node:path";
 
 const config = configOrExit();
-const db = await openConfiguredDb(config, "purging photos");
+const db = await openConfiguredDb(
+  config,
+  "purging photos",
+  "leave it to the running server, which purges daily",
+);
 try {
   await migrateToLatest(db);
   const storage = new PhotoStorage(join(config.dataDir, "photos"));

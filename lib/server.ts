@@ -29,11 +29,14 @@ export function configOrExit(): Config {
   }
 }
 
-/** Opens the configured database (taking the embedded lock) or exits with the reason. */
-export async function openConfiguredDb(config: Config, purpose: string) {
+/**
+ * Opens the configured database (taking the embedded lock) or exits with the reason; `alternative` says
+ * what to do instead while a server holds the embedded database.
+ */
+export async function openConfiguredDb(config: Config, purpose: string, alternative?: string) {
   if (config.databaseUrl) return openDb({ url: config.databaseUrl });
   try {
-    await lockEmbeddedDb(config.dataDir, purpose);
+    await lockEmbeddedDb(config.dataDir, purpose, alternative);
   } catch (error) {
     if (error instanceof EmbeddedDbBusy) {
       console.error(error.message);
@@ -57,7 +60,7 @@ export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
   const storage = new PhotoStorage(join(config.dataDir, "photos"));
   const app = createApp({ db, config, clock, storage });
   const announcer = startAnnouncementWorker({ db, config, clock }); // D22: posts the outbox after commit
-  startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
+  const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",
@@ -68,6 +71,7 @@ export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
   const stop = async () => {
     await server.shutdown();
     await announcer.stop();
+    await purge.stop();
     await db.destroy();
     Deno.exit(0);
   };
