@@ -1,14 +1,13 @@
 /**
- * Entry point. `createApp(deps)` builds the Hono app over its dependencies (tests call it directly);
- * run as a program, it reads the configuration, migrates, loads demo data in development and serves.
+ * `createApp(deps)` builds the Hono app over its dependencies; tests call it directly, and tasks/start.ts
+ * (`deno task start`) calls it once it has read the configuration and opened the database.
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppDeps } from "@/lib/deps.ts";
 import { mountRoutes } from "@/routes/mod.ts";
-import { applyRateLimits } from "@/routes/rate_limits.ts";
-import { securityHeaders } from "@/lib/security_headers.ts";
-import { start } from "@/lib/server.ts";
+import { applyRateLimits } from "@/routes/web/rate_limits.ts";
+import { securityHeaders } from "@/routes/web/security_headers.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -28,5 +27,3 @@ export function createApp(deps: AppDeps): Hono {
   mountRoutes(app, deps);
   return app;
 }
-
-if (import.meta.main) await start(createApp);

@@ -1,7 +1,7 @@
 /**
  * Baseline for the search benchmark: a bare `Deno.serve` handler running the same SQL as the service's
  * direct search, with no framework, no validation and no query builder. Reads DATABASE_URL (server) or
- * DATA_DIR (embedded) and PORT from the environment; run only by bench/main.ts.
+ * DATA_DIR (embedded) and PORT from the environment; run only by tasks/bench.ts.
  */
 import pg from "pg";
 import { newPGlite } from "@/db/client.ts";

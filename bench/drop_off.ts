@@ -7,13 +7,13 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from "kysely";
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import { systemClock } from "@/lib/clock.ts";
-import { testConfig } from "@/lib/config.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { systemClock } from "@/io/clock.ts";
+import { testConfig } from "@/io/config.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { createApp } from "@/main.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
-import type { BenchRow, BenchTarget } from "@/bench/main.ts";
+import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
 import { startChild } from "@/bench/process.ts";
 import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
 
@@ -133,7 +133,7 @@ export async function benchDropOff(target: BenchTarget): Promise<BenchRow[]> {
   const warmup = await seed(db, 1, WARMUP, "BDOW");
   await db.destroy();
 
-  const service = await startChild("main.ts", serviceEnv(target));
+  const service = await startChild("tasks/start.ts", serviceEnv(target));
   const rates: Record<number, number> = {};
   const submitAll = ({ jobs, shop }: { jobs: Job[]; shop: number }) =>
     runLoad(jobs.length, CONCURRENCY, async (i) => {

@@ -4,16 +4,16 @@
  * Runs in process over an in-memory embedded database with the demo data.
  */
 import { newPGlite, openDb } from "@/db/client.ts";
-import { importData } from "@/db/import.ts";
+import { importData } from "@/lib/import.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
-import { DIST_DIR, ensureAssets } from "@/lib/assets.ts";
-import { systemClock } from "@/lib/clock.ts";
-import { testConfig } from "@/lib/config.ts";
+import { DIST_DIR, ensureAssets } from "@/render/assets.ts";
+import { systemClock } from "@/io/clock.ts";
+import { testConfig } from "@/io/config.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { createApp } from "@/main.ts";
 import { percentile } from "@/bench/load.ts";
-import type { BenchRow } from "@/bench/main.ts";
+import type { BenchRow } from "@/tasks/bench.ts";
 
 const PAGES = ["/tablet/sign-in", "/tablet", "/tablet/deliver", "/tablet/collect", "/tablet/return"];
 const JS_BUDGET = 30 * 1024;

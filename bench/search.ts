@@ -1,7 +1,7 @@
 /** Search requests/s and latency at concurrency 16: the service's handler against a bare baseline. */
 import { BENCH_DRIVER, sampleRegos } from "@/bench/generate.ts";
 import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
-import type { BenchRow, BenchTarget } from "@/bench/main.ts";
+import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
 import { startChild } from "@/bench/process.ts";
 
 export const BENCH_PUBLIC_KEY = "bench-public-key";
@@ -43,7 +43,7 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
   const regos = await sampleRegos(db, 500);
   await db.destroy();
 
-  const service = await startChild("main.ts", serviceEnv(target));
+  const service = await startChild("tasks/start.ts", serviceEnv(target));
   const ours = await measure(`${service.url}/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos).finally(() =>
     service.stop()
   );

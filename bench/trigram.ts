@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import { matchingVehicles } from "@/db/queries/claims.ts";
 import { percentile } from "@/bench/load.ts";
-import type { BenchRow, BenchTarget } from "@/bench/main.ts";
+import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
 
 async function p99(db: Db, fragments: string[]): Promise<number> {
   const times: number[] = [];

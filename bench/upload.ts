@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
-import type { BenchRow, BenchTarget } from "@/bench/main.ts";
+import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
 import { startChild, withPeakRss } from "@/bench/process.ts";
 import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
 
@@ -41,7 +41,7 @@ export async function benchUpload(target: BenchTarget): Promise<BenchRow[]> {
   const bodies = await photoBodies(UPLOADS);
   const megabytes = (UPLOADS * PHOTO_BYTES) / 1e6;
 
-  const service = await startChild("main.ts", {
+  const service = await startChild("tasks/start.ts", {
     ...serviceEnv(target),
     MAX_PHOTO_BYTES: String(8 * 1024 * 1024),
   });

@@ -13,11 +13,11 @@ import { parseArgs } from "node:util";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims } from "@/bench/generate.ts";
-import type { BenchTarget } from "@/bench/main.ts";
+import type { BenchTarget } from "@/tasks/bench.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { runLoad } from "@/bench/load.ts";
-import { readFilePart } from "@/lib/multipart_upload.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { readFilePart } from "@/io/multipart.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,

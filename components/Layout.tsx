@@ -7,7 +7,7 @@ export interface LayoutProps {
 }
 
 /**
- * The HTML shell every page shares. lib/render_page.tsx adds the stylesheet and any island
+ * The HTML shell every page shares. render/page.tsx adds the stylesheet and any island
  * scripts just before </head>, so a layout only has to render a <head>.
  */
 export function Layout({ title, lang = "en", children }: LayoutProps) {

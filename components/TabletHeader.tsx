@@ -1,4 +1,4 @@
-import { island } from "@/lib/islands.tsx";
+import { island } from "@/render/islands.tsx";
 import TabletIdle from "@/islands/TabletIdle.tsx";
 
 const TabletIdleIsland = island("TabletIdle", TabletIdle);

@@ -23,14 +23,14 @@ export async function resolveClaim(
   flow: ClaimFlow,
 ): Promise<ResolvedClaim | null> {
   const norm = normaliseRego(rego);
-  if (norm.length < 2) throw new DomainError("Enter at least 2 characters of the rego.");
+  if (norm.length < 2) throw new DomainError("invalid", "Enter at least 2 characters of the rego.");
   const vehicles = await matchingVehicles(db, norm, LISTED_VEHICLES + 1);
   if (vehicles.length === 0) return null;
   if (vehicles.length > 1) {
     const named = vehicles.slice(0, LISTED_VEHICLES).map((v) => v.registration);
     // Past five, the driver needs to type more anyway; naming them all would flood a phone screen.
     const list = vehicles.length > LISTED_VEHICLES ? `${named.join(", ")} and more` : named.join(", ");
-    throw new DomainError(`Several vehicles match ${rego.trim()}: ${list}. Enter the full rego.`);
+    throw new DomainError("invalid", `Several vehicles match ${rego.trim()}: ${list}. Enter the full rego.`);
   }
   return await pickClaimOfVehicle(db, vehicles[0].norm, flow);
 }

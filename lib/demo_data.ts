@@ -1,8 +1,8 @@
 /** Demo data (D4): loaded on a development start when the database has no users and no claims. */
 import type { Db } from "@/db/client.ts";
-import { importData } from "@/db/import.ts";
-import type { Clock } from "@/lib/clock.ts";
-import type { Config } from "@/lib/config.ts";
+import { importData } from "@/lib/import.ts";
+import type { Clock } from "@/io/clock.ts";
+import type { Config } from "@/io/config.ts";
 
 export const DEMO_DATA_URL = new URL("../db/demo_data.json", import.meta.url);
 

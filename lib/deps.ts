@@ -1,8 +1,8 @@
 /** What `createApp` needs; tests build it over a fresh database with a fake clock. */
 import type { Db } from "@/db/client.ts";
-import type { Clock } from "@/lib/clock.ts";
-import type { Config } from "@/lib/config.ts";
-import type { PhotoStorage } from "@/lib/storage.ts";
+import type { Clock } from "@/io/clock.ts";
+import type { Config } from "@/io/config.ts";
+import type { PhotoStorage } from "@/io/photo_storage.ts";
 
 export interface AppDeps {
   db: Db;

@@ -14,7 +14,7 @@
  */
 import type { Db } from "@/db/client.ts";
 import type { PartStatus } from "@/db/schema.ts";
-import type { Clock } from "@/lib/clock.ts";
+import type { Clock } from "@/io/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
 
 export interface DispatcherTransition {
@@ -91,7 +91,7 @@ export interface StatusChangeResult {
 /** Thrown when the part moved under the dispatcher: nothing was written. */
 export class StatusRaced extends DomainError {
   constructor(partNo: string, readonly actual: PartStatus, partId: number) {
-    super(`${partNo} changed to ${actual} while you were looking; nothing was changed.`, partId);
+    super("conflict", `${partNo} changed to ${actual} while you were looking; nothing was changed.`, partId);
     this.name = "StatusRaced";
   }
 }
@@ -107,14 +107,17 @@ export async function changeStatusByDispatcher(
 ): Promise<StatusChangeResult> {
   const transition = findTransition(input.from, input.to);
   if (!transition) {
-    throw new DomainError(`A part cannot be changed from ${input.from} to ${input.to} on the dashboard.`);
+    throw new DomainError(
+      "refused",
+      `A part cannot be changed from ${input.from} to ${input.to} on the dashboard.`,
+    );
   }
   const reason = input.reason?.trim() || null;
   if (transition.correction && !reason) {
-    throw new DomainError("Give a reason for this correction.", input.partId);
+    throw new DomainError("invalid", "Give a reason for this correction.", input.partId);
   }
   if (reason && reason.length > REASON_MAX) {
-    throw new DomainError(`Keep the reason under ${REASON_MAX} characters.`, input.partId);
+    throw new DomainError("invalid", `Keep the reason under ${REASON_MAX} characters.`, input.partId);
   }
   const now = clock.now();
   return await db.transaction().execute(async (tx) => {
@@ -127,13 +130,14 @@ export async function changeStatusByDispatcher(
     if (!updated) {
       const actual = await tx.selectFrom("parts_orders").select(["part_no", "status"])
         .where("id", "=", input.partId).executeTakeFirst();
-      if (!actual) throw new DomainError("Part not found.");
+      if (!actual) throw new DomainError("not_found", "Part not found.");
       throw new StatusRaced(actual.part_no, actual.status, input.partId);
     }
     if (transition.from === "Picked Up from Repair Shop") {
       const trip = await openReturnTripOf(tx, input.partId);
       if (trip !== null) {
         throw new DomainError(
+          "conflict",
           `${updated.part_no} is on open return trip #${trip}; it changes when the driver drops it off at HQ. ` +
             "Nothing was changed.",
           input.partId,

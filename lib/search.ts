@@ -39,11 +39,13 @@ export type ReverseSearchResult = ReversePickupResult | ReverseDropoffResult;
 
 export async function searchDirect(db: Db, rego: string): Promise<DirectSearchResult> {
   const claim = await resolveClaim(db, rego, "direct");
-  if (!claim) throw new DomainError("Rego not found");
+  if (!claim) throw new DomainError("not_found", "Rego not found");
   const management = await managementOf(db, claim.id);
-  if (!management) throw new DomainError("Record not found");
+  if (!management) throw new DomainError("not_found", "Record not found");
   const parts = await arrivedPartsOf(db, claim.id);
-  if (parts.length === 0) throw new DomainError("No parts ready for delivery to a repair shop");
+  if (parts.length === 0) {
+    throw new DomainError("nothing_to_move", "No parts ready for delivery to a repair shop");
+  }
   return {
     repairer: management.repairer_id,
     form_name: "pickup",
@@ -62,7 +64,7 @@ export async function searchDirect(db: Db, rego: string): Promise<DirectSearchRe
 
 export async function searchReverse(db: Db, rego: string): Promise<ReverseSearchResult> {
   const claim = await resolveClaim(db, rego, "reverse");
-  if (!claim) throw new DomainError("Rego not found");
+  if (!claim) throw new DomainError("not_found", "Rego not found");
   const trip = await latestReverseMovement(db, claim.id);
   if (trip && trip.movement_status === "Parts Picked Up") {
     // Leg 2 lists what is still on the truck: picked up, not yet delivered to HQ (D12).
@@ -95,7 +97,9 @@ export async function searchReverse(db: Db, rego: string): Promise<ReverseSearch
     .where("status", "=", "Pending Repair Shop Pick-Up")
     .orderBy("id")
     .execute();
-  if (parts.length === 0) throw new DomainError("No parts flagged for return at a repair shop");
+  if (parts.length === 0) {
+    throw new DomainError("nothing_to_move", "No parts flagged for return at a repair shop");
+  }
   return {
     form_name: "pickup",
     movement_type: "reverse",

@@ -1,14 +1,14 @@
 /**
  * Sessions for the shared depot tablets and the HQ dashboard (D23): sign in with e-mail and PIN, a random
  * server-side token (only its SHA-256 stored), idle expiry after 10 minutes, five wrong PINs lock the user
- * for 5 minutes. HTTP concerns (cookie, CSRF check, redirects) live in routes/session_middleware.ts.
+ * for 5 minutes. HTTP concerns (cookie, CSRF check, redirects) live in routes/web/session.ts.
  */
 import type { Db } from "@/db/client.ts";
 import type { User } from "@/db/schema.ts";
-import type { Clock } from "@/lib/clock.ts";
+import type { Clock } from "@/io/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
-import { verifyPin } from "@/lib/pin.ts";
-import { hashToken, randomToken } from "@/lib/tokens.ts";
+import { verifyPin } from "@/io/pin.ts";
+import { hashToken, randomToken } from "@/io/tokens.ts";
 
 export const IDLE_TIMEOUT_MS = 10 * 60_000;
 export const MAX_WRONG_PINS = 5;
@@ -42,7 +42,7 @@ export async function signIn(
   const ok = await verifyPin(input.pin, user?.pin_hash ?? null);
   if (!user || !ok) {
     if (user) await recordWrongPin(db, user.id, now);
-    throw new DomainError(WRONG_CREDENTIALS);
+    throw new DomainError("credentials", WRONG_CREDENTIALS);
   }
   const token = randomToken();
   await db.transaction().execute(async (tx) => {
@@ -65,7 +65,10 @@ export async function signIn(
 
 function lockedError(until: Date, now: Date): DomainError {
   const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000));
-  return new DomainError(`Too many wrong PINs. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`);
+  return new DomainError(
+    "locked",
+    `Too many wrong PINs. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  );
 }
 
 /** Counts a wrong PIN atomically (two tablets guessing at once both count); the fifth locks the user. */

@@ -7,6 +7,6 @@ import { DomainError } from "@/lib/errors.ts";
 /** The active user with this (already lower-cased) e-mail, else `User not found.` (D9, D24). */
 export async function requireActiveUser(db: QueryRunner, email: string): Promise<User> {
   const user = await activeUserByEmail.executeTakeFirst(db, email);
-  if (!user) throw new DomainError("User not found.");
+  if (!user) throw new DomainError("not_found", "User not found.");
   return user;
 }

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { join } from "node:path";
-import { ASSET_FILE_NAME, ASSET_URL_PREFIX, DIST_DIR } from "@/lib/assets.ts";
+import { ASSET_FILE_NAME, ASSET_URL_PREFIX, DIST_DIR } from "@/render/assets.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",

@@ -9,7 +9,7 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
-import { type PhotoFile, photoFile, photoThumbnail } from "@/lib/photo_upload.ts";
+import { type PhotoFile, photoFile, photoThumbnail } from "@/lib/photos/upload.ts";
 import type { Photo } from "@/db/schema.ts";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";

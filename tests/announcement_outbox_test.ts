@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { openDb } from "@/db/client.ts";
-import type { ChatFormat, Config } from "@/lib/config.ts";
+import type { ChatFormat, Config } from "@/io/config.ts";
 import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { formatChatBody } from "@/lib/announcements/formats.ts";
 import type { Announcement } from "@/lib/announcements/text.ts";

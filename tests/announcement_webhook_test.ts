@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "@/lib/clock.ts";
+import { FakeClock } from "@/io/clock.ts";
 import { formatChatBody } from "@/lib/announcements/formats.ts";
 import { classifyResponse, parseRetryAfter, postAnnouncement, redact } from "@/lib/announcements/webhook.ts";
 import {

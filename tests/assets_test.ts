@@ -10,7 +10,7 @@ import {
   ensureAssets,
   islandScripts,
   REPO_ROOT,
-} from "@/lib/assets.ts";
+} from "@/render/assets.ts";
 import { assetsRoutes } from "@/routes/assets.ts";
 
 const quiet = () => {};
@@ -21,7 +21,7 @@ async function scratchProject(): Promise<string> {
   for (const dir of ["islands", "lib", "static", "routes", "components"]) {
     await Deno.mkdir(join(root, dir));
   }
-  for (const file of ["islands/Counter.tsx", "lib/island_boot.ts", "static/styles.css"]) {
+  for (const file of ["tests/islands/Counter.tsx", "render/island_boot.ts", "static/styles.css"]) {
     await Deno.copyFile(join(REPO_ROOT, file), join(root, file));
   }
   await Deno.symlink(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Config, ConfigError, parseConfig } from "@/lib/config.ts";
+import { type Config, ConfigError, parseConfig } from "@/io/config.ts";
 
 /** The fields of D2 (other fields may be added to Config by later decisions). */
 const D2_FIELDS = [
@@ -159,7 +159,7 @@ Deno.test("config D2: the start command with a bad value exits non-zero printing
   const dataDir = await Deno.makeTempDir({ prefix: "pm-config-" });
   try {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "main.ts"],
+      args: ["run", "-A", "tasks/start.ts"],
       cwd: new URL("../", import.meta.url).pathname,
       env: { PORT: "abc", DATA_DIR: dataDir, DATABASE_URL: "", NO_COLOR: "1" },
       stdout: "piped",

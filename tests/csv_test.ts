@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { csvCell, csvRow, csvStream, parseCsv } from "@/lib/csv.ts";
+import { csvCell, csvRow, csvStream, parseCsv } from "@/io/csv.ts";
 
 Deno.test("csv: cells are quoted only when needed, quotes doubled", () => {
   assert.equal(csvCell("plain"), "plain");

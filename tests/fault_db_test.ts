@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import pg from "pg";
-import { systemClock } from "@/lib/clock.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { systemClock } from "@/io/clock.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
 import { serverTest, serverUrl } from "@/tests/helpers/db.ts";
 import { assertNoHalfMovement, runPool, seedSubmissionLoad } from "@/tests/helpers/fault_load.ts";

@@ -1,6 +1,6 @@
 /**
  * Fault: the service is SIGKILLed in the middle of a load of submissions and restarted on the same
- * database (PostgreSQL server). The real service runs as a child process (main.ts), posting to a real
+ * database (PostgreSQL server). The real service runs as a child process (tasks/start.ts), posting to a real
  * loopback chat receiver.
  *
  * What must hold afterwards: every submission answered before the kill is committed (durability); a
@@ -23,8 +23,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { systemClock } from "@/lib/clock.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { systemClock } from "@/io/clock.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
 import { serverTest } from "@/tests/helpers/db.ts";
 import {

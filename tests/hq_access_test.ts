@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hashPin } from "@/lib/pin.ts";
+import { hashPin } from "@/io/pin.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 import { anonymous, pageText, signedIn, withAssets } from "@/tests/helpers/hq.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseCsv } from "@/lib/csv.ts";
+import { parseCsv } from "@/io/csv.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
 import { MOVEMENT_HEADER, PART_HEADER } from "@/routes/hq/exports.tsx";
 import { appTest } from "@/tests/helpers/app.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isTooManyPixels, MAX_PIXELS, PROBE_BYTES, probeImage } from "@/lib/image_probe.ts";
+import { isTooManyPixels, MAX_PIXELS, PROBE_BYTES, probeImage } from "@/io/image_probe.ts";
 import {
   loadFixture,
   loadPhoto,

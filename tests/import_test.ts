@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Db } from "@/db/client.ts";
 import { lockEmbeddedDb } from "@/db/embedded_lock.ts";
-import { importData, ImportRejected } from "@/db/import.ts";
+import { importData, ImportRejected } from "@/lib/import.ts";
 import { type Database, PART_STATUSES } from "@/db/schema.ts";
-import { FakeClock } from "@/lib/clock.ts";
+import { FakeClock } from "@/io/clock.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
-import { verifyPin } from "@/lib/pin.ts";
+import { verifyPin } from "@/io/pin.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 import { searchDirect } from "@/lib/search.ts";
 import { dbTest, serverTest } from "@/tests/helpers/db.ts";
@@ -365,7 +365,7 @@ function* fragments(norm: string) {
 
 async function runImportCli(file: string, env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "db/import_cli.ts", file],
+    args: ["run", "-A", "tasks/import.ts", file],
     cwd: ROOT.pathname,
     env: { DATABASE_URL: "", APP_ENV: "development", NO_COLOR: "1", ...env },
     stdout: "piped",

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { h } from "preact";
-import type { AssetManifest } from "@/lib/assets.ts";
-import { island, renderWithIslands, serializeIslandProps } from "@/lib/islands.tsx";
-import { renderPage } from "@/lib/render_page.tsx";
+import type { AssetManifest } from "@/render/assets.ts";
+import { island, renderWithIslands, serializeIslandProps } from "@/render/islands.tsx";
+import { renderPage } from "@/render/page.tsx";
 
 function Greeting({ text }: { text: string }) {
   return h("p", null, text);

@@ -13,7 +13,7 @@ import {
   makeUser,
   stagePhoto,
 } from "@/tests/helpers/factories.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 
 const CORE_TABLES = [
   "announcements",

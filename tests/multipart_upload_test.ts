@@ -9,8 +9,8 @@ import {
   parseBoundary,
   PhotoTooLargeError,
   readFilePart,
-} from "@/lib/multipart_upload.ts";
-import { EmptyPhotoError, PhotoStorage } from "@/lib/storage.ts";
+} from "@/io/multipart.ts";
+import { EmptyPhotoError, PhotoStorage } from "@/io/photo_storage.ts";
 import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
 
 const URL_ = "http://localhost/upload";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono, type MiddlewareHandler } from "hono";
-import { probeImage } from "@/lib/image_probe.ts";
+import { probeImage } from "@/io/image_probe.ts";
 import { photoRoutes } from "@/routes/photos.ts";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makePhoto } from "@/tests/helpers/factories.ts";

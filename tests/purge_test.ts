@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { IN_FLIGHT_GRACE_MS, purgePhotos, startPurgeSchedule } from "@/lib/purge.ts";
+import { IN_FLIGHT_GRACE_MS, purgePhotos, startPurgeSchedule } from "@/lib/photos/purge.ts";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 import { jpegPhoto, pngPhoto, webpPhoto } from "@/tests/helpers/photos.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LIMITS } from "@/routes/rate_limits.ts";
+import { LIMITS } from "@/routes/web/rate_limits.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { importData } from "@/db/import.ts";
+import { importData } from "@/lib/import.ts";
 import type { PartOrder } from "@/db/schema.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { appTest, type HandlerAnswer, type TestApp } from "@/tests/helpers/app.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { openDb } from "@/db/client.ts";
-import { FakeClock } from "@/lib/clock.ts";
-import { testConfig } from "@/lib/config.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { FakeClock } from "@/io/clock.ts";
+import { testConfig } from "@/io/config.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { createApp } from "@/main.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 

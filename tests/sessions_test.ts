@@ -1,8 +1,8 @@
 /** lib/sessions.ts (D23): PIN sign-in, lockout after five wrong PINs, idle expiry, deactivated users. */
 import assert from "node:assert/strict";
-import { FakeClock } from "@/lib/clock.ts";
+import { FakeClock } from "@/io/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
-import { hashPin } from "@/lib/pin.ts";
+import { hashPin } from "@/io/pin.ts";
 import {
   deleteIdleSessions,
   IDLE_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 /**
- * The start command (`deno task start` = `deno run -A main.ts`) as a real process on the embedded database:
+ * The start command (`deno task start` = `deno run -A tasks/start.ts`) as a real process on the embedded database:
  * migrate, demo data in development, serve; a restart keeps the data; a second server on the same
  * DATA_DIR refuses.
  */
@@ -27,7 +27,7 @@ function freePort(): number {
 
 function startServer(dataDir: string, port = freePort()): Server {
   const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
+    args: ["run", "-A", "tasks/start.ts"],
     cwd: ROOT,
     env: {
       DATA_DIR: dataDir,

@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { EmptyPhotoError, InvalidPhotoKeyError, PhotoStorage, PhotoTooLargeError } from "@/lib/storage.ts";
-import { PROBE_BYTES, probeImage } from "@/lib/image_probe.ts";
+import {
+  EmptyPhotoError,
+  InvalidPhotoKeyError,
+  PhotoStorage,
+  PhotoTooLargeError,
+} from "@/io/photo_storage.ts";
+import { PROBE_BYTES, probeImage } from "@/io/image_probe.ts";
 import { jpegPhoto, notAPhoto } from "@/tests/helpers/photos.ts";
 
 /** A fresh storage root for one test, removed afterwards whatever happens. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { probeImage } from "@/lib/image_probe.ts";
-import { makeThumbnail, THUMBNAIL_EDGE } from "@/lib/thumbnail.ts";
+import { probeImage } from "@/io/image_probe.ts";
+import { makeThumbnail, THUMBNAIL_EDGE } from "@/io/thumbnail.ts";
 import { fixturePath, loadPhoto, notAPhoto, PHOTO_FIXTURES } from "@/tests/helpers/photos.ts";
 
 /** Asserts `thumb` is a JPEG and returns its probed size. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { MovementStage } from "@/db/schema.ts";
-import { purgePhotos } from "@/lib/purge.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { purgePhotos } from "@/lib/photos/purge.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { createApp } from "@/main.ts";
 import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";

@@ -1,6 +1,6 @@
 /**
  * The HQ dashboard's HTML shell: header with the navigation (admin links only for admins), the signed-in
- * user and a sign-out form. Used as the `layout` of lib/render_page.tsx, so it renders the <head>.
+ * user and a sign-out form. Used as the `layout` of render/page.tsx, so it renders the <head>.
  */
 import type { ComponentChildren } from "preact";
 import type { LayoutProps } from "@/components/Layout.tsx";

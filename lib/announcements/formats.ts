@@ -1,12 +1,12 @@
 /**
- * Chat bodies for one announcement (D21), one per supported chat (CHAT_FORMAT in lib/config.ts).
+ * Chat bodies for one announcement (D21), one per supported chat (CHAT_FORMAT in io/config.ts).
  *
  * Each body carries the announcement's stable message id so a receiver can tell a retry from a new
  * announcement (the sender also puts it in the Idempotency-Key and X-Message-Id headers). User-typed
  * values (shop names, part descriptions, driver names) are made single-line and escaped for the
  * chat's markup, so a description cannot forge a line, a link or a channel-wide mention.
  */
-import type { ChatFormat } from "@/lib/config.ts";
+import type { ChatFormat } from "@/io/config.ts";
 import {
   type Announcement,
   announcementText,

@@ -5,7 +5,7 @@
  */
 import type { Transaction } from "kysely";
 import type { AnnouncementState, ChatChannel, Database } from "@/db/schema.ts";
-import type { Config } from "@/lib/config.ts";
+import type { Config } from "@/io/config.ts";
 import type { Announcement, AnnouncementTitle } from "@/lib/announcements/text.ts";
 
 /** Which channels each announcement goes to (interface.md Events, D20, D21). */

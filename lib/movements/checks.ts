@@ -23,14 +23,14 @@ export interface ConfirmedPart {
 /** The claim a submission's rego names (D11), else `Claim not found.` */
 export async function submissionClaim(db: Db, rego: string, flow: ClaimFlow): Promise<ResolvedClaim> {
   const claim = await resolveClaim(db, rego, flow);
-  if (!claim) throw new DomainError("Claim not found.");
+  if (!claim) throw new DomainError("not_found", "Claim not found.");
   return claim;
 }
 
 /** Drops `confirm: false` items; none left or a part listed twice is an error (D13). */
 export function confirmedParts(flow: Flow, parts: SubmittedPart[]): ConfirmedPart[] {
   const confirmed = parts.filter((p) => p.confirm).map((p) => ({ partId: p.partId, imageId: p.imageId }));
-  if (confirmed.length === 0) throw new DomainError(flow.noneSelected);
+  if (confirmed.length === 0) throw new DomainError("invalid", flow.noneSelected);
   const seen = new Set<number>();
   for (const p of confirmed) {
     if (seen.has(p.partId)) throw new ValidationError("details.parts", "lists a part twice");
@@ -47,7 +47,7 @@ export async function lockConfirmedParts(
   const rows = await lockPartsInIdOrder(trx, confirmed.map((p) => p.partId));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const unknown = confirmed.find((p) => !byId.has(p.partId));
-  if (unknown) throw new DomainError("Part not found.", unknown.partId);
+  if (unknown) throw new DomainError("not_found", "Part not found.", unknown.partId);
   return byId;
 }
 
@@ -60,7 +60,7 @@ export function checkBelongToClaim(
   for (const { partId } of confirmed) {
     const part = parts.get(partId)!;
     if (part.claim_id !== claimId) {
-      throw new DomainError(`${part.part_no} does not belong to this claim.`, partId);
+      throw new DomainError("refused", `${part.part_no} does not belong to this claim.`, partId);
     }
   }
 }
@@ -88,13 +88,15 @@ export async function checkStatusesAndPhotos(
   const staged = new Map((await stagedPhotos(trx, imageIds)).map((s) => [s.id, s]));
   return confirmed.map(({ partId, imageId }) => {
     const part = parts.get(partId)!;
-    if (part.status !== flow.from) throw new DomainError(flow.noLongerAvailable(part.part_no), partId);
+    if (part.status !== flow.from) {
+      throw new DomainError("conflict", flow.noLongerAvailable(part.part_no), partId);
+    }
     const photo = imageId === null ? undefined : staged.get(imageId);
     if (
       !photo || photo.part_id !== partId || photo.movement_stage !== flow.stage || photo.photo_id === null ||
       photo.used
     ) {
-      throw new DomainError(flow.missingPhoto(part.part_no), partId);
+      throw new DomainError("refused", flow.missingPhoto(part.part_no), partId);
     }
     return { part, imageId: photo.id, photoId: photo.photo_id };
   });

@@ -22,7 +22,7 @@ export async function dropOff(deps: MovementDeps, user: User, input: DropOffInpu
     destination: async (trx) => {
       // D15: the shop chosen in the app's repairer dropdown, which must be a known, active repairer.
       const shop = input.repairShopId === null ? undefined : await activeRepairer(trx, input.repairShopId);
-      if (!shop) throw new DomainError("Choose a repair shop.");
+      if (!shop) throw new DomainError("invalid", "Choose a repair shop.");
       return {
         fields: { repairer_id: shop.id, location_type: null, hq_location_id: null },
         place: shop.name,

@@ -60,7 +60,7 @@ export async function dropOffReverse(
     // last part come back and completes it.
     const trip = await lockMovement(trx, input.movementId, claim.id);
     if (!trip || trip.movement_type !== "reverse" || !trip.same_vehicle) {
-      throw new DomainError("Return trip not found.");
+      throw new DomainError("not_found", "Return trip not found.");
     }
     if (trip.movement_status !== "Parts Picked Up") {
       // The retry of the drop-off that completed the trip still gets its answer (D16).
@@ -75,7 +75,7 @@ export async function dropOffReverse(
       if (replay && replay.movementId === trip.id) {
         return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
       }
-      throw new DomainError("This return trip is already complete.");
+      throw new DomainError("conflict", "This return trip is already complete.");
     }
 
     const confirmed = confirmedParts(flow, input.parts);
@@ -88,7 +88,11 @@ export async function dropOffReverse(
     const onTrip = new Set((await tripParts(trx, trip.id)).map((d) => d.part_id));
     for (const { partId } of confirmed) {
       if (!onTrip.has(partId)) {
-        throw new DomainError(`${parts.get(partId)!.part_no} is not part of this return trip.`, partId);
+        throw new DomainError(
+          "refused",
+          `${parts.get(partId)!.part_no} is not part of this return trip.`,
+          partId,
+        );
       }
     }
     const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);

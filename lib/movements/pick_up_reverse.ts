@@ -31,10 +31,10 @@ export async function pickUpReverse(
       // One open trip per claim. The reverse search answers about the latest reverse movement only
       // (interface.md §1 rule 2), so a second open trip would hide the first one's parts for good. A
       // search already answers stage `dropoff` while a trip is open; this refuses the pickup that raced it.
-      if (await lockClaimOpenTrip(trx, claimId) !== null) throw new DomainError(OPEN_TRIP_EXISTS);
+      if (await lockClaimOpenTrip(trx, claimId) !== null) throw new DomainError("conflict", OPEN_TRIP_EXISTS);
       // D15: the user's home HQ, else the first HQ location.
       const hq = await hqLocationFor(trx, user.home_hq_id);
-      if (!hq) throw new DomainError("No HQ location is set up. Ask an administrator to add one.");
+      if (!hq) throw new DomainError("refused", "No HQ location is set up. Ask an administrator to add one.");
       // The announcement names the shop the parts were collected from. The app sends no location here
       // (the feature is disabled, 3b), so it is the claim's repairer: the shop that had the parts.
       const shop = await claimRepairerName(trx, claimId);

@@ -8,12 +8,12 @@ import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
-import { secretMatcher } from "@/lib/secure_compare.ts";
+import { secretMatcher } from "@/io/secure_compare.ts";
 import { requireActiveUser } from "@/lib/users.ts";
 import { parseInput } from "@/lib/validation.ts";
 import { failure, success } from "@/routes/api/envelope.ts";
 import { handlerEvents } from "@/routes/api/events/mod.ts";
-import { handlerUserLimiter, tooMany } from "@/routes/rate_limits.ts";
+import { handlerUserLimiter, tooMany } from "@/routes/web/rate_limits.ts";
 
 export const HANDLER_BODY_LIMIT = 64 * 1024;
 
@@ -55,7 +55,7 @@ export function handlerRoutes(deps: AppDeps) {
         const { payload } = parseInput(bodySchema, body);
         const { event_type } = parseInput(eventTypeSchema, payload);
         const event = Object.hasOwn(handlerEvents, event_type) ? handlerEvents[event_type] : null;
-        if (!event) throw new DomainError(`Unknown event_type ${event_type}.`);
+        if (!event) throw new DomainError("invalid", `Unknown event_type ${event_type}.`);
         const input = parseInput(event.schema, payload) as { user_email: string };
         const user = await requireActiveUser(deps.db, input.user_email);
         const decision = perUser?.hit(String(user.id));

@@ -7,7 +7,7 @@
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppDeps } from "@/lib/deps.ts";
-import { readFilePart } from "@/lib/multipart_upload.ts";
+import { readFilePart } from "@/io/multipart.ts";
 import {
   checkEnvironmentHeader,
   checkRawUploadPath,
@@ -15,7 +15,7 @@ import {
   uploadPhoto,
   type UploadRefusal,
   UploadRefused,
-} from "@/lib/photo_upload.ts";
+} from "@/lib/photos/upload.ts";
 
 /** HTTP status and answer code of each refusal. */
 const REFUSALS: Record<UploadRefusal, { status: ContentfulStatusCode; code: number }> = {

@@ -1,12 +1,12 @@
 /**
  * `/hq/admin/import` (admins only): the import (D5) by file upload, through the running server, so it is
  * also the way to import into the embedded database while the server holds it. Same validation and problem
- * list as `deno task import` (db/import.ts). The body is size-limited in routes/hq/mod.ts.
+ * list as `deno task import` (lib/import.ts). The body is size-limited in routes/hq/mod.ts.
  */
 import { Hono } from "hono";
-import { importData, ImportRejected } from "@/db/import.ts";
+import { importData, ImportRejected } from "@/lib/import.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer } from "@/routes/hq/render.tsx";
 import { ImportPage, type ImportPageData } from "@/routes/hq/admin_import_page.tsx";
 

@@ -1,5 +1,5 @@
 /** Admin: import a JSON file (D5) through the running server, with the same problem list as `deno task import`. */
-import type { ImportProblem, ImportSummary } from "@/db/import.ts";
+import type { ImportProblem, ImportSummary } from "@/lib/import.ts";
 import { buttonClass, Csrf, type Notice, NoticeBox, PageTitle } from "@/components/hq/ui.tsx";
 
 export interface ImportPageData {

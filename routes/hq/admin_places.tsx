@@ -8,11 +8,11 @@ import {
   renameHqLocation,
   setRepairerActive,
   updateRepairer,
-} from "@/lib/admin_places.ts";
+} from "@/lib/admin/places.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import type { Notice } from "@/components/hq/ui.tsx";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import { field, type HqContext, hqPage, mustViewer, notFoundPage, parseId } from "@/routes/hq/render.tsx";
 import { PlacesPage } from "@/routes/hq/admin_places_page.tsx";
 

@@ -1,10 +1,10 @@
 /** `/hq/admin/users` (admins only): add users, deactivate or reactivate them, reset PINs. */
 import { Hono } from "hono";
-import { addUser, listUsers, resetPin, setUserActive } from "@/lib/admin_users.ts";
+import { addUser, listUsers, resetPin, setUserActive } from "@/lib/admin/users.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import type { Notice } from "@/components/hq/ui.tsx";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import { field, type HqContext, hqPage, mustViewer, notFoundPage, parseId } from "@/routes/hq/render.tsx";
 import { UsersPage, type UsersPageData } from "@/routes/hq/admin_users_page.tsx";
 

@@ -5,7 +5,7 @@ import type { AnnouncementState } from "@/db/schema.ts";
 import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { announcementsWritten } from "@/lib/announcements/outbox.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, mustViewer, notFoundPage, parseId } from "@/routes/hq/render.tsx";
 import { AnnouncementsPage, FEED_STATES } from "@/routes/hq/announcements_page.tsx";
 

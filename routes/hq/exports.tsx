@@ -1,13 +1,13 @@
 /**
  * `/hq/exports`: CSV downloads of parts and movements (same filters as their list pages). Streamed: rows
- * are fetched 500 at a time by keyset as the client reads (lib/csv.ts), never the whole export in memory.
+ * are fetched 500 at a time by keyset as the client reads (io/csv.ts), never the whole export in memory.
  */
 import { Hono } from "hono";
 import { partExportBatch, type PartExportRow } from "@/db/queries/dashboard.ts";
 import { movementExportBatch, type MovementExportRow } from "@/db/queries/dashboard_movements.ts";
-import { csvStream } from "@/lib/csv.ts";
+import { csvStream } from "@/io/csv.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import { filterQuery, type HqContext, hqPage } from "@/routes/hq/render.tsx";
 import { PART_FILTERS, partFilters } from "@/routes/hq/parts.tsx";
 import { MOVEMENT_FILTERS, movementFilters } from "@/routes/hq/movements.tsx";

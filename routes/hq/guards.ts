@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppDeps } from "@/lib/deps.ts";
 import { resolveSession } from "@/lib/sessions.ts";
-import { requireRole, SESSION_COOKIE, type SessionEnv } from "@/routes/session_middleware.ts";
+import { requireRole, SESSION_COOKIE, type SessionEnv } from "@/routes/web/session.ts";
 
 export const HQ_SIGN_IN = "/hq/sign-in";
 const PUBLIC_PATHS = new Set(["/hq/sign-in", "/hq/sign-out"]);

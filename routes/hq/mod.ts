@@ -6,7 +6,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "@/lib/deps.ts";
-import { csrfProtect, loadSession, type SessionEnv } from "@/routes/session_middleware.ts";
+import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.ts";
 import { hqAccessGuard } from "@/routes/hq/guards.ts";
 import { signInRoutes } from "@/routes/hq/sign_in.tsx";
 import { partsRoutes } from "@/routes/hq/parts.tsx";

@@ -8,7 +8,7 @@ import {
   searchMovements,
 } from "@/db/queries/dashboard_movements.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, listRequest, notFoundPage, parseId } from "@/routes/hq/render.tsx";
 import { MovementsPage, OpenTripsPage } from "@/routes/hq/movements_page.tsx";
 import { MovementPage } from "@/routes/hq/movement_page.tsx";

@@ -11,7 +11,7 @@ import {
   transitionsFrom,
 } from "@/lib/part_status.ts";
 import type { Notice } from "@/components/hq/ui.tsx";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import {
   field,
   type HqContext,
@@ -108,7 +108,7 @@ export function partsRoutes(deps: AppDeps) {
       return c.redirect(`/hq/parts/${id}?done=${encodeURIComponent(result.to)}`, 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      if (error.message === "Part not found.") return notFoundPage(c, "part");
+      if (error.kind === "not_found") return notFoundPage(c, "part");
       const raced = error instanceof StatusRaced;
       return showPart(c, id, { kind: "error", text: error.message }, raced ? "" : reason, raced ? 409 : 422);
     }

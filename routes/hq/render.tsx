@@ -3,8 +3,8 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ComponentChildren } from "preact";
 import { type HqSection, hqShell, type HqViewer } from "@/components/hq/HqShell.tsx";
-import { renderPage } from "@/lib/render_page.tsx";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import { renderPage } from "@/render/page.tsx";
+import type { SessionEnv } from "@/routes/web/session.ts";
 
 export type HqContext = Context<SessionEnv>;
 

@@ -4,12 +4,7 @@ import { getCookie } from "hono/cookie";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { signIn, signOut } from "@/lib/sessions.ts";
-import {
-  clearSession,
-  SESSION_COOKIE,
-  type SessionEnv,
-  setSessionCookie,
-} from "@/routes/session_middleware.ts";
+import { clearSession, SESSION_COOKIE, type SessionEnv, setSessionCookie } from "@/routes/web/session.ts";
 import { field, type HqContext, hqPage } from "@/routes/hq/render.tsx";
 import { type SignInData, SignInPage } from "@/routes/hq/sign_in_page.tsx";
 

@@ -18,12 +18,12 @@ import { dropOff } from "@/lib/movements/drop_off.ts";
 import { dropOffReverse } from "@/lib/movements/drop_off_reverse.ts";
 import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";
 import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
-import { uploadPhoto, UploadRefused } from "@/lib/photo_upload.ts";
+import { uploadPhoto, UploadRefused } from "@/lib/photos/upload.ts";
 import { searchDirect, searchReverse } from "@/lib/search.ts";
-import { createUploadToken, UPLOAD_FIELD_NAME } from "@/lib/upload_tokens.ts";
+import { createUploadToken, UPLOAD_FIELD_NAME } from "@/lib/photos/upload_tokens.ts";
 import { idField, parseInput, regoField } from "@/lib/validation.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 
 const jobField = z.enum(JOB_NAMES as [JobName, ...JobName[]]);
 
@@ -57,7 +57,7 @@ async function readJson(c: Context): Promise<unknown> {
   try {
     return await c.req.json();
   } catch {
-    throw new DomainError("Request body must be JSON.");
+    throw new DomainError("invalid", "Request body must be JSON.");
   }
 }
 
@@ -93,7 +93,7 @@ async function findForJob(deps: AppDeps, job: JobName, rego: string): Promise<Fo
     r = await searchReverse(deps.db, rego);
   } catch (error) {
     // Nothing to collect and no trip open: for "return" the trip is what is missing.
-    if (job === "return" && error instanceof DomainError && error.message.startsWith("No parts flagged")) {
+    if (job === "return" && error instanceof DomainError && error.kind === "nothing_to_move") {
       return { message: "Return trip not found." };
     }
     throw error;
@@ -172,7 +172,7 @@ export function apiRoutes(deps: AppDeps) {
       movementId =
         (await pickUpReverse(deps, user, { rego: input.rego, parts: input.parts })).parts_movement_id;
     } else {
-      if (input.movement_id === undefined) throw new DomainError("Return trip not found.");
+      if (input.movement_id === undefined) throw new DomainError("not_found", "Return trip not found.");
       const r = await dropOffReverse(deps, user, {
         rego: input.rego,
         movementId: input.movement_id,

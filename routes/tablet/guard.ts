@@ -1,5 +1,5 @@
 /**
- * The tablet's session plumbing on top of routes/session_middleware.ts: who may use the tablet, the
+ * The tablet's session plumbing on top of routes/web/session.ts: who may use the tablet, the
  * "you were signed out" redirect for a session that ended while the page was open, and the idle time left
  * on every answer (the idle warning counts down from it).
  */
@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppDeps } from "@/lib/deps.ts";
 import { TABLET_ROLES } from "@/lib/tablet_data.ts";
-import { requireRole, returnTarget, SESSION_COOKIE, type SessionEnv } from "@/routes/session_middleware.ts";
+import { requireRole, returnTarget, SESSION_COOKIE, type SessionEnv } from "@/routes/web/session.ts";
 
 export const SIGN_IN_PATH = "/tablet/sign-in";
 

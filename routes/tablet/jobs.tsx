@@ -9,11 +9,11 @@ import { isJobName, JOB_NAMES, JOBS } from "@/islands/_tablet_jobs.ts";
 import TabletFlow, { type TabletFlowProps } from "@/islands/TabletFlow.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { FLOWS } from "@/lib/flows.ts";
-import { island } from "@/lib/islands.tsx";
-import { renderPage } from "@/lib/render_page.tsx";
+import { island } from "@/render/islands.tsx";
+import { renderPage } from "@/render/page.tsx";
 import { listActiveRepairers } from "@/lib/tablet_data.ts";
 import { idleLeftMs, requireTabletUser } from "@/routes/tablet/guard.ts";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 
 const FlowIsland = island("TabletFlow", TabletFlow);
 

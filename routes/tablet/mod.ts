@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "@/lib/deps.ts";
-import { csrfProtect, loadSession, type SessionEnv } from "@/routes/session_middleware.ts";
+import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.ts";
 import { apiRoutes } from "@/routes/tablet/api.ts";
 import { idleHeader } from "@/routes/tablet/guard.ts";
 import { jobRoutes } from "@/routes/tablet/jobs.tsx";

@@ -9,11 +9,11 @@ import { TabletHeader } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
 import { JOBS } from "@/islands/_tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { renderPage } from "@/lib/render_page.tsx";
+import { renderPage } from "@/render/page.tsx";
 import { loadReceipt, type Receipt } from "@/lib/tablet_data.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
 import { headerOf } from "@/routes/tablet/jobs.tsx";
-import type { SessionEnv } from "@/routes/session_middleware.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 
 const when = (d: Date) => d.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 

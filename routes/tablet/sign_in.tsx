@@ -10,18 +10,13 @@ import { TabletLayout } from "@/components/TabletLayout.tsx";
 import TabletSignIn, { type TabletSignInProps } from "@/islands/TabletSignIn.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
-import { island } from "@/lib/islands.tsx";
-import { PIN_PATTERN } from "@/lib/pin.ts";
-import { renderPage } from "@/lib/render_page.tsx";
+import { island } from "@/render/islands.tsx";
+import { PIN_PATTERN } from "@/io/pin.ts";
+import { renderPage } from "@/render/page.tsx";
 import { signIn, signOut } from "@/lib/sessions.ts";
 import { listDrivers, TABLET_ROLES, tabletUserEmail } from "@/lib/tablet_data.ts";
 import { safeNext } from "@/routes/tablet/guard.ts";
-import {
-  clearSession,
-  SESSION_COOKIE,
-  type SessionEnv,
-  setSessionCookie,
-} from "@/routes/session_middleware.ts";
+import { clearSession, SESSION_COOKIE, type SessionEnv, setSessionCookie } from "@/routes/web/session.ts";
 
 const SignInIsland = island("TabletSignIn", TabletSignIn);
 

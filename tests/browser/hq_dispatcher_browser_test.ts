@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { parseCsv } from "@/lib/csv.ts";
-import { hashToken } from "@/lib/tokens.ts";
+import { parseCsv } from "@/io/csv.ts";
+import { hashToken } from "@/io/tokens.ts";
 import { screenshot } from "./browser.ts";
 import { assertNoScript, DEMO, driverDelivers, hqWorld, signInAs } from "./hq_setup.ts";
 

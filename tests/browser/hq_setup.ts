@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { importData } from "@/db/import.ts";
-import { ensureAssets } from "@/lib/assets.ts";
+import { importData } from "@/lib/import.ts";
+import { ensureAssets } from "@/render/assets.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
 import { freshDb, type TestDb } from "@/tests/helpers/db.ts";

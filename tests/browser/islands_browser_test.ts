@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { h } from "preact";
-import { ensureAssets } from "@/lib/assets.ts";
-import { island } from "@/lib/islands.tsx";
-import { renderPage } from "@/lib/render_page.tsx";
+import { ensureAssets } from "@/render/assets.ts";
+import { island } from "@/render/islands.tsx";
+import { renderPage } from "@/render/page.tsx";
 import { assetsRoutes } from "@/routes/assets.ts";
-import Counter from "@/islands/Counter.tsx";
+import Counter from "@/tests/islands/Counter.tsx";
 import { launchBrowser, screenshot, serveApp } from "./browser.ts";
 
 const CounterIsland = island("Counter", Counter);

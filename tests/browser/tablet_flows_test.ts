@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { importData } from "@/db/import.ts";
-import { ensureAssets } from "@/lib/assets.ts";
+import { importData } from "@/lib/import.ts";
+import { ensureAssets } from "@/render/assets.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";

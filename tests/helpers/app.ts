@@ -2,10 +2,10 @@
  * The app under test: `createApp` over a fresh database of each kind, a fake clock, photo storage in a
  * temporary folder, and a `handler()` shortcut that posts a payload to the mobile handler.
  */
-import { FakeClock } from "@/lib/clock.ts";
-import { type Config, testConfig } from "@/lib/config.ts";
+import { FakeClock } from "@/io/clock.ts";
+import { type Config, testConfig } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { createApp } from "@/main.ts";
 import { type DbKind, dbTest, serverTest, type TestDb } from "@/tests/helpers/db.ts";
 

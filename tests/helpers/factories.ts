@@ -4,8 +4,8 @@
  */
 import type { Db } from "@/db/client.ts";
 import type { MovementStage, PartStatus, Role } from "@/db/schema.ts";
-import { probeImage } from "@/lib/image_probe.ts";
-import type { PhotoStorage } from "@/lib/storage.ts";
+import { probeImage } from "@/io/image_probe.ts";
+import type { PhotoStorage } from "@/io/photo_storage.ts";
 import { jpegPhoto } from "@/tests/helpers/photos.ts";
 
 let seq = 0;

@@ -11,7 +11,7 @@ import type { PartStatus } from "@/db/schema.ts";
 import { ANNOUNCEMENT_CHANNELS } from "@/lib/announcements/outbox.ts";
 import type { AnnouncementTitle } from "@/lib/announcements/text.ts";
 import { FLOWS } from "@/lib/flows.ts";
-import type { PhotoStorage } from "@/lib/storage.ts";
+import type { PhotoStorage } from "@/io/photo_storage.ts";
 import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 import {
   assertConsistent,

@@ -3,9 +3,9 @@
  * not pay for PIN hashing), form posts carrying the page's CSRF token, and HTML text helpers.
  */
 import type { Role, User } from "@/db/schema.ts";
-import { ensureAssets, getAssets } from "@/lib/assets.ts";
-import { hashToken } from "@/lib/tokens.ts";
-import { SESSION_COOKIE } from "@/routes/session_middleware.ts";
+import { ensureAssets, getAssets } from "@/render/assets.ts";
+import { hashToken } from "@/io/tokens.ts";
+import { SESSION_COOKIE } from "@/routes/web/session.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 

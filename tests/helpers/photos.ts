@@ -3,7 +3,7 @@
  * a fresh copy, so a test may change its bytes without affecting another.
  */
 
-import type { ImageInfo } from "@/lib/image_probe.ts";
+import type { ImageInfo } from "@/io/image_probe.ts";
 
 export interface PhotoFixture {
   file: string;

@@ -1,6 +1,6 @@
 /**
  * The real service as a child process for fault tests (a SIGKILL in the middle of a load, database
- * connections terminated under it): `deno run -A main.ts` with the environment a test gives, started the
+ * connections terminated under it): `deno task start` (tasks/start.ts) with the environment a test gives, started the
  * way bench/process.ts starts its servers (free port, wait for /healthz), but killable with any signal,
  * with its exit observable and its stderr kept for the failure message.
  *
@@ -8,7 +8,7 @@
  * test can say "every answer was clean" (the D8 envelope or the 503 JSON answer, nothing else).
  */
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const MAIN = new URL("../../tasks/start.ts", import.meta.url).pathname;
 const STDERR_KEEP = 64 * 1024;
 
 export interface ServiceProcess {
@@ -32,7 +32,7 @@ function freePort(): number {
 }
 
 /**
- * Starts main.ts with `env` (PORT is chosen here; DATABASE_URL, DATA_DIR, … come from the test) and waits
+ * Starts the service (tasks/start.ts) with `env` (PORT is chosen here; DATABASE_URL, DATA_DIR, … come from the test) and waits
  * until /healthz answers 200. Throws with the service's stderr when it exits or does not come up in time.
  */
 export async function startService(

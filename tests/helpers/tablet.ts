@@ -2,8 +2,8 @@
  * A depot tablet for route tests: keeps the session cookie like a browser, signs in through the PIN form
  * and calls the tablet's JSON endpoints with the CSRF token.
  */
-import { ensureAssets } from "@/lib/assets.ts";
-import { hashPin } from "@/lib/pin.ts";
+import { ensureAssets } from "@/render/assets.ts";
+import { hashPin } from "@/io/pin.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 import type { Role } from "@/db/schema.ts";

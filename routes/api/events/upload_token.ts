@@ -1,7 +1,7 @@
 /** `parts_movement_upload_token` (interface.md 2a, D17): the fields sit directly on `payload`. */
 import { z } from "zod";
 import { MOVEMENT_STAGES } from "@/db/schema.ts";
-import { createUploadToken } from "@/lib/upload_tokens.ts";
+import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
 import { emailField, idField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 

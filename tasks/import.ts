@@ -1,8 +1,8 @@
 /** `deno task import <file.json>` (D5): validates, then upserts; prints every problem or a summary. */
 import { migrateToLatest } from "@/db/migrate.ts";
-import { importData, ImportRejected } from "@/db/import.ts";
-import { systemClock } from "@/lib/clock.ts";
-import { configOrExit, openConfiguredDb } from "@/lib/server.ts";
+import { importData, ImportRejected } from "@/lib/import.ts";
+import { systemClock } from "@/io/clock.ts";
+import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
 
 const path = Deno.args[0];
 if (!path) {

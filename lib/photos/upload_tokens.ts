@@ -1,7 +1,7 @@
 /**
  * Call 2a, `parts_movement_upload_token` (interface.md 2a, D17): checks the part may be photographed for
  * the stage, creates the staged Parts_Uploaded_Images row and mints the one-use token for call 2b, in one
- * transaction. Also the Authorization header the upload (2b) reads (minting and hashing: lib/tokens.ts).
+ * transaction. Also the Authorization header the upload (2b) reads (minting and hashing: io/tokens.ts).
  */
 import type { MovementStage, User } from "@/db/schema.ts";
 import { insertStagedImageWithToken, isOnOpenReturnTrip, partOfClaim } from "@/db/queries/photos.ts";
@@ -9,14 +9,14 @@ import { resolveClaim } from "@/lib/claims.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { flowOfStage } from "@/lib/flows.ts";
-import { mintToken } from "@/lib/tokens.ts";
+import { mintToken } from "@/io/tokens.ts";
 
 /** The staging form, its report (the upload path uses the report) and its image field (interface.md). */
 export const UPLOAD_FORM_NAME = "Parts_Uploaded_Images";
 export const UPLOAD_REPORT_NAME = "Parts_Movement_Uploaded_Images_Temp_Report";
 export const UPLOAD_FIELD_NAME = "Parts_Image";
 
-/** A token of lib/tokens.ts: 32 bytes in base64url, unpadded: 43 characters of A-Z a-z 0-9 - _. */
+/** A token of io/tokens.ts: 32 bytes in base64url, unpadded: 43 characters of A-Z a-z 0-9 - _. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 /** `<Word>-oauthtoken <token>`, any scheme word (D18: e.g. `Zoho-oauthtoken`). */
 const AUTHORIZATION_PATTERN = /^[A-Za-z][A-Za-z0-9_]*-oauthtoken +(\S+)\s*$/i;
@@ -58,12 +58,14 @@ export async function createUploadToken(
 ): Promise<UploadTokenAnswer> {
   const flow = flowOfStage(req.stage);
   const claim = await resolveClaim(db, req.rego, req.stage === "direct_dropoff" ? "direct" : "reverse");
-  if (!claim) throw new DomainError("Rego not found");
+  if (!claim) throw new DomainError("not_found", "Rego not found");
   const part = await partOfClaim(db, req.partId, claim.id);
-  if (!part) throw new DomainError("Part not found.");
-  if (part.status !== flow.from) throw new DomainError(flow.noLongerAvailable(part.part_no), part.id);
+  if (!part) throw new DomainError("not_found", "Part not found.");
+  if (part.status !== flow.from) {
+    throw new DomainError("conflict", flow.noLongerAvailable(part.part_no), part.id);
+  }
   if (req.stage === "reverse_dropoff" && !await isOnOpenReturnTrip(db, claim.id, part.id)) {
-    throw new DomainError(`${part.part_no} is not part of this return trip.`, part.id);
+    throw new DomainError("refused", `${part.part_no} is not part of this return trip.`, part.id);
   }
 
   const now = clock.now();

@@ -5,7 +5,7 @@
 import type { Db } from "@/db/client.ts";
 import { type Role, ROLES, type User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
-import { hashPin, PIN_PATTERN } from "@/lib/pin.ts";
+import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
 import { emailField } from "@/lib/validation.ts";
 
 export interface NewUserInput {
@@ -16,17 +16,17 @@ export interface NewUserInput {
 }
 
 function checkPin(pin: string): string {
-  if (!PIN_PATTERN.test(pin)) throw new DomainError("The PIN must be 4 to 8 digits.");
+  if (!PIN_PATTERN.test(pin)) throw new DomainError("invalid", "The PIN must be 4 to 8 digits.");
   return pin;
 }
 
 export async function addUser(db: Db, input: NewUserInput): Promise<User> {
   const email = emailField.safeParse(input.email);
-  if (!email.success) throw new DomainError("Enter a valid e-mail address.");
+  if (!email.success) throw new DomainError("invalid", "Enter a valid e-mail address.");
   const name = input.name.trim();
-  if (!name || name.length > 200) throw new DomainError("Enter a name (at most 200 characters).");
+  if (!name || name.length > 200) throw new DomainError("invalid", "Enter a name (at most 200 characters).");
   if (!(ROLES as readonly string[]).includes(input.role)) {
-    throw new DomainError(`Choose a role: ${ROLES.join(", ")}.`);
+    throw new DomainError("invalid", `Choose a role: ${ROLES.join(", ")}.`);
   }
   const pinHash = await hashPin(checkPin(input.pin));
   const user = await db.insertInto("users")
@@ -34,7 +34,7 @@ export async function addUser(db: Db, input: NewUserInput): Promise<User> {
     .onConflict((oc) => oc.column("email").doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (!user) throw new DomainError(`A user with the e-mail ${email.data} already exists.`);
+  if (!user) throw new DomainError("conflict", `A user with the e-mail ${email.data} already exists.`);
   return user;
 }
 
@@ -48,7 +48,7 @@ export async function setUserActive(
   input: { userId: number; active: boolean; actorId: number },
 ): Promise<User> {
   if (!input.active && input.userId === input.actorId) {
-    throw new DomainError("You cannot deactivate yourself.");
+    throw new DomainError("refused", "You cannot deactivate yourself.");
   }
   return await db.transaction().execute(async (tx) => {
     const user = await tx.updateTable("users")
@@ -56,7 +56,7 @@ export async function setUserActive(
       .where("id", "=", input.userId)
       .returningAll()
       .executeTakeFirst();
-    if (!user) throw new DomainError("User not found.");
+    if (!user) throw new DomainError("not_found", "User not found.");
     if (!input.active) await tx.deleteFrom("sessions").where("user_id", "=", input.userId).execute();
     return user;
   });
@@ -77,7 +77,7 @@ export async function resetPin(
       .where("id", "=", input.userId)
       .returningAll()
       .executeTakeFirst();
-    if (!user) throw new DomainError("User not found.");
+    if (!user) throw new DomainError("not_found", "User not found.");
     if (input.userId !== input.actorId) {
       await tx.deleteFrom("sessions").where("user_id", "=", input.userId).execute();
     }

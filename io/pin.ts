@@ -3,8 +3,8 @@
  * A 4–8 digit PIN has little entropy, so the real protection is the lockout after five wrong tries (D23);
  * the hash keeps a stolen database from handing out PINs directly.
  */
-import { secureEquals } from "@/lib/secure_compare.ts";
-import { base64url as b64 } from "@/lib/tokens.ts";
+import { secureEquals } from "@/io/secure_compare.ts";
+import { base64url as b64 } from "@/io/tokens.ts";
 
 const ITERATIONS = 100_000;
 const unb64 = (s: string) =>

@@ -13,7 +13,7 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { PROBE_BYTES } from "@/lib/image_probe.ts";
+import { PROBE_BYTES } from "@/io/image_probe.ts";
 
 /** More than `maxBytes` arrived; the source was cancelled, not read to the end. */
 export class PhotoTooLargeError extends Error {
@@ -113,7 +113,7 @@ export class PhotoStorage {
     const headLimit = opts.headBytes ?? PROBE_BYTES;
     await Deno.mkdir(this.tmpDir, { recursive: true });
     const tempPath = join(this.tmpDir, crypto.randomUUID());
-    // A byte stream (an upload's file part, see lib/multipart_upload.ts) is read straight into the
+    // A byte stream (an upload's file part, see io/multipart.ts) is read straight into the
     // writer's reused buffers; any other stream chunk by chunk.
     let byob: ReadableStreamBYOBReader | null = null;
     let reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;

@@ -8,7 +8,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Role } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { resolveSession, type SessionUser } from "@/lib/sessions.ts";
-import { secureEquals } from "@/lib/secure_compare.ts";
+import { secureEquals } from "@/io/secure_compare.ts";
 
 export const SESSION_COOKIE = "pm_session";
 

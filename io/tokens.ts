@@ -1,6 +1,6 @@
 /**
  * Random secrets and their stored form, shared by sessions (lib/sessions.ts) and upload tokens
- * (lib/upload_tokens.ts, lib/photo_upload.ts): 32 random bytes in unpadded base64url (43 characters), and
+ * (lib/photos/upload_tokens.ts, lib/photos/upload.ts): 32 random bytes in unpadded base64url (43 characters), and
  * the only thing the database keeps of a token, its SHA-256 in hex.
  */
 import { Buffer } from "node:buffer";

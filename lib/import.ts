@@ -8,8 +8,8 @@ import { sql, type Transaction } from "kysely";
 import { z } from "zod";
 import type { Db } from "@/db/client.ts";
 import { type Database, PART_STATUSES, type PartStatus, ROLES } from "@/db/schema.ts";
-import type { Clock } from "@/lib/clock.ts";
-import { hashPin, PIN_PATTERN } from "@/lib/pin.ts";
+import type { Clock } from "@/io/clock.ts";
+import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
 import { emailField, listProblems } from "@/lib/validation.ts";
 
 const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max);

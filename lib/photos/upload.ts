@@ -4,13 +4,13 @@
  * Upload order, cheapest refusal first: the address (app, report, record), the `environment` header, the
  * token (looked up, not yet used), then the body is streamed to storage under the size cap, typed by its
  * first bytes and checked for size in pixels. Only a file that passed is committed (fsync + atomic rename,
- * lib/storage.ts), and only then, in ONE transaction, is the token consumed (a conditional UPDATE decides
+ * io/photo_storage.ts), and only then, in ONE transaction, is the token consumed (a conditional UPDATE decides
  * races), the photo row upserted (content-addressed) and the staged row pointed at it.
  *
  * A failed upload does not burn the token: the driver can retry within its lifetime. Only a stored photo
- * uses it up. A file stored by the loser of a race with one token is left to the purge (lib/purge.ts).
+ * uses it up. A file stored by the loser of a race with one token is left to the purge (lib/photos/purge.ts).
  */
-import type { Config } from "@/lib/config.ts";
+import type { Config } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import {
   attachPhoto,
@@ -22,12 +22,12 @@ import {
   upsertPhoto,
 } from "@/db/queries/photos.ts";
 import type { Photo } from "@/db/schema.ts";
-import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/lib/image_probe.ts";
-import { NoFilePartError, NotMultipartError } from "@/lib/multipart_upload.ts";
-import { EmptyPhotoError, PhotoTooLargeError, type StagedPhoto } from "@/lib/storage.ts";
-import { makeThumbnail } from "@/lib/thumbnail.ts";
-import { hashToken } from "@/lib/tokens.ts";
-import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/upload_tokens.ts";
+import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/io/image_probe.ts";
+import { NoFilePartError, NotMultipartError } from "@/io/multipart.ts";
+import { EmptyPhotoError, PhotoTooLargeError, type StagedPhoto } from "@/io/photo_storage.ts";
+import { makeThumbnail } from "@/io/thumbnail.ts";
+import { hashToken } from "@/io/tokens.ts";
+import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
 
 /** Why an upload was refused; the upload route maps each to its HTTP status and code. */
 export type UploadRefusal =
@@ -115,7 +115,7 @@ export interface UploadRequest {
   fieldName: string;
   authorization: string | null | undefined;
   /**
-   * Reads the request body and hands the `file` part to `sink` as a stream (lib/multipart_upload.ts
+   * Reads the request body and hands the `file` part to `sink` as a stream (io/multipart.ts
    * readFilePart); the use case never sees the HTTP request itself.
    */
   readFile(sink: (file: ReadableStream<Uint8Array>) => Promise<StagedPhoto>): Promise<StagedPhoto>;

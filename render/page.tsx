@@ -6,8 +6,8 @@
 import type { ComponentChildren, ComponentType } from "preact";
 import { renderToString } from "preact-render-to-string";
 import { Layout, type LayoutProps } from "@/components/Layout.tsx";
-import { type AssetManifest, assetUrl, getAssets, islandScripts } from "@/lib/assets.ts";
-import { renderWithIslands } from "@/lib/islands.tsx";
+import { type AssetManifest, assetUrl, getAssets, islandScripts } from "@/render/assets.ts";
+import { renderWithIslands } from "@/render/islands.tsx";
 
 export interface RenderPageOptions {
   title: string;

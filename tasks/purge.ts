@@ -3,10 +3,10 @@
  * the same purge daily by itself; on the embedded database this refuses while a server holds it.
  */
 import { migrateToLatest } from "@/db/migrate.ts";
-import { systemClock } from "@/lib/clock.ts";
-import { purgePhotos } from "@/lib/purge.ts";
-import { configOrExit, openConfiguredDb } from "@/lib/server.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { systemClock } from "@/io/clock.ts";
+import { purgePhotos } from "@/lib/photos/purge.ts";
+import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { join } from "node:path";
 
 const config = configOrExit();

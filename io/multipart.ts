@@ -5,7 +5,7 @@
  * it crosses the limit instead of being read to the end.
  */
 
-import { PhotoTooLargeError } from "@/lib/storage.ts";
+import { PhotoTooLargeError } from "@/io/photo_storage.ts";
 
 export { PhotoTooLargeError };
 

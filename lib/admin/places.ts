@@ -16,19 +16,19 @@ type PlaceTable = keyof typeof PLACES;
 function cleanName(name: string, table: PlaceTable): string {
   const clean = name.trim().replace(/\s+/g, " ");
   if (!clean || clean.length > 200) {
-    throw new DomainError(`Enter the ${PLACES[table].what}'s name (at most 200 characters).`);
+    throw new DomainError("invalid", `Enter the ${PLACES[table].what}'s name (at most 200 characters).`);
   }
   return clean;
 }
 
 function nameTaken(table: PlaceTable, name: string): DomainError {
   const { what, a } = PLACES[table];
-  return new DomainError(`${a} ${what} named ${name} already exists.`);
+  return new DomainError("conflict", `${a} ${what} named ${name} already exists.`);
 }
 
 function notFound(table: PlaceTable): DomainError {
   const { what } = PLACES[table];
-  return new DomainError(`${what[0].toUpperCase()}${what.slice(1)} not found.`);
+  return new DomainError("not_found", `${what[0].toUpperCase()}${what.slice(1)} not found.`);
 }
 
 /**
@@ -62,7 +62,7 @@ async function renamePlace(
 
 function cleanAddress(address: string | undefined): string | null {
   const clean = address?.trim() ?? "";
-  if (clean.length > 500) throw new DomainError("Keep the address under 500 characters.");
+  if (clean.length > 500) throw new DomainError("invalid", "Keep the address under 500 characters.");
   return clean || null;
 }
 

@@ -5,8 +5,8 @@
  * libvips has no HEVC decoder; corrupt input; sharp unavailable) and the caller serves the original.
  */
 
-import type { ImageType } from "@/lib/image_probe.ts";
-import { MAX_PIXELS } from "@/lib/image_probe.ts";
+import type { ImageType } from "@/io/image_probe.ts";
+import { MAX_PIXELS } from "@/io/image_probe.ts";
 
 /** Long edge of a thumbnail, in pixels. */
 export const THUMBNAIL_EDGE = 320;

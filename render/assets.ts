@@ -1,7 +1,7 @@
 /**
  * Builds the browser assets into static/dist/ (git-ignored) and answers "which hashed file is X".
  *
- * - JavaScript: esbuild bundles a generated boot entry (lib/island_boot.ts plus one lazy import
+ * - JavaScript: esbuild bundles a generated boot entry (render/island_boot.ts plus one lazy import
  *   per file in islands/), minified, ESM, code-split, content-hashed. A page loads boot-<hash>.js;
  *   the boot imports only the islands whose markers are on the page.
  * - CSS: Tailwind v4 (@tailwindcss/node compile + @tailwindcss/oxide Scanner, as its CLI does)
@@ -276,7 +276,7 @@ async function buildJs(opts: Resolved, islandPaths: Map<string, string>): Promis
   // The boot entry is generated so that adding a file to islands/ needs no registration step;
   // the dynamic imports make esbuild emit one chunk per island, fetched only where used.
   const entry = [
-    `import { hydrateIslands } from ${JSON.stringify(join(opts.root, "lib", "island_boot.ts"))};`,
+    `import { hydrateIslands } from ${JSON.stringify(join(opts.root, "render", "island_boot.ts"))};`,
     "hydrateIslands({",
     ...[...islandPaths].map(([name, path]) => `  ${name}: () => import(${JSON.stringify(path)}),`),
     "});",
@@ -367,7 +367,7 @@ function checkBrowserInputs(metafile: esbuildTypes.Metafile): void {
   const allowed = (p: string) =>
     // node_modules paths are realpaths, so they can sit outside the root ("../x/node_modules/").
     p.includes(":") || /(^|\/)node_modules\//.test(p) || p.startsWith("islands/") ||
-    p.startsWith("components/") || p === "lib/island_boot.ts";
+    p.startsWith("components/") || p === "render/island_boot.ts";
   for (const [path, meta] of Object.entries(metafile.inputs)) {
     for (const imp of meta.imports) {
       if (!allowed(imp.path)) {

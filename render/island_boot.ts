@@ -1,9 +1,9 @@
 /**
- * Browser-side island runtime. lib/assets.ts bundles it into `boot-<hash>.js` together with a
+ * Browser-side island runtime. render/assets.ts bundles it into `boot-<hash>.js` together with a
  * generated table of lazy imports, one per file in islands/, so a page downloads only the islands
  * whose markers it contains. This module runs in the browser only: it must not import server code.
  *
- * Marker contract (written by lib/islands.tsx):
+ * Marker contract (written by render/islands.tsx):
  *   <div data-island="Name" data-island-props="{json}">…server-rendered island…</div>
  * After hydrating, the runtime sets `data-hydrated` on the marker; browser tests wait for it.
  */

@@ -1,11 +1,11 @@
 /**
- * Where the rate limits apply (lib/rate_limit.ts): per client address on the handler, the upload path and
+ * Where the rate limits apply (routes/web/rate_limiter.ts): per client address on the handler, the upload path and
  * the sign-in forms; per user on the handler (routes/api/handler.ts). Over the limit: 429 with Retry-After.
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/deno";
 import type { AppDeps } from "@/lib/deps.ts";
-import { type LimitDecision, RateLimiter } from "@/lib/rate_limit.ts";
+import { type LimitDecision, RateLimiter } from "@/routes/web/rate_limiter.ts";
 
 /** Requests a minute. Generous for a depot's drivers sharing one NAT address; tight for PIN guessing. */
 export const LIMITS = {

@@ -3,52 +3,18 @@
  * background workers, and a clean stop on SIGINT/SIGTERM.
  */
 import { join } from "node:path";
-import { openDb } from "@/db/client.ts";
-import { EmbeddedDbBusy, lockEmbeddedDb } from "@/db/embedded_lock.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
-import { ensureAssets } from "@/lib/assets.ts";
-import { systemClock } from "@/lib/clock.ts";
-import { type Config, ConfigError, parseConfig } from "@/lib/config.ts";
+import { ensureAssets } from "@/render/assets.ts";
+import { systemClock } from "@/io/clock.ts";
+import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
-import { PhotoStorage } from "@/lib/storage.ts";
+import { PhotoStorage } from "@/io/photo_storage.ts";
 import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
-import { startPurgeSchedule } from "@/lib/purge.ts";
-import type { Hono } from "hono";
-import type { AppDeps } from "@/lib/deps.ts";
+import { startPurgeSchedule } from "@/lib/photos/purge.ts";
+import { createApp } from "@/main.ts";
 
-/** Reads the configuration or stops the process with one line naming the variable (D2). */
-export function configOrExit(): Config {
-  try {
-    return parseConfig(Deno.env.toObject());
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      Deno.exit(1);
-    }
-    throw error;
-  }
-}
-
-/**
- * Opens the configured database (taking the embedded lock) or exits with the reason; `alternative` says
- * what to do instead while a server holds the embedded database.
- */
-export async function openConfiguredDb(config: Config, purpose: string, alternative?: string) {
-  if (config.databaseUrl) return openDb({ url: config.databaseUrl });
-  try {
-    await lockEmbeddedDb(config.dataDir, purpose, alternative);
-  } catch (error) {
-    if (error instanceof EmbeddedDbBusy) {
-      console.error(error.message);
-      Deno.exit(1);
-    }
-    throw error;
-  }
-  return openDb({ dir: join(config.dataDir, "db") });
-}
-
-/** `createApp` comes from main.ts, passed in so the two modules do not import each other. */
-export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
+/** `deno task start`: serves until SIGINT/SIGTERM. */
+async function start(): Promise<void> {
   const config = configOrExit();
   const clock = systemClock;
   const db = await openConfiguredDb(config, "starting the server");
@@ -79,3 +45,5 @@ export async function start(createApp: (deps: AppDeps) => Hono): Promise<void> {
   Deno.addSignalListener("SIGTERM", stop);
   await server.finished;
 }
+
+if (import.meta.main) await start();

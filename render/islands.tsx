@@ -3,8 +3,8 @@
  *
  * `island(name, Component)` wraps a component from islands/ so that rendering it on the server
  * emits a marker element carrying the island's name and JSON props around its HTML; the browser
- * runtime (lib/island_boot.ts) finds the markers and hydrates them. `renderWithIslands` renders a
- * tree and reports which islands it used, so lib/render_page.tsx ships scripts only for those.
+ * runtime (render/island_boot.ts) finds the markers and hydrates them. `renderWithIslands` renders a
+ * tree and reports which islands it used, so render/page.tsx ships scripts only for those.
  */
 import {
   type ComponentChild,
@@ -17,7 +17,7 @@ import {
 import { useContext } from "preact/hooks";
 import { renderToString } from "preact-render-to-string";
 
-/** Island names are the file names in islands/ (`islands/Counter.tsx` → "Counter"). */
+/** Island names are the file names in islands/ (`tests/islands/Counter.tsx` → "Counter"). */
 export const ISLAND_NAME = /^[A-Z][A-Za-z0-9]*$/;
 
 /** Set by the renderer to learn which islands a page used; absent when rendering bare fragments. */

@@ -3,7 +3,7 @@
  * counts: with several server processes each allows the limit, which is still a bound on abuse. A window
  * is one minute; an over-limit answer says when to come back (Retry-After).
  */
-import type { Clock } from "@/lib/clock.ts";
+import type { Clock } from "@/io/clock.ts";
 
 export interface LimitDecision {
   allowed: boolean;
