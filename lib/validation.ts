@@ -5,10 +5,23 @@
 import { z } from "zod";
 import { ValidationError } from "@/lib/errors.ts";
 
+/** The largest value of a PostgreSQL `integer` column: a larger number is no row of ours. */
+export const MAX_ID = 2_147_483_647;
+
+/** Whether `n` can be a row's id. */
+export const isId = (n: unknown): n is number =>
+  typeof n === "number" && Number.isSafeInteger(n) && n > 0 && n <= MAX_ID;
+
+/** A path or form value of digits (surrounding spaces allowed), or a number, as an id; else null. */
+export function parseId(value: unknown): number | null {
+  const n = typeof value === "string" && /^\s*\d{1,10}\s*$/.test(value) ? Number(value) : value;
+  return isId(n) ? n : null;
+}
+
 /** An ID sent as a string or a number (D10); answered as a JSON number. */
 export const idField = z.union([z.number(), z.string().trim().regex(/^\d+$/, { message: "must be an ID" })])
   .transform((v) => Number(v))
-  .refine((n) => Number.isSafeInteger(n) && n > 0 && n <= 2_147_483_647, { message: "must be an ID" });
+  .refine(isId, { message: "must be an ID" });
 
 /** An e-mail address, compared in lower case. */
 export const emailField = z.string().trim().max(254).toLowerCase().pipe(

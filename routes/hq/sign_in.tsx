@@ -4,16 +4,17 @@ import { getCookie } from "hono/cookie";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { signIn, signOut } from "@/lib/sessions.ts";
-import { clearSession, SESSION_COOKIE, type SessionEnv, setSessionCookie } from "@/routes/web/session.ts";
+import {
+  clearSession,
+  safeNext,
+  SESSION_COOKIE,
+  type SessionEnv,
+  setSessionCookie,
+} from "@/routes/web/session.ts";
 import { field, type HqContext, hqPage } from "@/routes/hq/render.tsx";
 import { type SignInData, SignInPage } from "@/routes/hq/sign_in_page.tsx";
 
 const HOME = "/hq/parts";
-
-/** Only a dashboard path may be the target after sign-in: no open redirect to another site. */
-export function safeNext(next: string | undefined): string {
-  return next && /^\/hq(\/[^/\\]|$|\?)/.test(next) && !next.startsWith("/hq/sign-") ? next : HOME;
-}
 
 const page = (c: HqContext, data: SignInData, status: 200 | 401 | 403 = 200) =>
   hqPage(c, { title: "Sign in", section: "none", status }, <SignInPage data={data} />);
@@ -23,7 +24,7 @@ export function signInRoutes(deps: AppDeps) {
 
   app.get("/sign-in", (c) => {
     const session = c.var.session;
-    const next = safeNext(c.req.query("next"));
+    const next = safeNext(c.req.query("next"), "/hq", HOME);
     if (session && session.user.role !== "driver") return c.redirect(next, 303);
     const notice = c.req.query("signed_out") ? { kind: "info" as const, text: "You are signed out." } : null;
     return page(c, { email: "", next, notice });
@@ -32,7 +33,7 @@ export function signInRoutes(deps: AppDeps) {
   app.post("/sign-in", async (c) => {
     const form = await c.req.parseBody();
     const email = field(form, "email").trim();
-    const next = safeNext(field(form, "next"));
+    const next = safeNext(field(form, "next"), "/hq", HOME);
     try {
       const { token, user } = await signIn(deps.db, deps.clock, { email, pin: field(form, "pin") });
       if (user.role === "driver") {

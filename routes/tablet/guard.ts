@@ -36,11 +36,3 @@ export function idleHeader(deps: AppDeps): MiddlewareHandler<SessionEnv> {
     if (c.var.session) c.header("X-Session-Expires-In", String(idleLeftMs(c, deps)));
   };
 }
-
-/** A `next` target inside the tablet, else the tablet's home. Never another site (`//host`, `/\host`). */
-export function safeNext(value: unknown): string {
-  return typeof value === "string" && /^\/tablet(\/|\?|$)/.test(value) && !/[\\\s]/.test(value) &&
-      !value.includes("..")
-    ? value
-    : "/tablet";
-}

@@ -15,8 +15,13 @@ import { PIN_PATTERN } from "@/io/pin.ts";
 import { renderPage } from "@/render/page.tsx";
 import { signIn, signOut } from "@/lib/sessions.ts";
 import { listDrivers, TABLET_ROLES, tabletUserEmail } from "@/lib/tablet_data.ts";
-import { safeNext } from "@/routes/tablet/guard.ts";
-import { clearSession, SESSION_COOKIE, type SessionEnv, setSessionCookie } from "@/routes/web/session.ts";
+import {
+  clearSession,
+  safeNext,
+  SESSION_COOKIE,
+  type SessionEnv,
+  setSessionCookie,
+} from "@/routes/web/session.ts";
 
 const SignInIsland = island("TabletSignIn", TabletSignIn);
 
@@ -43,7 +48,7 @@ export function signInRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
   app.get("/sign-in", async (c) => {
-    const next = safeNext(c.req.query("next"));
+    const next = safeNext(c.req.query("next"), "/tablet", "/tablet");
     const session = c.var.session;
     if (session && TABLET_ROLES.includes(session.user.role)) return c.redirect(next, 303);
     const notice = NOTICES[c.req.query("reason") ?? ""];
@@ -54,7 +59,7 @@ export function signInRoutes(deps: AppDeps) {
 
   app.post("/sign-in", async (c) => {
     const form = await c.req.parseBody();
-    const next = safeNext(form.next);
+    const next = safeNext(form.next, "/tablet", "/tablet");
     const pin = typeof form.pin === "string" ? form.pin.trim() : "";
     const pickedId = typeof form.user_id === "string" && /^\d{1,9}$/.test(form.user_id)
       ? Number(form.user_id)

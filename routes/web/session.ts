@@ -48,6 +48,18 @@ export function returnTarget(c: Context): string {
 }
 
 /**
+ * The page to go to after signing in: `value` when it is a path inside `area` (not its sign-in pages),
+ * else `home`. Never another site (`//host`, `/\\host`) and no dot segments.
+ */
+export function safeNext(value: unknown, area: "/tablet" | "/hq", home: string): string {
+  return typeof value === "string" && value.startsWith(area) && /^([/?]|$)/.test(value.slice(area.length)) &&
+      !/[\\\s]/.test(value) && !value.includes("..") && !value.includes("//") &&
+      !value.startsWith(`${area}/sign-`)
+    ? value
+    : home;
+}
+
+/**
  * Lets only signed-in users of the given roles through. Not signed in: a GET is sent to `signInPath`
  * with `next` set (so the driver lands back where they were), anything else gets 401. Wrong role: 403.
  */
