@@ -205,13 +205,15 @@ appTest("purge: the schedule runs the purge, again after the interval, and stops
   const s = await setup(a);
   await stage(a, s);
   a.clock.advance(31 * DAY);
+  // Staged before the schedule starts: with the fake clock ahead of the files' real times, a run during a
+  // write would take the upload's temporary file for a crash leftover (in production the clocks agree).
+  await stage(a, s, await pngPhoto(), 1);
   const lines: string[] = [];
   const schedule = startPurgeSchedule(a, { firstDelayMs: 0, intervalMs: 30, log: (l) => lines.push(l) });
   try {
     for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(lines[0], "purge: 1 staged rows, 1 photo rows, 1 files, 0 temporary files removed");
-    // A later run finds the work that appeared meanwhile (runs in between may find nothing).
-    await stage(a, s, await pngPhoto(), 1);
+    // A later run finds the work that became due meanwhile (runs in between may find nothing).
     a.clock.advance(31 * DAY);
     const done = async () => lines.length >= 2 && (await ids(a, "uploaded_images")).length === 0;
     for (let i = 0; i < 300 && !(await done()); i++) {
