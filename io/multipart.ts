@@ -33,7 +33,7 @@ export interface FilePartInfo {
 export interface ReadFilePartOptions {
   /** Largest accepted file part; the whole body may be at most this plus ENVELOPE_ALLOWANCE. */
   maxBytes: number;
-  /** Name of the form field holding the file; `file` per interface.md 2b. */
+  /** Name of the form field holding the file; `file` per docs/protocol.md 2b. */
   fieldName?: string;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The three movement flows in one table: which part status each needs, the status it leaves behind,
- * the photo stage it uses, and its messages (interface.md Errors, D13, D17, D20). Upload tokens,
+ * the photo stage it uses, and its messages (docs/protocol.md Errors, D13, D17, D20). Upload tokens,
  * submissions, the tablet and the dashboard all read it, so a message is written once.
  */
 import type { MovementStage, PartStatus } from "@/db/schema.ts";

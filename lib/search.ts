@@ -1,4 +1,4 @@
-/** The search operation (interface.md §1, D11, D12): what a driver may move for a rego. */
+/** The search operation (docs/protocol.md §1, D11, D12): what a driver may move for a rego. */
 import type { Db } from "@/db/client.ts";
 import { arrivedPartsOf, latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
 import { resolveClaim } from "@/lib/claims.ts";

@@ -1,6 +1,6 @@
 /**
  * `deno task bench [--claims N]`: every figure beside a baseline measured in the same run, printed as a
- * Markdown table (paste it into the README's Performance section). Uses the PostgreSQL server when
+ * Markdown table (paste it into docs/performance.md). Uses the PostgreSQL server when
  * DATABASE_URL is set (in a scratch database it creates and drops), else the embedded database in a
  * temporary folder. Loopback traffic only; every loop is bounded.
  */

@@ -538,10 +538,10 @@ appTest(
 );
 
 // ---------------------------------------------------------------------------------------------------------
-// The demo data (D4) answers as interface.md shows
+// The demo data (D4) answers as docs/protocol.md shows
 
 appTest(
-  "Parts_search_details on the demo data: ABC123 direct and XYZ 789 reverse answer as interface.md shows",
+  "Parts_search_details on the demo data: ABC123 direct and XYZ 789 reverse answer as docs/protocol.md shows",
   async (a) => {
     await importData(a.db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), a.clock);
     const ids = async (claimNumber: string) =>

@@ -1,5 +1,5 @@
 /**
- * Queries of the three movement submissions (interface.md 3a/3b, D20). Every function that locks or writes
+ * Queries of the three movement submissions (docs/protocol.md 3a/3b, D20). Every function that locks or writes
  * takes a Transaction. Each one is a single statement whatever the number of parts (arrays through
  * `unnest` or multi-row VALUES), so a submission costs the same number of statements for 1 or 50 parts.
  */
@@ -206,7 +206,7 @@ export async function insertMovementHistory(
     .execute();
 }
 
-/** interface.md 3b rule 3: the reverse movement is linked on the claim's management record. */
+/** docs/protocol.md 3b rule 3: the reverse movement is linked on the claim's management record. */
 export async function linkMovementOnManagement(trx: Tx, claimId: number, movementId: number): Promise<void> {
   await trx.updateTable("claim_management").set({ parts_movement_id: movementId })
     .where("claim_id", "=", claimId).execute();

@@ -8,7 +8,7 @@ import type { AnnouncementState, ChatChannel, Database } from "@/db/schema.ts";
 import type { Config } from "@/io/config.ts";
 import type { Announcement, AnnouncementTitle } from "@/lib/announcements/text.ts";
 
-/** Which channels each announcement goes to (interface.md Events, D20, D21). */
+/** Which channels each announcement goes to (docs/protocol.md Events, D20, D21). */
 export const ANNOUNCEMENT_CHANNELS: Record<AnnouncementTitle, readonly ChatChannel[]> = {
   "Parts Delivered": ["parts_movement", "new_repair_jobs"],
   "Parts Picked Up From Repair Shop": ["parts_movement"],

@@ -1,4 +1,4 @@
-/** `parts_drop_off` (interface.md 3a): HQ pickup and repair-shop drop-off recorded together. */
+/** `parts_drop_off` (docs/protocol.md 3a): HQ pickup and repair-shop drop-off recorded together. */
 import { activeRepairer } from "@/db/queries/movements.ts";
 import type { User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";

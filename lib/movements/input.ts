@@ -1,6 +1,6 @@
 /**
  * What a movement submission carries, as the use cases take it, and the zod pieces every face uses to get
- * there from the protocol's `details` (interface.md 3a/3b, D20).
+ * there from the protocol's `details` (docs/protocol.md 3a/3b, D20).
  */
 import { z } from "zod";
 import { idField } from "@/lib/validation.ts";

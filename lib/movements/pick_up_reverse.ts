@@ -1,4 +1,4 @@
-/** `parts_pick_up_reverse` (interface.md 3b): leg 1 of a return, parts collected at the repair shop. */
+/** `parts_pick_up_reverse` (docs/protocol.md 3b): leg 1 of a return, parts collected at the repair shop. */
 import { claimRepairerName, hqLocationFor, lockClaimOpenTrip } from "@/db/queries/movements.ts";
 import type { User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
@@ -29,7 +29,7 @@ export async function pickUpReverse(
     linkOnManagement: true,
     destination: async (trx, claimId) => {
       // One open trip per claim. The reverse search answers about the latest reverse movement only
-      // (interface.md §1 rule 2), so a second open trip would hide the first one's parts for good. A
+      // (docs/protocol.md §1 rule 2), so a second open trip would hide the first one's parts for good. A
       // search already answers stage `dropoff` while a trip is open; this refuses the pickup that raced it.
       if (await lockClaimOpenTrip(trx, claimId) !== null) throw new DomainError("conflict", OPEN_TRIP_EXISTS);
       // D15: the user's home HQ, else the first HQ location.

@@ -1,5 +1,5 @@
 /**
- * Call 2a, `parts_movement_upload_token` (interface.md 2a, D17): checks the part may be photographed for
+ * Call 2a, `parts_movement_upload_token` (docs/protocol.md 2a, D17): checks the part may be photographed for
  * the stage, creates the staged Parts_Uploaded_Images row and mints the one-use token for call 2b, in one
  * transaction. Also the Authorization header the upload (2b) reads (minting and hashing: io/tokens.ts).
  */
@@ -11,7 +11,7 @@ import { DomainError } from "@/lib/errors.ts";
 import { flowOfStage } from "@/lib/flows.ts";
 import { mintToken } from "@/io/tokens.ts";
 
-/** The staging form, its report (the upload path uses the report) and its image field (interface.md). */
+/** The staging form, its report (the upload path uses the report) and its image field (docs/protocol.md). */
 export const UPLOAD_FORM_NAME = "Parts_Uploaded_Images";
 export const UPLOAD_REPORT_NAME = "Parts_Movement_Uploaded_Images_Temp_Report";
 export const UPLOAD_FIELD_NAME = "Parts_Image";
@@ -42,7 +42,7 @@ export interface UploadTokenAnswer {
   field_name: typeof UPLOAD_FIELD_NAME;
   record_id: number;
   token: string;
-  /** Only in development and stage (interface.md 2a). */
+  /** Only in development and stage (docs/protocol.md 2a). */
   environment?: true;
 }
 

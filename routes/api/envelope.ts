@@ -1,4 +1,4 @@
-/** The handler's answer shapes (interface.md "Common", D7, D8). */
+/** The handler's answer shapes (docs/protocol.md "Common", D7, D8). */
 export const success = (data: unknown) => ({ result: { data, status: "success" }, code: 3000 });
 
 /** A rule or validation failure: HTTP 200, message in `result.text` (D8). */

@@ -1,5 +1,5 @@
 /**
- * The mobile handler: `POST /api/handler?publickey=…` (interface.md "Common", D7–D10).
+ * The mobile handler: `POST /api/handler?publickey=…` (docs/protocol.md "Common", D7–D10).
  * Transport faults (key, JSON, size) answer with their HTTP status; everything else is HTTP 200 with the
  * envelope, because clients built on the original platform treat non-2xx as a network fault (D8).
  */

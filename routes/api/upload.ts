@@ -1,8 +1,8 @@
 /**
- * Call 2b, the file upload (interface.md 2b, D18), mounted at `/api/v2.1`:
+ * Call 2b, the file upload (docs/protocol.md 2b, D18), mounted at `/api/v2.1`:
  * `POST /data/{app_owner}/{app_name}/report/{report_name}/{record_id}/{field_name}/upload`.
  * Answers `{"code":3000,"data":{filename,message}}` or `{"code":<non-3000>,"message":…}` with the HTTP
- * status of the table below (README "Photos"); never a stack trace.
+ * status of the table below (docs/photos.md); never a stack trace.
  */
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";

@@ -61,7 +61,7 @@ export function ImportPage({ data }: { data: ImportPageData }) {
       </form>
       <p class="mt-4 text-sm text-slate-600">
         The whole file is checked before anything is written; a file with any problem changes nothing. The
-        format is the one of <code>deno task import</code> (see the README, section Import).
+        format is the one of <code>deno task import</code> (see docs/operations.md, section Import).
       </p>
     </>
   );

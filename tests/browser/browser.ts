@@ -3,8 +3,7 @@
  * app on a free local port, and save screenshots for humans to look at.
  */
 import { type Browser, chromium, type Page } from "playwright-core";
-
-export const CHROMIUM_PATH = "/usr/bin/chromium";
+import { CHROMIUM_PATH, chromiumInstallCommand } from "@/tasks/prepare_tests.ts";
 const SCREENSHOT_DIR = new URL("../../test-output/screenshots/", import.meta.url);
 
 // The networking flags keep Chromium from phoning home at start: this machine refuses outside
@@ -20,12 +19,17 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-/** Launches Chromium; fails (never skips) with one line saying how to install it when absent. */
+/**
+ * Launches Chromium; fails (never skips) with one line saying how to install it when absent (`deno task
+ * test` installs it first when it can: tasks/prepare_tests.ts).
+ */
 export async function launchBrowser(): Promise<Browser> {
   try {
     await Deno.stat(CHROMIUM_PATH);
   } catch {
-    throw new Error(`Chromium is missing at ${CHROMIUM_PATH}: install it with "apt-get install -y chromium"`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM_PATH}: run "deno task test" (installs it as root) or "${chromiumInstallCommand()}"`,
+    );
   }
   return await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }

@@ -48,7 +48,7 @@ export const heicPhoto = () => loadPhoto("heic");
 export const notAPhoto = () => loadFixture("not_a_photo.jpg");
 
 /**
- * A multipart form with the photo in the `file` part, as the mobile app sends it (interface.md 2b).
+ * A multipart form with the photo in the `file` part, as the mobile app sends it (docs/protocol.md 2b).
  * `new Request(url, { method: "POST", body: form })` sets the multipart Content-Type and boundary.
  */
 export function photoForm(bytes: Uint8Array, filename = "photo.jpg", type = "image/jpeg"): FormData {

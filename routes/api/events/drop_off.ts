@@ -1,4 +1,4 @@
-/** `parts_drop_off` (interface.md 3a). */
+/** `parts_drop_off` (docs/protocol.md 3a). */
 import { z } from "zod";
 import { dropOff } from "@/lib/movements/drop_off.ts";
 import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";

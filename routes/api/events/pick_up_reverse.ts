@@ -1,4 +1,4 @@
-/** `parts_pick_up_reverse` (interface.md 3b). */
+/** `parts_pick_up_reverse` (docs/protocol.md 3b). */
 import { z } from "zod";
 import { submittedPartsField } from "@/lib/movements/input.ts";
 import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";

@@ -1,4 +1,4 @@
-/** `Parts_search_details` (interface.md §1). */
+/** `Parts_search_details` (docs/protocol.md §1). */
 import { z } from "zod";
 import { searchDirect, searchReverse } from "@/lib/search.ts";
 import { emailField, regoField } from "@/lib/validation.ts";

@@ -1,4 +1,4 @@
-/** `parts_movement_upload_token` (interface.md 2a, D17): the fields sit directly on `payload`. */
+/** `parts_movement_upload_token` (docs/protocol.md 2a, D17): the fields sit directly on `payload`. */
 import { z } from "zod";
 import { MOVEMENT_STAGES } from "@/db/schema.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
@@ -6,7 +6,7 @@ import { emailField, idField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 
 export const uploadTokenEvent = defineEvent({
-  // In the order of interface.md's table, so the first problem reported is the first field's.
+  // In the order of docs/protocol.md's table, so the first problem reported is the first field's.
   schema: z.object({
     Parts_Order: idField,
     Movement_Stage: z.enum(MOVEMENT_STAGES),
