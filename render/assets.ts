@@ -157,12 +157,13 @@ export function islandScripts(
 
 function resolveOptions(options: AssetOptions): Resolved {
   const root = resolve(options.root ?? REPO_ROOT);
-  return {
-    root,
-    distDir: resolve(options.distDir ?? join(root, "static", "dist")),
-    islandDirs: normalizeIslandDirs(root, options.islandDirs ?? ISLAND_DIRS),
-    log: options.log ?? ((line) => console.info(line)),
-  };
+  const distDir = resolve(options.distDir ?? join(root, "static", "dist"));
+  const islandDirs = normalizeIslandDirs(root, options.islandDirs ?? ISLAND_DIRS);
+  // static/dist is what the server ships: a build with test islands there would reach production.
+  if (distDir === resolve(DIST_DIR) && islandDirs.join() !== ISLAND_DIRS.join()) {
+    throw new Error(`a build with island folders ${islandDirs.join(", ")} needs its own distDir`);
+  }
+  return { root, distDir, islandDirs, log: options.log ?? ((line) => console.info(line)) };
 }
 
 // One spelling per folder, so the fingerprint and the import rule compare like with like.

@@ -235,7 +235,7 @@ Deno.test("assets: an island in a test folder follows the same import rule", asy
   }
 });
 
-Deno.test("assets: island names are unique across island folders; folders stay inside the root", async () => {
+Deno.test("assets: island names are unique across folders; folders stay in the root; test islands never reach static/dist", async () => {
   const root = await scratchProject();
   try {
     await Deno.copyFile(join(root, "tests", "islands", "Counter.tsx"), join(root, "islands", "Counter.tsx"));
@@ -247,6 +247,10 @@ Deno.test("assets: island names are unique across island folders; folders stay i
     assert.throws(
       () => buildAssets({ root, islandDirs: ["../elsewhere"], log: quiet }),
       /island folder \.\.\/elsewhere must be a folder inside the project root/,
+    );
+    assert.throws(
+      () => ensureAssets({ islandDirs: TEST_ISLAND_DIRS, log: quiet }),
+      /a build with island folders islands, tests\/islands needs its own distDir/,
     );
   } finally {
     await Deno.remove(root, { recursive: true });
