@@ -1,5 +1,5 @@
-/** Pieces of the TabletFlow island: one part's card (toggle, photo, upload state) and the pending bar. */
-import type { FlowStore, PartState, PhotoState } from "./_tablet_store.ts";
+/** One part's card in the TabletFlow island: the toggle, its photo and the photo's upload state. */
+import type { PartState, PhotoState } from "./_tablet_store.ts";
 
 const seconds = (at?: number) => Math.max(0, Math.ceil(((at ?? 0) - Date.now()) / 1000));
 
@@ -120,45 +120,5 @@ export function PartCard(
         </div>
       )}
     </li>
-  );
-}
-
-/** What is still on its way, always in view of the driver (a screen reader hears changes politely). */
-export function PendingBar(
-  { store, sending }: { store: FlowStore; sending: { state: string; attempts: number } },
-) {
-  const confirmed = store.confirmed;
-  const done = confirmed.filter((p) => p.photo?.status === "done").length;
-  const { uploading, waiting, failed, preparing } = store.pending;
-  const lines: string[] = [];
-  if (confirmed.length === 0) lines.push("Select the parts you are moving.");
-  else {
-    const bits = [`Photos uploaded: ${done} of ${confirmed.length}`];
-    if (preparing + uploading) bits.push(`${preparing + uploading} uploading`);
-    if (waiting) bits.push(`${waiting} waiting for the network`);
-    if (failed) bits.push(`${failed} failed`);
-    const missing = confirmed.filter((p) => !p.photo).length;
-    if (missing) bits.push(`${missing} still to photograph`);
-    lines.push(bits.join(", ") + ".");
-  }
-  if (sending.state === "sending") {
-    lines.push(sending.attempts > 1 ? `Sending again (try ${sending.attempts})…` : "Sending…");
-  }
-  if (sending.state === "waiting") {
-    // No countdown here: this line is read out by screen readers on every change.
-    lines.push("Not sent yet: no connection. Trying again shortly.");
-  }
-  const busy = uploading + waiting + preparing > 0 || sending.state !== "idle";
-  return (
-    <div
-      role="status"
-      aria-live="polite"
-      data-testid="pending"
-      class={`rounded-xl border-2 px-4 py-2 font-semibold ${
-        busy ? "border-amber-700 bg-amber-50 text-amber-950" : "border-slate-400 bg-white text-slate-950"
-      }`}
-    >
-      {lines.map((l) => <p key={l}>{l}</p>)}
-    </div>
   );
 }

@@ -118,61 +118,74 @@ export function createFlowStore(csrf: string, job: string, onChange: () => void)
     try {
       let part: PartState | undefined;
       while (!store.signedOut && (part = store.parts.find((p) => p.photo?.status === "queued"))) {
-        await upload(part, rego);
+        await uploadPhoto(part, rego, { csrf, job, onChange, store });
       }
     } finally {
       pumping = false;
     }
   }
 
-  async function upload(part: PartState, rego: string): Promise<void> {
-    const photo = part.photo!;
-    const key = photo.key;
-    photo.status = "uploading";
-    photo.progress = 0;
-    photo.attempts++;
-    onChange();
-    const query = new URLSearchParams({ job, rego, part_id: String(part.id) });
-    const answer: ApiAnswer<StoredPhoto> = await uploadBlob<StoredPhoto>(
-      `/tablet/api/photos?${query}`,
-      photo.blob!,
-      csrf,
-      (f) => {
-        if (part.photo?.key === key) {
-          photo.progress = f;
-          onChange();
-        }
-      },
-    );
-    if (part.photo?.key !== key) return; // retaken meanwhile: this answer is for an old photo
-    if (answer.data) {
-      photo.status = "done";
-      photo.progress = 1;
-      photo.imageId = answer.data.image_id;
-      photo.photoId = answer.data.photo_id;
-      photo.blob = undefined;
-    } else if (answer.status === 401) {
-      store.signedOut = true;
-      photo.status = "failed";
-      photo.error = "Not sent: signed out.";
-    } else if (isRetryable(answer.status)) {
-      const delay = backoffMs(photo.attempts);
-      photo.status = "waiting";
-      photo.retryAt = Date.now() + delay;
-      waitOrOnline(delay).then(() => {
-        if (part.photo?.key === key && photo.status === "waiting") store.retry(part.id, rego);
-      });
-    } else {
-      const message = answer.message || `The photo was refused (${answer.status}).`;
-      photo.status = "failed";
-      // A rule about the part itself ("… is no longer available …") is shown on the part, once.
-      if (answer.partId === part.id) part.error = message;
-      else photo.error = message;
-    }
-    onChange();
-  }
-
   return store;
 }
 
 export type FlowStore = ReturnType<typeof createFlowStore>;
+
+/** What one upload needs from its store: the session, the flow, and the way to ask for a re-render. */
+interface UploadContext {
+  csrf: string;
+  job: string;
+  onChange: () => void;
+  store: { signedOut: boolean; retry(id: number, rego: string): void };
+}
+
+/**
+ * Sends one queued photo and records the answer on it: stored, signed out, waiting to retry (network or
+ * server trouble, with backoff) or refused (a rule about the part is shown on the part itself).
+ */
+async function uploadPhoto(part: PartState, rego: string, ctx: UploadContext): Promise<void> {
+  const { csrf, job, onChange, store } = ctx;
+  const photo = part.photo!;
+  const key = photo.key;
+  photo.status = "uploading";
+  photo.progress = 0;
+  photo.attempts++;
+  onChange();
+  const query = new URLSearchParams({ job, rego, part_id: String(part.id) });
+  const answer: ApiAnswer<StoredPhoto> = await uploadBlob<StoredPhoto>(
+    `/tablet/api/photos?${query}`,
+    photo.blob!,
+    csrf,
+    (f) => {
+      if (part.photo?.key === key) {
+        photo.progress = f;
+        onChange();
+      }
+    },
+  );
+  if (part.photo?.key !== key) return; // retaken meanwhile: this answer is for an old photo
+  if (answer.data) {
+    photo.status = "done";
+    photo.progress = 1;
+    photo.imageId = answer.data.image_id;
+    photo.photoId = answer.data.photo_id;
+    photo.blob = undefined;
+  } else if (answer.status === 401) {
+    store.signedOut = true;
+    photo.status = "failed";
+    photo.error = "Not sent: signed out.";
+  } else if (isRetryable(answer.status)) {
+    const delay = backoffMs(photo.attempts);
+    photo.status = "waiting";
+    photo.retryAt = Date.now() + delay;
+    waitOrOnline(delay).then(() => {
+      if (part.photo?.key === key && photo.status === "waiting") store.retry(part.id, rego);
+    });
+  } else {
+    const message = answer.message || `The photo was refused (${answer.status}).`;
+    photo.status = "failed";
+    // A rule about the part itself ("… is no longer available …") is shown on the part, once.
+    if (answer.partId === part.id) part.error = message;
+    else photo.error = message;
+  }
+  onChange();
+}

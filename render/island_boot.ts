@@ -1,6 +1,6 @@
 /**
- * Browser-side island runtime. render/assets.ts bundles it into `boot-<hash>.js` together with a
- * generated table of lazy imports, one per file in islands/, so a page downloads only the islands
+ * Browser-side island runtime. render/assets/js.ts bundles it into `boot-<hash>.js` together with a
+ * generated table of lazy imports, one per island file, so a page downloads only the islands
  * whose markers it contains. This module runs in the browser only: it must not import server code.
  *
  * Marker contract (written by render/islands.tsx):

@@ -17,7 +17,7 @@ import {
 import { useContext } from "preact/hooks";
 import { renderToString } from "preact-render-to-string";
 
-/** Island names are the file names in islands/ (`tests/islands/Counter.tsx` → "Counter"). */
+/** Island names are the file names in an island folder (`islands/TabletFlow.tsx` → "TabletFlow"). */
 export const ISLAND_NAME = /^[A-Z][A-Za-z0-9]*$/;
 
 /** Set by the renderer to learn which islands a page used; absent when rendering bare fragments. */

@@ -12,14 +12,18 @@ import {
   REPO_ROOT,
 } from "@/render/assets.ts";
 import { assetsRoutes } from "@/routes/assets.ts";
+import { ensureTestAssets, TEST_ISLAND_DIRS } from "@/tests/islands/_assets.ts";
 
 const quiet = () => {};
 
-/** A throwaway project: the real island runtime, Counter and styles, our node_modules. */
+/**
+ * A throwaway project: the real island runtime, Counter (in tests/islands/, so builds name it with
+ * `islandDirs: TEST_ISLAND_DIRS`) and styles, our node_modules.
+ */
 async function scratchProject(): Promise<string> {
   const root = await Deno.makeTempDir({ prefix: "assets_test_" });
-  for (const dir of ["islands", "lib", "static", "routes", "components"]) {
-    await Deno.mkdir(join(root, dir));
+  for (const dir of ["islands", "lib", "static", "routes", "components", "render", "tests/islands"]) {
+    await Deno.mkdir(join(root, dir), { recursive: true });
   }
   for (const file of ["tests/islands/Counter.tsx", "render/island_boot.ts", "static/styles.css"]) {
     await Deno.copyFile(join(REPO_ROOT, file), join(root, file));
@@ -35,7 +39,7 @@ function readText(dir: string, file: string): Promise<string> {
 Deno.test("assets: a build writes content-hashed files and a manifest naming them", async () => {
   const root = await scratchProject();
   try {
-    const manifest = await buildAssets({ root, log: quiet });
+    const manifest = await buildAssets({ root, islandDirs: TEST_ISLAND_DIRS, log: quiet });
     const dist = join(root, "static", "dist");
     const built = [...Object.values(manifest.files), ...Object.values(manifest.islands)];
     for (const file of built) {
@@ -61,7 +65,7 @@ Deno.test("assets: a build writes content-hashed files and a manifest naming the
     );
     assert.equal(islandScripts(manifest, []), null);
 
-    // Tailwind saw the class names in islands/ and kept the marker rule from styles.css.
+    // Tailwind saw the class names in tests/islands/ (an island folder of this build) and kept the marker rule from styles.css.
     const css = await readText(dist, manifest.files["styles.css"]);
     assert.ok(css.includes(".tabular-nums{"), "utility used by Counter");
     assert.ok(!css.includes(".grid-cols-7{"), "utility used nowhere");
@@ -74,30 +78,34 @@ Deno.test("assets: a build writes content-hashed files and a manifest naming the
 Deno.test("assets: an up-to-date build is reused; changed or new sources make it stale", async () => {
   const root = await scratchProject();
   try {
-    const first = await ensureAssets({ root, log: quiet });
-    const warm = await checkAssets({ root });
+    const opts = { root, islandDirs: TEST_ISLAND_DIRS };
+    const first = await ensureAssets({ ...opts, log: quiet });
+    const warm = await checkAssets(opts);
     assert.equal(warm?.builtAt, first.builtAt);
+    assert.equal(await checkAssets({ root }), null, "a build with other island folders");
 
     await Deno.writeTextFile(
       join(root, "routes", "page.tsx"),
       `export const P = () => <p class="grid-cols-7" />;`,
     );
-    assert.equal(await checkAssets({ root }), null, "a new route file is a new Tailwind source");
-    const second = await buildAssets({ root, log: quiet });
+    assert.equal(await checkAssets(opts), null, "a new route file is a new Tailwind source");
+    const second = await buildAssets({ ...opts, log: quiet });
     assert.notEqual(second.files["styles.css"], first.files["styles.css"]);
     assert.equal(second.files["boot.js"], first.files["boot.js"], "unchanged JS keeps its name");
     assert.ok(
       (await readText(join(root, "static", "dist"), second.files["styles.css"])).includes(".grid-cols-7{"),
     );
-    assert.equal((await checkAssets({ root }))?.builtAt, second.builtAt);
+    assert.equal((await checkAssets(opts))?.builtAt, second.builtAt);
 
-    await Deno.writeTextFile(join(root, "islands", "Counter.tsx"), "\n// edited\n", { append: true });
-    assert.equal(await checkAssets({ root }), null, "an edited island");
+    await Deno.writeTextFile(join(root, "tests", "islands", "Counter.tsx"), "\n// edited\n", {
+      append: true,
+    });
+    assert.equal(await checkAssets(opts), null, "an edited island");
 
-    const third = await buildAssets({ root, log: quiet });
-    assert.equal((await checkAssets({ root }))?.builtAt, third.builtAt);
+    const third = await buildAssets({ ...opts, log: quiet });
+    assert.equal((await checkAssets(opts))?.builtAt, third.builtAt);
     await Deno.remove(join(root, "static", "dist", third.islands.Counter));
-    assert.equal(await checkAssets({ root }), null, "a missing output");
+    assert.equal(await checkAssets(opts), null, "a missing output");
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -112,7 +120,7 @@ Deno.test("assets: islands may not pull server modules into the browser bundle",
       `import { KEY } from "@/lib/secrets.ts";\nexport default function Leaky() { return <p>{KEY}</p>; }\n`,
     );
     await assert.rejects(
-      buildAssets({ root, log: quiet }),
+      buildAssets({ root, islandDirs: TEST_ISLAND_DIRS, log: quiet }),
       /islands\/Leaky\.tsx imports lib\/secrets\.ts, which is server code/,
     );
 
@@ -121,7 +129,7 @@ Deno.test("assets: islands may not pull server modules into the browser bundle",
       join(root, "islands", "Leaky.tsx"),
       `import type { KEY } from "@/lib/secrets.ts";\nexport default function Leaky(p: { k: typeof KEY }) { return <p>{p.k}</p>; }\n`,
     );
-    const manifest = await buildAssets({ root, log: quiet });
+    const manifest = await buildAssets({ root, islandDirs: TEST_ISLAND_DIRS, log: quiet });
     assert.deepEqual(Object.keys(manifest.islands), ["Counter", "Leaky"]);
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -195,8 +203,77 @@ Deno.test("assets route: unknown names, the manifest and path traversal get 404"
   }
 });
 
-Deno.test("assets: the repository's own build is current after ensureAssets", async () => {
+Deno.test("assets: an island in a test folder follows the same import rule", async () => {
+  const root = await scratchProject();
+  try {
+    await Deno.writeTextFile(join(root, "lib", "secrets.ts"), `export const KEY = "s3cret";`);
+    await Deno.writeTextFile(
+      join(root, "tests", "islands", "Probe.tsx"),
+      `import { KEY } from "@/lib/secrets.ts";\nexport default function Probe() { return <p>{KEY}</p>; }\n`,
+    );
+    await assert.rejects(
+      buildAssets({ root, islandDirs: TEST_ISLAND_DIRS, log: quiet }),
+      /tests\/islands\/Probe\.tsx imports lib\/secrets\.ts, which is server code/,
+    );
+    // Without tests/islands in the build, its modules are not browser code: an island may not use them.
+    await Deno.writeTextFile(
+      join(root, "tests", "islands", "Probe.tsx"),
+      `export default function Probe() { return <p>probe</p>; }\n`,
+    );
+    await Deno.writeTextFile(
+      join(root, "islands", "Uses.tsx"),
+      `import Probe from "@/tests/islands/Probe.tsx";\nexport default function Uses() { return <Probe />; }\n`,
+    );
+    await assert.rejects(
+      buildAssets({ root, log: quiet }),
+      /islands\/Uses\.tsx imports tests\/islands\/Probe\.tsx, which is server code/,
+    );
+    const manifest = await buildAssets({ root, islandDirs: TEST_ISLAND_DIRS, log: quiet });
+    assert.deepEqual(Object.keys(manifest.islands), ["Counter", "Probe", "Uses"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("assets: island names are unique across folders; folders stay in the root; test islands never reach static/dist", async () => {
+  const root = await scratchProject();
+  try {
+    await Deno.copyFile(join(root, "tests", "islands", "Counter.tsx"), join(root, "islands", "Counter.tsx"));
+    await assert.rejects(
+      buildAssets({ root, islandDirs: TEST_ISLAND_DIRS, log: quiet }),
+      /two island modules are named Counter: islands\/Counter\.tsx, tests\/islands\/Counter\.tsx/,
+    );
+    // A mistake in the call, not in the sources: refused before anything starts.
+    assert.throws(
+      () => buildAssets({ root, islandDirs: ["../elsewhere"], log: quiet }),
+      /island folder \.\.\/elsewhere must be a folder inside the project root/,
+    );
+    assert.throws(
+      () => ensureAssets({ islandDirs: TEST_ISLAND_DIRS, log: quiet }),
+      /a build with island folders islands, tests\/islands needs its own distDir/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("assets: the repository's own build is current after ensureAssets and bundles no test island", async () => {
   const manifest: AssetManifest = await ensureAssets({ log: quiet });
-  assert.ok(manifest.islands.Counter);
   assert.equal((await checkAssets())?.fingerprint, manifest.fingerprint);
+  assert.ok(manifest.islands.TabletFlow);
+  assert.equal(manifest.islands.Counter, undefined);
+  assert.ok(!manifest.watch.dirs.includes("tests/islands"), "tests/islands is no Tailwind source either");
+  // No built file carries Counter's code (its button text), not even inside a shared chunk.
+  const dist = join(REPO_ROOT, "static", "dist");
+  const built = new Set([...Object.values(manifest.files), ...Object.keys(manifest.imports)]);
+  for (const file of built) {
+    assert.ok(!(await readText(dist, file)).includes("Add one"), `${file} holds test island code`);
+  }
+});
+
+Deno.test("assets: the test build adds tests/islands in its own dist folder", async () => {
+  const manifest = await ensureTestAssets();
+  assert.ok(manifest.islands.Counter);
+  assert.ok(manifest.islands.TabletFlow);
+  assert.equal((await checkAssets())?.islands.Counter, undefined, "static/dist is untouched");
 });

@@ -1,26 +1,28 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { h } from "preact";
-import { ensureAssets } from "@/render/assets.ts";
 import { island } from "@/render/islands.tsx";
 import { renderPage } from "@/render/page.tsx";
 import { assetsRoutes } from "@/routes/assets.ts";
 import Counter from "@/tests/islands/Counter.tsx";
+import { ensureTestAssets, TEST_DIST_DIR } from "@/tests/islands/_assets.ts";
 import { launchBrowser, screenshot, serveApp } from "./browser.ts";
 
 const CounterIsland = island("Counter", Counter);
 // Survives the trip through the marker attribute only if escaping and JSON.parse agree.
 const TRICKY_LABEL = `Count </script><!-- "x" & <b>y</b>`;
 
-function demoApp(): Hono {
+/** Serves and renders from the test build (production islands plus tests/islands, its own dist folder). */
+async function demoApp(): Promise<Hono> {
+  const assets = await ensureTestAssets();
   const app = new Hono();
-  app.route("/", assetsRoutes());
+  app.route("/", assetsRoutes({ distDir: TEST_DIST_DIR }));
   app.get("/counter", (c) =>
     c.html(renderPage(
       h("section", null, h("h1", null, "Counter"), h(CounterIsland, { start: 3, label: TRICKY_LABEL })),
-      { title: "Counter demo" },
+      { title: "Counter demo", assets },
     )));
-  app.get("/plain", (c) => c.html(renderPage(h("p", null, "No islands here"), { title: "Plain" })));
+  app.get("/plain", (c) => c.html(renderPage(h("p", null, "No islands here"), { title: "Plain", assets })));
   return app;
 }
 
@@ -30,8 +32,7 @@ async function gzipSize(bytes: Uint8Array<ArrayBuffer>): Promise<number> {
 }
 
 Deno.test("islands: the Counter island hydrates in Chromium and counts clicks", async () => {
-  await ensureAssets();
-  const served = serveApp(demoApp());
+  const served = serveApp(await demoApp());
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
@@ -76,8 +77,7 @@ Deno.test("islands: the Counter island hydrates in Chromium and counts clicks", 
 });
 
 Deno.test("islands: a page without islands ships no script", async () => {
-  await ensureAssets();
-  const served = serveApp(demoApp());
+  const served = serveApp(await demoApp());
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();

@@ -1,0 +1,92 @@
+/** The first step of the TabletFlow island: find the claim by rego (or hear why not, and where to go). */
+import { useState } from "preact/hooks";
+import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from "./_tablet_jobs.ts";
+import { postJson } from "./_tablet_net.ts";
+import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";
+
+/** The rego field, the search in flight and its refusal; `onFound` gets the claim the server found. */
+export function useClaimSearch(
+  job: JobName,
+  csrf: string,
+  initialRego: string,
+  onFound: (claim: FoundClaim) => void,
+) {
+  const [rego, setRego] = useState(initialRego);
+  const [searching, setSearching] = useState(false);
+  const [error, setError] = useState<ApiRefusal | null>(null);
+
+  async function search(value: string) {
+    setSearching(true);
+    setError(null);
+    const answer = await postJson<FoundClaim>("/tablet/api/search", { job, rego: value }, csrf);
+    setSearching(false);
+    if (answer.data) {
+      onFound(answer.data);
+    } else if (answer.status !== 401) {
+      setError({
+        message: answer.message ??
+          (answer.status === 0
+            ? "No answer from the server. Check the Wi-Fi and search again."
+            : `Search failed (${answer.status}). Try again.`),
+        switch_to: isJobName(answer.switchTo) ? answer.switchTo : undefined,
+      });
+    }
+  }
+
+  return { rego, setRego, searching, error, search };
+}
+
+export type ClaimSearch = ReturnType<typeof useClaimSearch>;
+
+export function SearchStep(
+  { title, search, headingRef }: {
+    title: string;
+    search: ClaimSearch;
+    headingRef: HeadingRef;
+  },
+) {
+  const { rego, searching, error } = search;
+  return (
+    <form
+      class="card space-y-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!searching) search.search(rego);
+      }}
+    >
+      <StepHeading headingRef={headingRef}>{title}</StepHeading>
+      <div>
+        <label for="rego" class="field-label">Vehicle rego</label>
+        <div class="flex flex-wrap gap-3">
+          <input
+            id="rego"
+            class="field grow basis-64 font-mono text-2xl uppercase"
+            value={rego}
+            onInput={(e) => search.setRego(e.currentTarget.value)}
+            autoComplete="off"
+            autoCapitalize="characters"
+            spellcheck={false}
+            enterKeyHint="search"
+            maxLength={64}
+            aria-describedby={error ? "search-error" : undefined}
+            aria-invalid={error ? true : undefined}
+            required
+          />
+          <button type="submit" class="btn btn-primary" disabled={searching}>
+            {searching ? "Searching…" : "Find parts"}
+          </button>
+        </div>
+      </div>
+      {error && (
+        <div id="search-error" class="msg-error space-y-3" role="alert" data-testid="search-error">
+          <p>{error.message}</p>
+          {error.switch_to && (
+            <a class="btn btn-secondary" href={`/tablet/${error.switch_to}?rego=${encodeURIComponent(rego)}`}>
+              {JOBS[error.switch_to].title}
+            </a>
+          )}
+        </div>
+      )}
+    </form>
+  );
+}
