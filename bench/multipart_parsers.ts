@@ -15,7 +15,12 @@ import { readFilePart } from "@/io/multipart.ts";
 import { readFilePartWithRemix } from "@/bench/remix_multipart.ts";
 import { runLoad } from "@/bench/load.ts";
 
-const PARSERS = { ours: readFilePart, remix: readFilePartWithRemix };
+/** `bare` (HTTP case only) hands the raw body to the sink: the server's own cost, as a floor. */
+const PARSERS = {
+  ours: readFilePart,
+  remix: readFilePartWithRemix,
+  bare: (async (request, _opts, sink) => await sink(request.body!, {})) as typeof readFilePart,
+};
 type ParserName = keyof typeof PARSERS;
 
 const BOUNDARY = "----WebKitFormBoundary7MA4YWxkTrZu0gW";
@@ -66,15 +71,15 @@ const PHOTO = 4 * 1024 * 1024;
 const CASES: Record<string, Case> = {
   photo: {
     label: "4 MB JPEG-like, c=8, 64 KiB reads",
-    uploads: 48,
+    uploads: 32,
     concurrency: 8,
     chunk: 65536,
     bodies: async () =>
-      await Promise.all(Array.from({ length: 48 }, async () => formBody(await jpegLike(PHOTO)))),
+      await Promise.all(Array.from({ length: 32 }, async () => formBody(await jpegLike(PHOTO)))),
   },
   small: {
     label: "20 KB file after 40 small fields, c=8",
-    uploads: 3000,
+    uploads: 1500,
     concurrency: 8,
     chunk: 65536,
     bodies: async () => {
@@ -99,7 +104,7 @@ const CASES: Record<string, Case> = {
   },
   http: {
     label: "4 MB JPEG-like over HTTP (Deno.serve), c=8",
-    uploads: 32,
+    uploads: 24,
     concurrency: 8,
     chunk: 65536,
     http: true,
@@ -171,8 +176,9 @@ async function child(parserName: ParserName, caseName: string): Promise<void> {
   console.log(JSON.stringify({ mbps: mb / 1e6 / r.seconds, uploadsPerSecond: r.rps, rssGrowth }));
 }
 
-/** Resets VmHWM to the current RSS and returns that RSS. */
+/** Collects garbage (set-up, warm-up), resets VmHWM to the current RSS and returns that RSS. */
 async function resetPeak(): Promise<number> {
+  (globalThis as { gc?: () => void }).gc?.();
   await Deno.writeTextFile("/proc/self/clear_refs", "5");
   return await procStatus("VmRSS");
 }
@@ -217,7 +223,15 @@ interface Sample {
 
 function spawnChild(parser: ParserName, caseName: string, stdin: "piped" | "null") {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--child", parser, caseName],
+    args: [
+      "run",
+      "-A",
+      "--v8-flags=--expose-gc",
+      new URL(import.meta.url).pathname,
+      "--child",
+      parser,
+      caseName,
+    ],
     stdin,
     stdout: "piped",
     stderr: "inherit",
@@ -301,15 +315,17 @@ if (values.child) {
       `${"peak RSS growth".padEnd(20)} ratio`,
   );
   for (const caseName of caseNames) {
-    const samples: Record<ParserName, Sample[]> = { ours: [], remix: [] };
-    const bodies = CASES[caseName].http ? await CASES[caseName].bodies() : [];
+    const samples: Record<ParserName, Sample[]> = { ours: [], remix: [], bare: [] };
+    const http = CASES[caseName].http;
+    const bodies = http ? await CASES[caseName].bodies() : [];
+    const names: ParserName[] = http ? ["ours", "remix", "bare"] : ["ours", "remix"];
     for (let r = 0; r < rounds; r++) {
       // Alternate who goes first, so a drift in the machine's load does not always favour one side.
-      const order: ParserName[] = r % 2 === 0 ? ["ours", "remix"] : ["remix", "ours"];
+      const order = r % 2 === 0 ? names : [...names].reverse();
       for (const p of order) samples[p].push(await measure(p, caseName, bodies));
     }
     const med = (p: ParserName) => median(samples[p].map((s) => s.mbps));
-    for (const p of ["ours", "remix"] as const) {
+    for (const p of names) {
       const mbps = samples[p].map((s) => s.mbps);
       const rss = samples[p].map((s) => s.rssGrowth / 1e6);
       const range = `${med(p).toFixed(0)} (${Math.min(...mbps).toFixed(0)}–${Math.max(...mbps).toFixed(0)})`;
