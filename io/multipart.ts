@@ -413,6 +413,8 @@ class MultipartParser {
     this.#area = null; // the read takes the buffer over (transfers it)
     const { done, value } = await (this.#reader as ReadableStreamBYOBReader).read(area.subarray(keep));
     if (done) {
+      // The read hands the buffer back even at the end; keep it so it returns to the pool.
+      if (value) this.#area = new Uint8Array(value.buffer);
       this.#sourceDone = true;
       throw new NoFilePartError("body ended before the closing boundary");
     }
