@@ -1,0 +1,11 @@
+/**
+ * The zod building blocks of the dashboard's form schemas (each route declares one schema per form). The
+ * values are passed on as typed: the use cases judge them and word the refusal the page shows.
+ */
+import { z } from "zod";
+
+/** A text field: the string sent, or "" when it is absent or a file. */
+export const formText = z.string().catch("");
+
+/** A toggle's hidden field: "true" turns it on, anything else off. */
+export const formFlag = formText.transform((v) => v === "true");
