@@ -9,3 +9,9 @@ export const formText = z.string().catch("");
 
 /** A toggle's hidden field: "true" turns it on, anything else off. */
 export const formFlag = formText.transform((v) => v === "true");
+
+/** A page's `?done=` query: one of `notices`'s keys picks its notice; anything else shows none. */
+export function doneQuery<T>(notices: Record<string, T>) {
+  return z.string().refine((key) => Object.hasOwn(notices, key)).transform((key) => notices[key])
+    .optional().catch(undefined);
+}

@@ -12,7 +12,7 @@ import {
   updateRepairer,
 } from "@/lib/admin/places.ts";
 import { placesPage, type PlacesPageData } from "@/lib/dashboard/admin.ts";
-import { formFlag, formText } from "@/lib/dashboard/forms.ts";
+import { doneQuery, formFlag, formText } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
@@ -41,8 +41,7 @@ const DONE = {
 } as const;
 
 /** `?done=` after an action: which notice to show. */
-const doneQuery = z.enum(["repairer", "saved", "deactivated", "activated", "hq", "hq-saved"]).optional()
-  .catch(undefined);
+const doneNotice = doneQuery(DONE);
 
 const repairerForm = z.object({ name: formText, address: formText });
 const activeForm = z.object({ active: formFlag });
@@ -70,8 +69,8 @@ export function adminPlacesRoutes(deps: AppDeps) {
   };
 
   app.get("/", (c) => {
-    const done = doneQuery.parse(c.req.query("done"));
-    return show(c, done ? { kind: "ok", text: DONE[done] } : null);
+    const done = doneNotice.parse(c.req.query("done"));
+    return show(c, done ? { kind: "ok", text: done } : null);
   });
 
   app.post("/repairers", async (c) => {

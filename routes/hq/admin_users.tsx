@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ROLES } from "@/db/schema.ts";
 import { addUser, resetPin, setUserActive } from "@/lib/admin/users.ts";
 import { type UserRow, usersPage } from "@/lib/dashboard/admin.ts";
-import { formFlag, formText } from "@/lib/dashboard/forms.ts";
+import { doneQuery, formFlag, formText } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
@@ -32,7 +32,7 @@ const DONE = {
 } as const;
 
 /** `?done=` after an action: which notice to show. */
-const doneQuery = z.enum(["added", "deactivated", "activated", "pin"]).optional().catch(undefined);
+const doneNotice = doneQuery(DONE);
 
 const addForm = z.object({ email: formText, name: formText, role: formText, pin: formText });
 const activeForm = z.object({ active: formFlag });
@@ -72,8 +72,8 @@ export function adminUsersRoutes(deps: AppDeps) {
   };
 
   app.get("/", (c) => {
-    const done = doneQuery.parse(c.req.query("done"));
-    return show(c, done ? { kind: "ok", text: DONE[done] } : null);
+    const done = doneNotice.parse(c.req.query("done"));
+    return show(c, done ? { kind: "ok", text: done } : null);
   });
 
   app.post("/", async (c) => {

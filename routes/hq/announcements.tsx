@@ -12,6 +12,7 @@ import {
   FEED_STATES,
   retryFailed,
 } from "@/lib/dashboard/announcements.ts";
+import { doneQuery } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
@@ -35,7 +36,7 @@ const NOTICES = {
 /** `?state=` (one of the feed's filters, else all) and `?done=` (the notice after a retry). */
 const feedQuery = z.object({
   state: z.enum(FEED_STATES).nullable().catch(null),
-  done: z.enum(["retried", "stale"]).nullable().catch(null),
+  done: doneQuery<Notice>(NOTICES),
 });
 
 export function announcementsRoutes(deps: AppDeps) {
@@ -48,7 +49,7 @@ export function announcementsRoutes(deps: AppDeps) {
       c,
       { title: "Announcements", section: "announcements" },
       <Page
-        data={{ ...data, state, csrfToken: mustViewer(c).csrfToken, notice: done ? NOTICES[done] : null }}
+        data={{ ...data, state, csrfToken: mustViewer(c).csrfToken, notice: done ?? null }}
       />,
     );
   });
