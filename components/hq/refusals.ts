@@ -9,8 +9,7 @@
  *   with the message and what was typed.
  * An error that is not a DomainError is a bug: rethrown for the app's error handler.
  */
-import type { ErrorKind } from "@/lib/errors.ts";
-import { DomainError } from "@/lib/errors.ts";
+import { DomainError, type ErrorKind } from "@/lib/errors.ts";
 import { StatusRaced } from "@/lib/part_status.ts";
 import type { Notice } from "@/components/hq/ui.tsx";
 import { type HqContext, notFoundPage } from "@/components/hq/page.tsx";

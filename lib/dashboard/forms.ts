@@ -1,5 +1,5 @@
 /**
- * The zod building blocks of the dashboard's form schemas (each route declares one schema per form). The
+ * The zod building blocks of the dashboard's form and query schemas (each route declares one per form). The
  * values are passed on as typed: the use cases judge them and word the refusal the page shows.
  */
 import { z } from "zod";
