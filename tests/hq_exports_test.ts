@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseCsv } from "@/io/csv.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
-import { MOVEMENT_HEADER, PART_HEADER } from "@/routes/hq/exports.tsx";
+import { MOVEMENT_HEADER, PART_HEADER } from "@/lib/dashboard/exports.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";

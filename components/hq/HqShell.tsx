@@ -2,7 +2,6 @@
  * The HQ dashboard's HTML shell: header with the navigation (admin links only for admins), the signed-in
  * user and a sign-out form. Used as the `layout` of render/page.tsx, so it renders the <head>.
  */
-import type { ComponentChildren } from "preact";
 import type { LayoutProps } from "@/components/Layout.tsx";
 import type { Role } from "@/db/schema.ts";
 import { Csrf } from "@/components/hq/ui.tsx";
@@ -68,7 +67,7 @@ export function hqShell(viewer: HqViewer | null, active: HqSection) {
               {viewer && <Nav viewer={viewer} active={active} />}
             </div>
           </header>
-          <main id="main" class="mx-auto max-w-7xl px-4 py-6">{children as ComponentChildren}</main>
+          <main id="main" class="mx-auto max-w-7xl px-4 py-6">{children}</main>
         </body>
       </html>
     );

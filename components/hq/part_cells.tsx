@@ -1,9 +1,10 @@
 /** The cells that name a part in a dashboard table: its number (a link to its page), description, qty, status. */
+import type { PartStatus } from "@/db/schema.ts";
 import { linkClass, StatusBadge, tdClass } from "@/components/hq/ui.tsx";
 
 export function PartCells(
   { part }: {
-    part: { id: number; part_no: string; description: string; qty_ordered: number; status: string };
+    part: { id: number; part_no: string; description: string; qty_ordered: number; status: PartStatus };
   },
 ) {
   return (

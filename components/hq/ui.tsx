@@ -42,9 +42,12 @@ const STATUS_CLASSES: Record<PartStatus, string> = {
   "Returned to HQ": "bg-teal-100 text-teal-900",
 };
 
-export function StatusBadge({ status }: { status: string }) {
-  const cls = STATUS_CLASSES[status as PartStatus] ?? "bg-slate-100 text-slate-800";
-  return <span class={`inline-block rounded px-2 py-0.5 text-xs font-medium ${cls}`}>{status}</span>;
+export function StatusBadge({ status }: { status: PartStatus }) {
+  return (
+    <span class={`inline-block rounded px-2 py-0.5 text-xs font-medium ${STATUS_CLASSES[status]}`}>
+      {status}
+    </span>
+  );
 }
 
 export function PageTitle({ children, sub }: { children: ComponentChildren; sub?: ComponentChildren }) {

@@ -1,19 +1,45 @@
-/** `/hq/admin/users` (admins only): add users, deactivate or reactivate them, reset PINs. */
+/** `/hq/admin/users` (admins only): the users: add, deactivate or reactivate them, reset PINs. */
 import { Hono } from "hono";
-import { addUser, listUsers, resetPin, setUserActive } from "@/lib/admin/users.ts";
+import { z } from "zod";
+import { ROLES } from "@/db/schema.ts";
+import { addUser, resetPin, setUserActive } from "@/lib/admin/users.ts";
+import { type UserRow, usersPage } from "@/lib/dashboard/admin.ts";
+import { doneQuery, formFlag, formText } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { DomainError } from "@/lib/errors.ts";
-import type { Notice } from "@/components/hq/ui.tsx";
+import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { field, type HqContext, hqPage, mustViewer, notFoundPage, parseId } from "@/routes/hq/render.tsx";
-import { UsersPage, type UsersPageData } from "@/routes/hq/admin_users_page.tsx";
+import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
+import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
+import { ActiveToggle, AddForm } from "@/components/hq/admin_forms.tsx";
+import {
+  buttonClass,
+  Csrf,
+  Field,
+  inputClass,
+  type Notice,
+  NoticeBox,
+  PageTitle,
+  secondaryButtonClass,
+  Table,
+  tdClass,
+} from "@/components/hq/ui.tsx";
 
-const DONE: Record<string, string> = {
+const DONE = {
   added: "User added.",
   deactivated: "User deactivated; their sessions ended.",
   activated: "User reactivated.",
   pin: "PIN set; any lockout lifted.",
-};
+} as const;
+
+/** `?done=` after an action: which notice to show. */
+const doneNotice = doneQuery(DONE);
+
+const addForm = z.object({ email: formText, name: formText, role: formText, pin: formText });
+const activeForm = z.object({ active: formFlag });
+const pinForm = z.object({ pin: formText });
+
+type Draft = Data["draft"];
+const EMPTY_DRAFT: Draft = { email: "", name: "", role: "driver" };
 
 export function adminUsersRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
@@ -21,54 +47,47 @@ export function adminUsersRoutes(deps: AppDeps) {
   const show = async (
     c: HqContext,
     notice: Notice | null,
-    draft: UsersPageData["draft"] = { email: "", name: "", role: "driver" },
-    status: 200 | 422 = 200,
+    draft = EMPTY_DRAFT,
+    status: 200 | Refusal["status"] = 200,
   ) => {
     const viewer = mustViewer(c);
+    const users = await usersPage(deps.db);
+    const now = deps.clock.now().toISOString();
     return hqPage(
       c,
       { title: "Users", section: "users", status },
-      <UsersPage
-        data={{
-          users: await listUsers(deps.db),
-          now: deps.clock.now().toISOString(),
-          selfId: viewer.userId,
-          csrfToken: viewer.csrfToken,
-          notice,
-          draft,
-        }}
-      />,
+      <Page data={{ users, now, selfId: viewer.userId, csrfToken: viewer.csrfToken, notice, draft }} />,
     );
   };
 
-  /** Runs an action; a refusal re-renders the page with its message. */
-  const act = async (c: HqContext, work: () => Promise<string>, draft?: UsersPageData["draft"]) => {
+  /** Runs an action; a refusal shows the page again with its message (and the add form's values). */
+  const act = async (c: HqContext, work: () => Promise<keyof typeof DONE>, draft?: Draft) => {
     try {
       return c.redirect(`/hq/admin/users?done=${await work()}`, 303);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return show(c, { kind: "error", text: error.message }, draft, 422);
+      return answerRefusal(c, error, {
+        show: (r) => show(c, r.notice, r.keepInput ? draft : undefined, r.status),
+      });
     }
   };
 
   app.get("/", (c) => {
-    const done = DONE[c.req.query("done") ?? ""];
+    const done = doneNotice.parse(c.req.query("done"));
     return show(c, done ? { kind: "ok", text: done } : null);
   });
 
   app.post("/", async (c) => {
-    const form = await c.req.parseBody();
-    const input = { email: field(form, "email"), name: field(form, "name"), role: field(form, "role") };
+    const { pin, ...draft } = addForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await addUser(deps.db, { ...input, pin: field(form, "pin") });
+      await addUser(deps.db, { ...draft, pin });
       return "added";
-    }, input);
+    }, draft);
   });
 
   app.post("/:id/active", async (c) => {
     const id = parseId(c.req.param("id"));
     if (!id) return notFoundPage(c, "user");
-    const active = field(await c.req.parseBody(), "active") === "true";
+    const { active } = activeForm.parse(await c.req.parseBody());
     return act(c, async () => {
       await setUserActive(deps.db, { userId: id, active, actorId: mustViewer(c).userId });
       return active ? "activated" : "deactivated";
@@ -78,7 +97,7 @@ export function adminUsersRoutes(deps: AppDeps) {
   app.post("/:id/pin", async (c) => {
     const id = parseId(c.req.param("id"));
     if (!id) return notFoundPage(c, "user");
-    const pin = field(await c.req.parseBody(), "pin");
+    const { pin } = pinForm.parse(await c.req.parseBody());
     return act(c, async () => {
       await resetPin(deps.db, { userId: id, pin, actorId: mustViewer(c).userId });
       return "pin";
@@ -86,4 +105,92 @@ export function adminUsersRoutes(deps: AppDeps) {
   });
 
   return app;
+}
+
+interface Data {
+  users: UserRow[];
+  now: string;
+  selfId: number;
+  csrfToken: string;
+  notice: Notice | null;
+  /** The add form's values, kept when it was refused. */
+  draft: { email: string; name: string; role: string };
+}
+
+const COLUMNS = ["Name", "E-mail", "Role", "State", "Reset PIN", ""];
+/** A new PIN (4 to 8 digits), typed hidden and never filled in by the browser. */
+function PinInput({ label }: { label?: string }) {
+  return (
+    <input
+      class={inputClass}
+      type="password"
+      name="pin"
+      inputmode="numeric"
+      pattern="[0-9]{4,8}"
+      autocomplete="new-password"
+      required
+      size={8}
+      aria-label={label}
+    />
+  );
+}
+
+function Page({ data }: { data: Data }) {
+  const now = new Date(data.now);
+  return (
+    <>
+      <PageTitle sub="Drivers use the tablet and the app; dispatchers the dashboard; admins also these pages.">
+        Users
+      </PageTitle>
+      <NoticeBox notice={data.notice} />
+      <AddForm action="/hq/admin/users" label="Add a user" csrfToken={data.csrfToken} margin="mb-6">
+        <Field label="E-mail">
+          <input class={inputClass} type="email" name="email" value={data.draft.email} required />
+        </Field>
+        <Field label="Name">
+          <input class={inputClass} name="name" value={data.draft.name} required maxLength={200} />
+        </Field>
+        <Field label="Role">
+          <select class={inputClass} name="role">
+            {ROLES.map((r) => <option key={r} value={r} selected={data.draft.role === r}>{r}</option>)}
+          </select>
+        </Field>
+        <Field label="PIN" hint="4 to 8 digits">
+          <PinInput />
+        </Field>
+        <button type="submit" class={buttonClass}>Add user</button>
+      </AddForm>
+      <Table label="Users" head={COLUMNS} rows={data.users}>
+        {(u) => {
+          const locked = u.locked_until && new Date(u.locked_until) > now;
+          return (
+            <tr key={u.id} data-user={u.email} class={u.active ? "" : "bg-slate-50 text-slate-500"}>
+              <td class={tdClass}>{u.name}</td>
+              <td class={tdClass}>{u.email}</td>
+              <td class={tdClass}>{u.role}</td>
+              <td class={tdClass}>
+                {u.active ? (locked ? "Locked (wrong PINs)" : "Active") : "Deactivated"}
+              </td>
+              <td class={tdClass}>
+                <form method="post" action={`/hq/admin/users/${u.id}/pin`} class="flex items-center gap-2">
+                  <Csrf token={data.csrfToken} />
+                  <PinInput label={`New PIN for ${u.email}`} />
+                  <button type="submit" class={secondaryButtonClass}>Set PIN</button>
+                </form>
+              </td>
+              <td class={tdClass}>
+                {u.id === data.selfId ? <span class="text-xs text-slate-500">you</span> : (
+                  <ActiveToggle
+                    action={`/hq/admin/users/${u.id}/active`}
+                    active={u.active}
+                    csrfToken={data.csrfToken}
+                  />
+                )}
+              </td>
+            </tr>
+          );
+        }}
+      </Table>
+    </>
+  );
 }

@@ -1,65 +1,18 @@
 /**
- * `/hq/exports`: CSV downloads of parts and movements (same filters as their list pages). Streamed: rows
- * are fetched 500 at a time by keyset as the client reads (io/csv.ts), never the whole export in memory.
+ * `/hq/exports`: the exports page (what each CSV holds, its filters as plain GET forms, no JavaScript) and
+ * the CSV downloads of parts and movements, filtered like their lists (lib/dashboard/exports.ts).
  */
 import { Hono } from "hono";
-import { partExportBatch, type PartExportRow } from "@/db/queries/dashboard.ts";
-import { movementExportBatch, type MovementExportRow } from "@/db/queries/dashboard_movements.ts";
-import { csvStream } from "@/io/csv.ts";
+import type { ComponentChildren } from "preact";
+import { PART_STATUSES } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { movementsCsv, partsCsv } from "@/lib/dashboard/exports.ts";
+import { movementQueryOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { filterQuery, type HqContext, hqPage } from "@/routes/hq/render.tsx";
-import { PART_FILTERS, partFilters } from "@/routes/hq/parts.tsx";
-import { MOVEMENT_FILTERS, movementFilters } from "@/routes/hq/movements.tsx";
-import { ExportsPage } from "@/routes/hq/exports_page.tsx";
+import { type HqContext, hqPage } from "@/components/hq/page.tsx";
+import { buttonClass, Field, inputClass, PageTitle } from "@/components/hq/ui.tsx";
 
-export const EXPORT_BATCH = 500;
-
-/** The parts CSV's columns, in order. */
-export const PART_HEADER = [
-  "Part ID",
-  "Part No.",
-  "Description",
-  "Qty",
-  "Status",
-  "Status since",
-  "Claim number",
-  "Rego",
-  "Repair shop",
-  "Arrived at",
-  "Delivered to repair shop at",
-  "Flagged for pick-up at",
-  "Picked up from repair shop at",
-  "Returned to HQ at",
-];
-
-/** The movements CSV's columns, in order. */
-export const MOVEMENT_HEADER = [
-  "Movement ID",
-  "Type",
-  "Status",
-  "Claim number",
-  "Rego",
-  "Repair shop",
-  "HQ location",
-  "Picked up by",
-  "Picked up at",
-  "Dropped off by",
-  "Dropped off at",
-  "Parts",
-  "Part numbers",
-];
-
-/** Pulls batches after the last id seen, until one comes back empty. */
-function keyset<T extends { id: number }>(fetch: (afterId: number) => Promise<T[]>): () => Promise<T[]> {
-  let afterId = 0;
-  return async () => {
-    const rows = await fetch(afterId);
-    if (rows.length) afterId = rows[rows.length - 1].id;
-    return rows;
-  };
-}
-
+/** A download named after what it holds and the day it was made. */
 function csvResponse(c: HqContext, name: string, body: ReadableStream<Uint8Array>, today: Date) {
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
@@ -71,50 +24,92 @@ function csvResponse(c: HqContext, name: string, body: ReadableStream<Uint8Array
 export function exportsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
-  app.get("/", (c) => hqPage(c, { title: "Exports", section: "exports" }, <ExportsPage />));
+  app.get("/", (c) => hqPage(c, { title: "Exports", section: "exports" }, <Page />));
 
   app.get("/parts.csv", (c) => {
-    const filters = partFilters(filterQuery(c, PART_FILTERS));
-    const next = keyset((afterId) => partExportBatch(deps.db, filters, afterId, EXPORT_BATCH));
-    const body = csvStream(PART_HEADER, next, (p: PartExportRow) => [
-      p.id,
-      p.part_no,
-      p.description,
-      p.qty_ordered,
-      p.status,
-      p.updated_at,
-      p.claim_number,
-      p.registration,
-      p.repairer_name,
-      p.arrived_at,
-      p.delivered_at,
-      p.flagged_at,
-      p.picked_up_at,
-      p.returned_at,
-    ]);
-    return csvResponse(c, "parts", body, deps.clock.now());
+    const { filters } = partQueryOf(c.req.query());
+    return csvResponse(c, "parts", partsCsv(deps.db, filters), deps.clock.now());
   });
 
   app.get("/movements.csv", (c) => {
-    const filters = movementFilters(filterQuery(c, MOVEMENT_FILTERS));
-    const next = keyset((afterId) => movementExportBatch(deps.db, filters, afterId, EXPORT_BATCH));
-    const body = csvStream(MOVEMENT_HEADER, next, (m: MovementExportRow) => [
-      m.id,
-      m.movement_type,
-      m.movement_status,
-      m.claim_number,
-      m.registration,
-      m.repairer_name,
-      m.hq_name,
-      m.picked_up_by_name,
-      m.pick_up_at,
-      m.dropped_off_by_name,
-      m.dropped_off_at,
-      m.part_count,
-      m.part_numbers,
-    ]);
-    return csvResponse(c, "movements", body, deps.clock.now());
+    const { filters } = movementQueryOf(c.req.query());
+    return csvResponse(c, "movements", movementsCsv(deps.db, filters), deps.clock.now());
   });
 
   return app;
+}
+
+function Page() {
+  return (
+    <>
+      <PageTitle sub="CSV files (UTF-8, for Excel or any spreadsheet). Times are in UTC, ISO 8601.">
+        Exports
+      </PageTitle>
+      <div class="grid gap-6 md:grid-cols-2">
+        <ExportCard
+          id="export-parts"
+          title="Parts"
+          action="/hq/exports/parts.csv"
+          button="Download parts CSV"
+          about={
+            <>
+              Each part with its claim, rego, repair shop, current status and since when, and when it last
+              arrived, was delivered, flagged, picked up and returned.
+            </>
+          }
+        >
+          <Field label="Status">
+            <select class={inputClass} name="status">
+              <option value="">Any status</option>
+              {PART_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            </select>
+          </Field>
+        </ExportCard>
+        <ExportCard
+          id="export-movements"
+          title="Movements"
+          action="/hq/exports/movements.csv"
+          button="Download movements CSV"
+          about="Each movement with its type, status, claim, place, drivers, times and part numbers."
+        >
+          <Field label="Type">
+            <select class={inputClass} name="type">
+              <option value="">Any type</option>
+              <option value="direct">Direct</option>
+              <option value="reverse">Return</option>
+            </select>
+          </Field>
+        </ExportCard>
+      </div>
+      <p class="mt-4 text-sm text-slate-600">
+        The parts and movements pages also offer an export of exactly the rows their filters show.
+      </p>
+    </>
+  );
+}
+
+/** One CSV: what it holds, and a form with its own filters (the children) and a rego filter. */
+function ExportCard(
+  { id, title, about, action, button, children }: {
+    id: string;
+    title: string;
+    about: ComponentChildren;
+    action: string;
+    button: string;
+    children: ComponentChildren;
+  },
+) {
+  return (
+    <section class="rounded border border-slate-200 bg-white p-4" aria-labelledby={id}>
+      <h2 id={id} class="mb-1 text-lg font-semibold">{title}</h2>
+      <p class="mb-3 text-sm text-slate-600">{about}</p>
+      <form method="get" action={action} class="flex flex-wrap items-end gap-3">
+        {children}
+        <Field label="Rego">
+          <input class={inputClass} name="rego" size={10} />
+        </Field>
+        <button type="submit" class={buttonClass}>{button}</button>
+      </form>
+    </section>
+  );
 }

@@ -10,7 +10,10 @@ import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.
 import { hqAccessGuard } from "@/routes/hq/guards.ts";
 import { signInRoutes } from "@/routes/hq/sign_in.tsx";
 import { partsRoutes } from "@/routes/hq/parts.tsx";
+import { partRoutes } from "@/routes/hq/part.tsx";
 import { movementsRoutes } from "@/routes/hq/movements.tsx";
+import { movementRoutes } from "@/routes/hq/movement.tsx";
+import { tripsRoutes } from "@/routes/hq/trips.tsx";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
@@ -36,7 +39,10 @@ export function hqRoutes(deps: AppDeps): Hono<SessionEnv> {
   app.get("/", (c) => c.redirect("/hq/parts", 303));
   app.route("/", signInRoutes(deps));
   app.route("/parts", partsRoutes(deps));
-  app.route("/", movementsRoutes(deps));
+  app.route("/parts", partRoutes(deps));
+  app.route("/movements", movementsRoutes(deps));
+  app.route("/movements", movementRoutes(deps));
+  app.route("/trips", tripsRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
   app.route("/admin/users", adminUsersRoutes(deps));

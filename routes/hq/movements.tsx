@@ -1,67 +1,124 @@
-/** `/hq/movements` (list and one movement) and `/hq/trips` (open return trips, oldest first). */
+/** `/hq/movements`: every recorded movement, newest first: filters, paging, export link. */
 import { Hono } from "hono";
-import {
-  listMovers,
-  movementDetail,
-  type MovementFilters,
-  openReturnTrips,
-  searchMovements,
-} from "@/db/queries/dashboard_movements.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { movementQueryOf, pageOf } from "@/lib/dashboard/lists.ts";
+import { type MovementRow, movementsPage, type MovementsPageData } from "@/lib/dashboard/movements.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { hqPage, listRequest, notFoundPage, parseId } from "@/routes/hq/render.tsx";
-import { MovementsPage, OpenTripsPage } from "@/routes/hq/movements_page.tsx";
-import { MovementPage } from "@/routes/hq/movement_page.tsx";
-
-export const MOVEMENT_FILTERS = ["type", "status", "rego", "driver"] as const;
-
-/** The movement filters of a query string (shared with the movements export). */
-export function movementFilters(query: Record<string, string>): MovementFilters {
-  return {
-    type: query.type === "direct" || query.type === "reverse" ? query.type : undefined,
-    status: query.status === "Parts Picked Up" || query.status === "Parts Dropped off"
-      ? query.status
-      : undefined,
-    rego: query.rego,
-    driverId: parseId(query.driver) ?? undefined,
-  };
-}
+import { hqPage } from "@/components/hq/page.tsx";
+import { FilterForm } from "@/components/hq/filter_form.tsx";
+import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
+import {
+  Field,
+  inputClass,
+  linkClass,
+  PageTitle,
+  Pagination,
+  Table,
+  tdClass,
+  TimeCell,
+} from "@/components/hq/ui.tsx";
 
 export function movementsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
-  app.get("/movements", async (c) => {
-    const { query, page, paging } = listRequest(c, MOVEMENT_FILTERS);
-    const [{ rows, more }, drivers] = await Promise.all([
-      searchMovements(deps.db, movementFilters(query), paging),
-      listMovers(deps.db),
-    ]);
-    return hqPage(
-      c,
-      { title: "Movements", section: "movements" },
-      <MovementsPage data={{ query, page, rows, more, drivers }} />,
-    );
-  });
-
-  app.get("/movements/:id", async (c) => {
-    const id = parseId(c.req.param("id"));
-    const detail = id ? await movementDetail(deps.db, id) : null;
-    if (!detail) return notFoundPage(c, "movement");
-    return hqPage(
-      c,
-      { title: `Movement #${detail.movement.id}`, section: "movements" },
-      <MovementPage data={detail} />,
-    );
-  });
-
-  app.get("/trips", async (c) => {
-    const trips = await openReturnTrips(deps.db);
-    return hqPage(
-      c,
-      { title: "Open return trips", section: "trips" },
-      <OpenTripsPage data={{ now: deps.clock.now().toISOString(), trips }} />,
-    );
+  app.get("/", async (c) => {
+    const raw = c.req.query();
+    const { query, filters } = movementQueryOf(raw);
+    const { page, paging } = pageOf(raw);
+    const data = await movementsPage(deps.db, filters, paging);
+    return hqPage(c, { title: "Movements", section: "movements" }, <Page data={{ ...data, query, page }} />);
   });
 
   return app;
+}
+
+interface Data extends MovementsPageData {
+  /** The filters as typed, for the form and the paging and export links. */
+  query: Record<string, string>;
+  page: number;
+}
+
+/** "To Southside Collision Centre" for a direct movement, "From Southside … to HQ Main Depot" for a return. */
+function placeOf(m: Pick<MovementRow, "movement_type" | "repairer_name" | "hq_name">): string {
+  return m.movement_type === "direct"
+    ? `To ${m.repairer_name ?? "—"}`
+    : `From ${m.repairer_name ?? "—"} to ${m.hq_name ?? "HQ"}`;
+}
+
+const COLUMNS = [
+  "#",
+  "Type",
+  "Status",
+  "Rego · Claim",
+  "Repair shop or HQ",
+  "Driver",
+  "Picked up",
+  "Dropped off",
+  "Parts",
+];
+
+function Page({ data }: { data: Data }) {
+  const q = data.query;
+  return (
+    <>
+      <PageTitle sub="Every recorded movement, newest first. Open one to see each part with its photos.">
+        Movements
+      </PageTitle>
+      <FilterForm
+        action="/hq/movements"
+        query={q}
+        submit="Filter"
+        exportPath="/hq/exports/movements.csv"
+        exportLabel="Export these movements (CSV)"
+      >
+        <Field label="Type">
+          <select class={inputClass} name="type">
+            <option value="">Any type</option>
+            <option value="direct" selected={q.type === "direct"}>Direct (HQ → repair shop)</option>
+            <option value="reverse" selected={q.type === "reverse"}>Return (repair shop → HQ)</option>
+          </select>
+        </Field>
+        <Field label="Status">
+          <select class={inputClass} name="status">
+            <option value="">Any status</option>
+            <option value="Parts Picked Up" selected={q.status === "Parts Picked Up"}>Parts Picked Up</option>
+            <option value="Parts Dropped off" selected={q.status === "Parts Dropped off"}>
+              Parts Dropped off
+            </option>
+          </select>
+        </Field>
+        <Field label="Rego">
+          <input class={inputClass} name="rego" value={q.rego ?? ""} size={10} />
+        </Field>
+        <Field label="Driver">
+          <select class={inputClass} name="driver">
+            <option value="">Anyone</option>
+            {data.drivers.map((d) => (
+              <option key={d.id} value={String(d.id)} selected={q.driver === String(d.id)}>{d.name}</option>
+            ))}
+          </select>
+        </Field>
+      </FilterForm>
+      <Table label="Movements" head={COLUMNS} rows={data.rows} empty="No movements match these filters.">
+        {(m) => (
+          <tr key={m.id} class="hover:bg-slate-50">
+            <td class={tdClass}>
+              <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id}</a>
+            </td>
+            <td class={tdClass}>
+              <MovementTypeLabel type={m.movement_type} />
+            </td>
+            <td class={tdClass}>{m.movement_status}</td>
+            <td class={`${tdClass} whitespace-nowrap`}>{m.registration} · {m.claim_number}</td>
+            <td class={tdClass}>{placeOf(m)}</td>
+            <td class={tdClass}>{m.picked_up_by_name}</td>
+            <TimeCell at={m.pick_up_at} />
+            <TimeCell at={m.dropped_off_at} />
+            <td class={tdClass}>{m.part_count}</td>
+          </tr>
+        )}
+      </Table>
+      <Pagination path="/hq/movements" query={q} page={data.page} more={data.more} />
+    </>
+  );
 }

@@ -1,118 +1,87 @@
-/** `/hq/parts`: the parts search, one part's page, and the dispatcher's status changes (POST). */
+/** `/hq/parts`: the parts search: filters (rego, claim number, status, repair shop), results, paging, export. */
 import { Hono } from "hono";
-import { listRepairers, partDetail, searchParts } from "@/db/queries/dashboard.ts";
-import { PART_STATUSES, type PartStatus } from "@/db/schema.ts";
+import { PART_STATUSES } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { DomainError } from "@/lib/errors.ts";
-import {
-  changeStatusByDispatcher,
-  openReturnTripOf,
-  StatusRaced,
-  transitionsFrom,
-} from "@/lib/part_status.ts";
-import type { Notice } from "@/components/hq/ui.tsx";
+import { pageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
+import { partsPage, type PartsPageData } from "@/lib/dashboard/parts.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import {
-  field,
-  type HqContext,
-  hqPage,
-  listRequest,
-  mustViewer,
-  notFoundPage,
-  parseId,
-} from "@/routes/hq/render.tsx";
-import { PartsPage } from "@/routes/hq/parts_page.tsx";
-import { PartPage } from "@/routes/hq/part_page.tsx";
-
-export const PART_FILTERS = ["rego", "claim", "status", "repairer"] as const;
-
-/** The parts filters of a query string (shared with the parts export). */
-export function partFilters(query: Record<string, string>) {
-  return {
-    rego: query.rego,
-    claim: query.claim,
-    status: (PART_STATUSES as readonly string[]).includes(query.status ?? "")
-      ? query.status as PartStatus
-      : undefined,
-    repairerId: parseId(query.repairer) ?? undefined,
-  };
-}
+import { hqPage } from "@/components/hq/page.tsx";
+import { FilterForm } from "@/components/hq/filter_form.tsx";
+import { PartCells } from "@/components/hq/part_cells.tsx";
+import { Field, inputClass, PageTitle, Pagination, Table, tdClass, TimeCell } from "@/components/hq/ui.tsx";
 
 export function partsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
   app.get("/", async (c) => {
-    const { query, page, paging } = listRequest(c, PART_FILTERS);
-    const [{ rows, more }, repairers] = await Promise.all([
-      searchParts(deps.db, partFilters(query), paging),
-      listRepairers(deps.db),
-    ]);
-    return hqPage(
-      c,
-      { title: "Parts", section: "parts" },
-      <PartsPage data={{ query, page, rows, more, repairers }} />,
-    );
-  });
-
-  const showPart = async (
-    c: HqContext,
-    id: number,
-    notice: Notice | null,
-    reason = "",
-    status: 200 | 409 | 422 = 200,
-  ) => {
-    const detail = await partDetail(deps.db, id);
-    if (!detail) return notFoundPage(c, "part");
-    const openTrip = detail.part.status === "Picked Up from Repair Shop"
-      ? await openReturnTripOf(deps.db, id)
-      : null;
-    return hqPage(
-      c,
-      { title: `Part ${detail.part.part_no}`, section: "parts", status },
-      <PartPage
-        data={{
-          detail,
-          transitions: transitionsFrom(detail.part.status),
-          openTrip,
-          csrfToken: mustViewer(c).csrfToken,
-          notice,
-          reason,
-        }}
-      />,
-    );
-  };
-
-  app.get("/:id", (c) => {
-    const id = parseId(c.req.param("id"));
-    if (!id) return notFoundPage(c, "part");
-    const done = c.req.query("done");
-    const notice = done && (PART_STATUSES as readonly string[]).includes(done)
-      ? { kind: "ok" as const, text: `Status changed to ${done}.` }
-      : null;
-    return showPart(c, id, notice);
-  });
-
-  app.post("/:id/status", async (c) => {
-    const id = parseId(c.req.param("id"));
-    if (!id) return notFoundPage(c, "part");
-    const form = await c.req.parseBody();
-    const reason = field(form, "reason");
-    try {
-      const result = await changeStatusByDispatcher(deps.db, deps.clock, {
-        partId: id,
-        from: field(form, "from"),
-        to: field(form, "to"),
-        reason,
-        userId: mustViewer(c).userId,
-      });
-      return c.redirect(`/hq/parts/${id}?done=${encodeURIComponent(result.to)}`, 303);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (error.kind === "not_found") return notFoundPage(c, "part");
-      const raced = error instanceof StatusRaced;
-      return showPart(c, id, { kind: "error", text: error.message }, raced ? "" : reason, raced ? 409 : 422);
-    }
+    const raw = c.req.query();
+    const { query, filters } = partQueryOf(raw);
+    const { page, paging } = pageOf(raw);
+    const data = await partsPage(deps.db, filters, paging);
+    return hqPage(c, { title: "Parts", section: "parts" }, <Page data={{ ...data, query, page }} />);
   });
 
   return app;
+}
+
+interface Data extends PartsPageData {
+  /** The filters as typed, for the form and the paging and export links. */
+  query: Record<string, string>;
+  page: number;
+}
+
+const COLUMNS = ["Part No.", "Description", "Qty", "Status", "Since", "Claim", "Rego", "Repair shop"];
+
+function Page({ data }: { data: Data }) {
+  const q = data.query;
+  return (
+    <>
+      <PageTitle sub="Search claims and parts; open a part to see its history and change its status.">
+        Parts
+      </PageTitle>
+      <FilterForm
+        action="/hq/parts"
+        query={q}
+        submit="Search"
+        exportPath="/hq/exports/parts.csv"
+        exportLabel="Export these parts (CSV)"
+      >
+        <Field label="Rego">
+          <input class={inputClass} name="rego" value={q.rego ?? ""} size={10} />
+        </Field>
+        <Field label="Claim number">
+          <input class={inputClass} name="claim" value={q.claim ?? ""} size={12} />
+        </Field>
+        <Field label="Status">
+          <select class={inputClass} name="status">
+            <option value="">Any status</option>
+            {PART_STATUSES.map((s) => <option key={s} value={s} selected={q.status === s}>{s}</option>)}
+          </select>
+        </Field>
+        <Field label="Repair shop">
+          <select class={inputClass} name="repairer">
+            <option value="">Any repair shop</option>
+            {data.repairers.map((r) => (
+              <option key={r.id} value={String(r.id)} selected={q.repairer === String(r.id)}>
+                {r.name}
+                {r.active ? "" : " (inactive)"}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </FilterForm>
+      <Table label="Parts" head={COLUMNS} rows={data.rows} empty="No parts match these filters.">
+        {(p) => (
+          <tr key={p.id} class="hover:bg-slate-50">
+            <PartCells part={p} />
+            <TimeCell at={p.updated_at} />
+            <td class={tdClass}>{p.claim_number}</td>
+            <td class={`${tdClass} whitespace-nowrap`}>{p.registration}</td>
+            <td class={tdClass}>{p.repairer_name ?? <span class="text-slate-400">—</span>}</td>
+          </tr>
+        )}
+      </Table>
+      <Pagination path="/hq/parts" query={q} page={data.page} more={data.more} />
+    </>
+  );
 }

@@ -1,8 +1,9 @@
 /** `/hq/sign-in` and `/hq/sign-out`: PIN sign-in with lockout messages (D23), for dispatchers and admins. */
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
+import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
-import { DomainError } from "@/lib/errors.ts";
+import { formText } from "@/lib/dashboard/forms.ts";
 import { signIn, signOut } from "@/lib/sessions.ts";
 import {
   clearSession,
@@ -11,31 +12,43 @@ import {
   type SessionEnv,
   setSessionCookie,
 } from "@/routes/web/session.ts";
-import { field, type HqContext, hqPage } from "@/routes/hq/render.tsx";
-import { type SignInData, SignInPage } from "@/routes/hq/sign_in_page.tsx";
+import { type HqContext, hqPage } from "@/components/hq/page.tsx";
+import { answerRefusal } from "@/components/hq/refusals.ts";
+import { buttonClass, Field, inputClass, type Notice, NoticeBox } from "@/components/hq/ui.tsx";
 
 const HOME = "/hq/parts";
 
-const page = (c: HqContext, data: SignInData, status: 200 | 401 | 403 = 200) =>
-  hqPage(c, { title: "Sign in", section: "none", status }, <SignInPage data={data} />);
+/** The sign-in form; `next` is where to go afterwards (kept inside /hq by safeNext). */
+const signInForm = z.object({
+  email: formText.transform((v) => v.trim()),
+  pin: formText,
+  next: formText.transform((v) => safeNext(v, "/hq", HOME)),
+});
+
+/** `?next=` (where to go after signing in) and `?signed_out=1` (after signing out). */
+const signInQuery = z.object({
+  next: z.string().optional().catch(undefined).transform((v) => safeNext(v, "/hq", HOME)),
+  signed_out: z.string().optional().catch(undefined),
+});
+
+const page = (c: HqContext, data: Data, status: 200 | 401 | 403 | 409 | 422 = 200) =>
+  hqPage(c, { title: "Sign in", section: "none", status }, <Page data={data} />);
 
 export function signInRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
   app.get("/sign-in", (c) => {
     const session = c.var.session;
-    const next = safeNext(c.req.query("next"), "/hq", HOME);
+    const { next, signed_out } = signInQuery.parse(c.req.query());
     if (session && session.user.role !== "driver") return c.redirect(next, 303);
-    const notice = c.req.query("signed_out") ? { kind: "info" as const, text: "You are signed out." } : null;
+    const notice: Notice | null = signed_out ? { kind: "info", text: "You are signed out." } : null;
     return page(c, { email: "", next, notice });
   });
 
   app.post("/sign-in", async (c) => {
-    const form = await c.req.parseBody();
-    const email = field(form, "email").trim();
-    const next = safeNext(field(form, "next"), "/hq", HOME);
+    const { email, pin, next } = signInForm.parse(await c.req.parseBody());
     try {
-      const { token, user } = await signIn(deps.db, deps.clock, { email, pin: field(form, "pin") });
+      const { token, user } = await signIn(deps.db, deps.clock, { email, pin });
       if (user.role === "driver") {
         // The PIN was right, but this face is not for drivers: end the session it just opened.
         await signOut(deps.db, token);
@@ -51,8 +64,7 @@ export function signInRoutes(deps: AppDeps) {
       setSessionCookie(c, deps, token);
       return c.redirect(next, 303);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return page(c, { email, next, notice: { kind: "error", text: error.message } }, 401);
+      return answerRefusal(c, error, { show: (r) => page(c, { email, next, notice: r.notice }, r.status) });
     }
   });
 
@@ -64,4 +76,47 @@ export function signInRoutes(deps: AppDeps) {
   });
 
   return app;
+}
+
+interface Data {
+  email: string;
+  next: string;
+  notice: Notice | null;
+}
+
+/** E-mail and PIN (D23), for dispatchers and admins (D24). */
+function Page({ data }: { data: Data }) {
+  return (
+    <div class="mx-auto mt-8 max-w-sm rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+      <h1 class="mb-1 text-xl font-semibold">Sign in to the HQ dashboard</h1>
+      <p class="mb-4 text-sm text-slate-600">For dispatchers and admins. Drivers use the depot tablet.</p>
+      <NoticeBox notice={data.notice} />
+      <form method="post" action="/hq/sign-in" class="flex flex-col gap-4">
+        <input type="hidden" name="next" value={data.next} />
+        <Field label="E-mail">
+          <input
+            class={inputClass}
+            type="email"
+            name="email"
+            value={data.email}
+            autocomplete="username"
+            required
+            autofocus
+          />
+        </Field>
+        <Field label="PIN">
+          <input
+            class={inputClass}
+            type="password"
+            name="pin"
+            inputmode="numeric"
+            pattern="[0-9]*"
+            autocomplete="current-password"
+            required
+          />
+        </Field>
+        <button type="submit" class={buttonClass + " justify-center"}>Sign in</button>
+      </form>
+    </div>
+  );
 }

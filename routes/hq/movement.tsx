@@ -1,5 +1,11 @@
-/** One movement: type, status, drivers, times, place, each part with its pickup and delivery photos. */
-import type { MovementDetail } from "@/db/queries/dashboard_movements.ts";
+/** `/hq/movements/:id`: one movement: type, status, drivers, times, place, each part with its photos. */
+import { Hono } from "hono";
+import type { AppDeps } from "@/lib/deps.ts";
+import { movementPage, type MovementPageData } from "@/lib/dashboard/movements.ts";
+import { parseId } from "@/lib/validation.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
+import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
+import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
 import { PartCells } from "@/components/hq/part_cells.tsx";
 import {
   DetailItem,
@@ -12,11 +18,23 @@ import {
   tdClass,
   Time,
 } from "@/components/hq/ui.tsx";
-import { MovementTypeLabel } from "@/routes/hq/movements_page.tsx";
+
+export function movementRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+
+  app.get("/:id", async (c) => {
+    const id = parseId(c.req.param("id"));
+    const data = id ? await movementPage(deps.db, id) : null;
+    if (!data) return notFoundPage(c, "movement");
+    return hqPage(c, { title: `Movement #${data.movement.id}`, section: "movements" }, <Page data={data} />);
+  });
+
+  return app;
+}
 
 const PART_COLUMNS = ["Part No.", "Description", "Qty", "Status now", "Pickup photo", "Delivery photo"];
 
-export function MovementPage({ data }: { data: MovementDetail }) {
+function Page({ data }: { data: MovementPageData }) {
   const { movement: m, parts, announcements } = data;
   const direct = m.movement_type === "direct";
   return (

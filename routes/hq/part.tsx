@@ -1,9 +1,19 @@
 /**
- * One part: its claim, the status changes a dispatcher may make now (lib/part_status.ts), its whole
- * history (from, to, when, who, via, reason) and the movements that carried it, with their photos.
+ * `/hq/parts/:id`: one part: its claim, the status changes a dispatcher may make now (lib/part_status.ts),
+ * its whole history (from, to, when, who, via, reason) and the movements that carried it, with their
+ * photos; and the dispatcher's status change (POST).
  */
-import type { PartDetail } from "@/db/queries/dashboard.ts";
-import type { DispatcherTransition } from "@/lib/part_status.ts";
+import { Hono } from "hono";
+import { z } from "zod";
+import { PART_STATUSES } from "@/db/schema.ts";
+import type { AppDeps } from "@/lib/deps.ts";
+import { formText } from "@/lib/dashboard/forms.ts";
+import { partPage, type PartPageData } from "@/lib/dashboard/parts.ts";
+import { changeStatusByDispatcher } from "@/lib/part_status.ts";
+import { parseId } from "@/lib/validation.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
+import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
+import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
 import {
   buttonClass,
   Csrf,
@@ -23,11 +33,63 @@ import {
   TimeCell,
 } from "@/components/hq/ui.tsx";
 
-export interface PartPageData {
-  detail: PartDetail;
-  transitions: DispatcherTransition[];
-  /** The open return trip carrying the part, if any: its status is not the dashboard's to change. */
-  openTrip: number | null;
+/** The status change form: the status the page showed, the one asked for, and the reason. */
+const statusForm = z.object({ from: formText, to: formText, reason: formText });
+
+/** `?done=<status>` after a change. */
+const doneQuery = z.enum(PART_STATUSES).optional().catch(undefined);
+
+export function partRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+
+  const show = async (
+    c: HqContext,
+    id: number,
+    extra: Pick<Data, "notice" | "reason">,
+    status: 200 | Refusal["status"] = 200,
+  ) => {
+    const data = await partPage(deps.db, id);
+    if (!data) return notFoundPage(c, "part");
+    return hqPage(
+      c,
+      { title: `Part ${data.detail.part.part_no}`, section: "parts", status },
+      <Page data={{ ...data, ...extra, csrfToken: mustViewer(c).csrfToken }} />,
+    );
+  };
+
+  app.get("/:id", (c) => {
+    const id = parseId(c.req.param("id"));
+    if (!id) return notFoundPage(c, "part");
+    const done = doneQuery.parse(c.req.query("done"));
+    return show(c, id, {
+      notice: done ? { kind: "ok", text: `Status changed to ${done}.` } : null,
+      reason: "",
+    });
+  });
+
+  app.post("/:id/status", async (c) => {
+    const id = parseId(c.req.param("id"));
+    if (!id) return notFoundPage(c, "part");
+    const form = statusForm.parse(await c.req.parseBody());
+    try {
+      const result = await changeStatusByDispatcher(deps.db, deps.clock, {
+        partId: id,
+        ...form,
+        userId: mustViewer(c).userId,
+      });
+      return c.redirect(`/hq/parts/${id}?done=${encodeURIComponent(result.to)}`, 303);
+    } catch (error) {
+      return answerRefusal(c, error, {
+        subject: "part",
+        show: (r) => show(c, id, { notice: r.notice, reason: r.keepInput ? form.reason : "" }, r.status),
+      });
+    }
+  });
+
+  return app;
+}
+
+interface Data extends PartPageData {
   csrfToken: string;
   notice: Notice | null;
   /** What the dispatcher typed, kept when a change is refused. */
@@ -39,7 +101,7 @@ const VIA_LABEL = { import: "Import", dashboard: "Dashboard", movement: "Movemen
 const HISTORY_COLUMNS = ["When", "From", "To", "Who", "Via", "Reason"];
 const MOVEMENT_COLUMNS = ["Movement", "Status", "Picked up", "Dropped off", "Pickup photo", "Delivery photo"];
 
-export function PartPage({ data }: { data: PartPageData }) {
+function Page({ data }: { data: Data }) {
   const { part, history, movements } = data.detail;
   return (
     <>
@@ -126,7 +188,7 @@ export function PartPage({ data }: { data: PartPageData }) {
   );
 }
 
-function StatusChanges({ data }: { data: PartPageData }) {
+function StatusChanges({ data }: { data: Data }) {
   const { part } = data.detail;
   if (data.openTrip !== null) {
     return (

@@ -1,0 +1,62 @@
+/**
+ * The answers of the dashboard's pages: a page in the HQ shell, and its styled error pages (so a browser
+ * never gets a bare text or JSON answer inside /hq). Every route module of routes/hq renders through here.
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ComponentChildren } from "preact";
+import { type HqSection, hqShell, type HqViewer } from "@/components/hq/HqShell.tsx";
+import { renderPage } from "@/render/page.tsx";
+import type { SessionEnv } from "@/routes/web/session.ts";
+
+export type HqContext = Context<SessionEnv>;
+
+function viewerOf(c: HqContext): HqViewer | null {
+  const s = c.var.session;
+  return s ? { name: s.user.name, role: s.user.role, csrfToken: s.csrfToken } : null;
+}
+
+/** The signed-in viewer; routes behind the access guard always have one. */
+export function mustViewer(c: HqContext): HqViewer & { userId: number } {
+  const s = c.var.session;
+  if (!s) throw new Error("dashboard route reached without a session: the access guard is missing");
+  return { name: s.user.name, role: s.user.role, csrfToken: s.csrfToken, userId: s.user.id };
+}
+
+/** `body` inside the HQ shell (navigation for the viewer, `section` marked as current). */
+export async function hqPage(
+  c: HqContext,
+  opts: { title: string; section: HqSection; status?: ContentfulStatusCode },
+  body: ComponentChildren,
+): Promise<Response> {
+  const html = await renderPage(body, { title: opts.title, layout: hqShell(viewerOf(c), opts.section) });
+  return c.html(html, opts.status ?? 200);
+}
+
+/** An error answer as a dashboard page: a heading, what happened, and a way on. */
+export function errorPage(
+  c: HqContext,
+  opts: { status: ContentfulStatusCode; title: string; children: ComponentChildren },
+): Promise<Response> {
+  return hqPage(
+    c,
+    { title: opts.title, section: "none", status: opts.status },
+    <div class="rounded border border-slate-200 bg-white p-6">
+      <h1 class="mb-2 text-xl font-semibold">{opts.title}</h1>
+      <p class="text-slate-700">{opts.children}</p>
+    </div>,
+  );
+}
+
+/** The dashboard's 404: this `what` (part, movement, …) does not exist. */
+export function notFoundPage(c: HqContext, what = "page"): Promise<Response> {
+  return errorPage(c, {
+    status: 404,
+    title: "Not found",
+    children: (
+      <>
+        This {what} does not exist. <a class="text-sky-800 underline" href="/hq/parts">Back to parts</a>
+      </>
+    ),
+  });
+}

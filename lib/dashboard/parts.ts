@@ -1,0 +1,32 @@
+/** The data of the dashboard's parts pages: the filtered parts list, and one part with what may change. */
+import type { Db } from "@/db/client.ts";
+import type { PartFilters } from "@/db/queries/dashboard.ts";
+import { listRepairers, partDetail, searchParts } from "@/db/queries/dashboard.ts";
+import type { PageWindow } from "@/db/queries/dashboard_paging.ts";
+import { openReturnTripOf, transitionsFrom } from "@/lib/part_status.ts";
+
+/** One page of parts, and the repair shops the filter offers. */
+export async function partsPage(db: Db, filters: PartFilters, paging: PageWindow) {
+  const [{ rows, more }, repairers] = await Promise.all([
+    searchParts(db, filters, paging),
+    listRepairers(db),
+  ]);
+  return { rows, more, repairers };
+}
+
+export type PartsPageData = Awaited<ReturnType<typeof partsPage>>;
+
+/**
+ * One part with its claim, history and movements, the status changes a dispatcher may make now, and the
+ * open return trip carrying it (its status is then not the dashboard's to change); null when there is none.
+ */
+export async function partPage(db: Db, id: number) {
+  const detail = await partDetail(db, id);
+  if (!detail) return null;
+  const openTrip = detail.part.status === "Picked Up from Repair Shop"
+    ? await openReturnTripOf(db, id)
+    : null;
+  return { detail, transitions: transitionsFrom(detail.part.status), openTrip };
+}
+
+export type PartPageData = NonNullable<Awaited<ReturnType<typeof partPage>>>;

@@ -1,0 +1,91 @@
+/**
+ * The dashboard's one mapping of a refused form (a DomainError, by kind) to its page answer
+ * (components/hq/refusals.ts), and the parsing of its list queries (lib/dashboard/lists.ts).
+ */
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { answerRefusal } from "@/components/hq/refusals.ts";
+import { hqPage } from "@/components/hq/page.tsx";
+import { movementQueryOf, PAGE_SIZE, pageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
+import { DomainError, type ErrorKind, ValidationError } from "@/lib/errors.ts";
+import { StatusRaced } from "@/lib/part_status.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
+import { pageText, withAssets } from "@/tests/helpers/hq.ts";
+
+/** A page whose form always fails with `error`; it shows the refusal's notice and whether input is kept. */
+function refusingApp(error: unknown, subject?: string) {
+  const app = new Hono<SessionEnv>();
+  app.post("/", (c) =>
+    answerRefusal(c, error, {
+      subject,
+      show: (r) =>
+        hqPage(
+          c,
+          { title: "Form", section: "none", status: r.status },
+          <p>{r.notice.text} keep={String(r.keepInput)}</p>,
+        ),
+    }));
+  app.onError((error, c) => c.text(`error handler: ${error.message}`, 500));
+  return app;
+}
+
+const refuse = async (error: unknown, subject?: string) => {
+  await withAssets();
+  return await refusingApp(error, subject).request("/", { method: "POST" });
+};
+
+Deno.test("hq refusals: each kind answers the page again with its message, 401 for sign-in kinds, else 422", async () => {
+  const expected: Record<ErrorKind, number> = {
+    invalid: 422,
+    not_found: 422,
+    nothing_to_move: 422,
+    conflict: 422,
+    refused: 422,
+    credentials: 401,
+    locked: 401,
+  };
+  for (const [kind, status] of Object.entries(expected)) {
+    const text = await pageText(
+      await refuse(new DomainError(kind as ErrorKind, `Refused as ${kind}.`)),
+      status,
+    );
+    assert.match(text, new RegExp(`Refused as ${kind}\\. keep=true`), kind);
+  }
+  assert.match(
+    await pageText(await refuse(new ValidationError("name", "is required")), 422),
+    /name is required/,
+  );
+});
+
+Deno.test("hq refusals: the page's own subject missing is the 404 page; a race is 409 without the input", async () => {
+  const missing = await pageText(await refuse(new DomainError("not_found", "Part not found."), "part"), 404);
+  assert.match(missing, /Not found This part does not exist\./);
+  const raced = await pageText(await refuse(new StatusRaced("PN-1", "Arrived", 1), "part"), 409);
+  assert.match(raced, /PN-1 changed to Arrived while you were looking; nothing was changed\. keep=false/);
+  // Not a refusal but a bug: rethrown for the app's error handler.
+  const bug = await refuse(new Error("boom"));
+  assert.equal(bug.status, 500);
+  assert.equal(await bug.text(), "error handler: boom");
+});
+
+Deno.test("hq lists: filters are trimmed, unknown values ignored, the page number bounded", () => {
+  assert.deepEqual(
+    partQueryOf({ rego: " abc ", claim: "", status: "Bogus", repairer: "12", page: "2", other: "x" }),
+    {
+      query: { rego: "abc", status: "Bogus", repairer: "12" },
+      filters: { rego: "abc", claim: undefined, status: undefined, repairerId: 12 },
+    },
+  );
+  assert.deepEqual(partQueryOf({ status: "Arrived", repairer: "abc" }).filters.status, "Arrived");
+  assert.equal(partQueryOf({ repairer: "99999999999" }).filters.repairerId, undefined);
+  assert.deepEqual(movementQueryOf({ type: "reverse", status: "Parts Picked Up", driver: "0" }).filters, {
+    type: "reverse",
+    status: "Parts Picked Up",
+    rego: undefined,
+    driverId: undefined,
+  });
+  assert.deepEqual(movementQueryOf({ type: "sideways" }).filters.type, undefined);
+  assert.deepEqual(pageOf({ page: "3" }), { page: 3, paging: { offset: 2 * PAGE_SIZE, limit: PAGE_SIZE } });
+  for (const page of ["-3", "0", "1.5", "abc", "10001", ""]) assert.equal(pageOf({ page }).page, 1, page);
+  assert.equal(pageOf({}).page, 1);
+});
