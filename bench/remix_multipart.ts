@@ -1,6 +1,6 @@
 /**
  * `readFilePart` (io/multipart.ts) rebuilt on @remix-run/multipart-parser, for the comparison in
- * bench/EVALUATION.md: same signature, same errors, same limits as far as the library lets us state them.
+ * docs/build-or-buy.md: same signature, same errors, same limits as far as the library lets us state them.
  * This is the drop-in the service would use if the library replaced our parser; it is not used by the
  * service. bench/multipart_parsers.ts times it, tests/multipart_library_test.ts runs our edge cases on it.
  *

@@ -2,7 +2,7 @@
  * The cases of multipart_upload_test.ts and fuzz_upload_test.ts run through @remix-run/multipart-parser
  * (via bench/remix_multipart.ts, the drop-in the service would use) next to our parser, asserting what
  * each does. Where the library differs from ours, the test pins the library's behaviour and says what ours
- * does; bench/EVALUATION.md sums the differences up. If a library upgrade changes one, this test says so.
+ * does; docs/build-or-buy.md sums the differences up. If a library upgrade changes one, this test says so.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -1,7 +1,7 @@
 /**
  * What hono-rate-limiter does with the needs tests/rate_limit_test.ts pins (429 with Retry-After and our
  * answer shape, a key per address or user, a window that reopens when the injected clock moves a
- * minute), next to our RateLimiter (routes/web/rate_limiter.ts). bench/EVALUATION.md sums it up.
+ * minute), next to our RateLimiter (routes/web/rate_limiter.ts). docs/build-or-buy.md sums it up.
  */
 import assert from "node:assert/strict";
 import { type Context, Hono, type MiddlewareHandler } from "hono";

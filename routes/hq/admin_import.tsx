@@ -139,7 +139,7 @@ function Page({ data }: { data: Data }) {
       </form>
       <p class="mt-4 text-sm text-slate-600">
         The whole file is checked before anything is written; a file with any problem changes nothing. The
-        format is the one of <code>deno task import</code> (see the README, section Import).
+        format is the one of <code>deno task import</code> (see docs/operations.md, section Import).
       </p>
     </>
   );
