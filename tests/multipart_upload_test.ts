@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  ByteSearch,
   ENVELOPE_ALLOWANCE,
   type FilePartInfo,
   NoFilePartError,
@@ -10,6 +9,7 @@ import {
   PhotoTooLargeError,
   readFilePart,
 } from "@/io/multipart.ts";
+import { ByteSearch } from "@/io/multipart_parser.ts";
 import { EmptyPhotoError, PhotoStorage } from "@/io/photo_storage.ts";
 import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
 
