@@ -1,12 +1,13 @@
 /**
  * `createApp(deps)` builds the Hono app over its dependencies; tests call it directly, and tasks/start.ts
- * (`deno task start`) calls it once it has read the configuration and opened the database.
+ * (`deno task start`) calls it once it has read the configuration and opened the database. Each area's
+ * sub-app carries its own guards and limits (routes/mod.ts); only what every answer needs is set here.
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppDeps } from "@/lib/deps.ts";
 import { mountRoutes } from "@/routes/mod.ts";
-import { applyRateLimits } from "@/routes/web/rate_limits.ts";
+import { faultAnswer, notFoundAnswer } from "@/routes/web/error_pages.tsx";
 import { securityHeaders } from "@/routes/web/security_headers.ts";
 
 export function createApp(deps: AppDeps): Hono {
@@ -17,13 +18,9 @@ export function createApp(deps: AppDeps): Hono {
     // Unexpected faults (database down, a bug) are logged with an id and answered without internals.
     const requestId = crypto.randomUUID();
     console.error(`[${requestId}] ${c.req.method} ${c.req.path}: ${error.stack ?? error}`);
-    return c.json(
-      { code: 5030, message: `Service temporarily unavailable. Try again (ref ${requestId}).` },
-      503,
-    );
+    return faultAnswer(c, requestId);
   });
-  app.notFound((c) => c.json({ code: 4040, message: "Not found." }, 404));
-  applyRateLimits(app, deps);
+  app.notFound(notFoundAnswer);
   mountRoutes(app, deps);
   return app;
 }

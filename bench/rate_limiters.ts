@@ -44,12 +44,12 @@ function app(middleware: MiddlewareHandler): Hono {
   return a;
 }
 
-/** As routes/web/rate_limits.ts's byAddress (the address comes from the request here). */
+/** As routes/web/rate_limits.ts's limitPerAddress (the address comes from the request here). */
 const ours = (): MiddlewareHandler => {
   const limiter = new RateLimiter(HUGE, systemClock);
   return async (c, next) => {
     const decision = limiter.hit(c.req.header("x-address") ?? "local");
-    if (!decision.allowed) return tooMany(c, decision);
+    if (!decision.allowed) return tooMany(c, decision, "json");
     await next();
   };
 };
@@ -60,7 +60,7 @@ const library = (): MiddlewareHandler =>
     limit: HUGE,
     standardHeaders: false,
     keyGenerator: (c) => c.req.header("x-address") ?? "local",
-    handler: (c) => tooMany(c, { allowed: false, retryAfterSeconds: 60 }),
+    handler: (c) => tooMany(c, { allowed: false, retryAfterSeconds: 60 }, "json"),
   });
 
 async function requests(make: () => MiddlewareHandler, n: number): Promise<number> {

@@ -1,4 +1,4 @@
-/** Mounts every area's sub-app. */
+/** Mounts every area's sub-app; each carries its own guards, body limits and rate limits. */
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { assetsRoutes } from "@/routes/assets.ts";

@@ -11,12 +11,13 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { type PhotoFile, photoFile, photoThumbnail } from "@/lib/photos/upload.ts";
 import type { Photo } from "@/db/schema.ts";
+import { CODE } from "@/routes/api/codes.ts";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
 /** Not immutable: once HEIC thumbnails can be made, browsers should pick them up. */
 const PLACEHOLDER_CACHE = "private, max-age=86400";
 
-const notFound = (c: Context) => c.json({ code: 4040, message: "Photo not found." }, 404);
+const notFound = (c: Context) => c.json({ code: CODE.notFound, message: "Photo not found." }, 404);
 
 async function sendFile(c: Context, { storage }: Pick<AppDeps, "storage">, file: PhotoFile) {
   const etag = `"${file.key}"`;

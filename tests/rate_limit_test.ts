@@ -55,3 +55,36 @@ appTest("rate limits: the sign-in forms allow a bounded number of attempts per a
   assert.equal(last!.status, 429);
   assert.ok(Number(last!.headers.get("retry-after")) >= 1);
 }, { config: { rateLimits: true } });
+
+appTest("rate limits: the tablet's sign-in form is limited per address like the dashboard's", async (a) => {
+  const attempt = () =>
+    a.app.request("/tablet/sign-in", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "email=nobody%40depot.example&pin=0000",
+    });
+  for (let i = 0; i < LIMITS.signInPerAddress; i++) {
+    const res = await attempt();
+    assert.notEqual(res.status, 429);
+    await res.body?.cancel();
+  }
+  const refused = await attempt();
+  assert.equal(refused.status, 429);
+  assert.match(await refused.text(), /^Too many requests\. Try again in \d+ s\.$/);
+  // The sign-in page itself is not counted.
+  const page = await a.app.request("/tablet/sign-in");
+  assert.notEqual(page.status, 429);
+  await page.body?.cancel();
+}, { config: { rateLimits: true } });
+
+appTest("rate limits: the upload path is limited per address, answered in the protocol's JSON", async (a) => {
+  for (let i = 0; i < LIMITS.uploadPerAddress; i++) {
+    const res = await a.app.request("/api/v2.1/nope", { method: "POST" });
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+  }
+  const refused = await a.app.request("/api/v2.1/nope", { method: "POST" });
+  assert.equal(refused.status, 429);
+  assert.ok(Number(refused.headers.get("retry-after")) >= 1);
+  assert.equal((await refused.json()).code, 1429);
+}, { config: { rateLimits: true }, only: "pglite" });

@@ -23,7 +23,7 @@ function appWith(limiter: Limiter, path = "/api/handler"): Hono {
 const ourAnswer = (now: () => number) => (c: Context) => {
   const info = c.get("rateLimit" as never) as { resetTime?: Date };
   const seconds = Math.max(1, Math.ceil(((info.resetTime?.getTime() ?? now()) - now()) / 1000));
-  return tooMany(c, { allowed: false, retryAfterSeconds: seconds });
+  return tooMany(c, { allowed: false, retryAfterSeconds: seconds }, "json");
 };
 
 /** A store on an injected clock: what the library needs so tests can move time (our RateLimiter's job). */

@@ -241,3 +241,24 @@ appTest("tablet api: a receipt is only for the drivers on the movement (and admi
   assert.equal((await admin.request(receipt_url)).status, 200);
   assert.equal((await t.request("/tablet/movements/999999")).status, 404);
 });
+
+appTest(
+  "tablet api: a photo declared over the cap is refused with 413 before a staged row is made",
+  async (a) => {
+    const { t, parts } = await setup(a, ["Arrived"]);
+    const q = new URLSearchParams({ job: "deliver", rego: "ABC123", part_id: String(parts[0].id) });
+    const res = await t.request(`/tablet/api/photos?${q}`, {
+      method: "POST",
+      headers: {
+        "content-type": "image/jpeg",
+        "x-csrf-token": t.csrf,
+        "content-length": String(a.config.maxPhotoBytes + 1),
+      },
+      body: await jpegPhoto() as Uint8Array<ArrayBuffer>,
+    });
+    const body = await json(res, 413);
+    assert.match(body.message, /^The photo is larger than .+\.$/);
+    assert.equal(body.part_id, parts[0].id);
+    assert.equal((await a.db.selectFrom("uploaded_images").select("id").execute()).length, 0);
+  },
+);

@@ -28,8 +28,9 @@ import { EmptyPhotoError, PhotoTooLargeError, type StagedPhoto } from "@/io/phot
 import { makeThumbnail } from "@/io/thumbnail.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
+import { isId } from "@/lib/validation.ts";
 
-/** Why an upload was refused; the upload route maps each to its HTTP status and code. */
+/** Why an upload was refused; routes/api/codes.ts UPLOAD_REFUSALS maps each to its HTTP status and code. */
 export type UploadRefusal =
   | "bad_path"
   | "unknown_address"
@@ -84,8 +85,9 @@ export function recordOfAddress(config: Config, a: UploadAddress): number {
   if (a.reportName !== UPLOAD_REPORT_NAME) {
     throw new UploadRefused("unknown_address", `No report ${quote(a.reportName)} in this application.`);
   }
+  // Digits without a leading zero: a path names one record one way.
   const id = /^[1-9]\d{0,9}$/.test(a.recordId) ? Number(a.recordId) : NaN;
-  if (!(id <= 2_147_483_647)) {
+  if (!isId(id)) {
     throw new UploadRefused("unknown_address", `No record ${quote(a.recordId)} in this report.`);
   }
   return id;
@@ -110,13 +112,25 @@ export function checkEnvironmentHeader(config: Config, header: string | null | u
   }
 }
 
-export interface UploadRequest {
+/**
+ * Call 2b's credentials: the `Authorization: <Word>-oauthtoken <token>` header, for the one image field a
+ * token is minted for (D18: a token bound to another field does not open this one). The token itself is
+ * checked by storeStagedPhoto. The tablet has no header: it holds the token it just minted.
+ */
+export function uploadTokenOf(authorization: string | null | undefined, fieldName: string): string {
+  const token = tokenFromAuthorization(authorization);
+  if (!token || fieldName !== UPLOAD_FIELD_NAME) throw unauthorized();
+  return token;
+}
+
+export interface StagedPhotoRequest {
+  /** The staged Parts_Uploaded_Images row the photo is for (call 2a's `record_id`). */
   recordId: number;
-  fieldName: string;
-  authorization: string | null | undefined;
+  /** The one-use token of call 2a for that row. */
+  token: string;
   /**
-   * Reads the request body and hands the `file` part to `sink` as a stream (io/multipart.ts
-   * readFilePart); the use case never sees the HTTP request itself.
+   * Reads the request body and hands the photo's bytes to `sink` as a stream (2b: the `file` part, through
+   * io/multipart.ts readFilePart; the tablet: the raw body); the use case never sees the HTTP request.
    */
   readFile(sink: (file: ReadableStream<Uint8Array>) => Promise<StagedPhoto>): Promise<StagedPhoto>;
 }
@@ -134,22 +148,23 @@ const EXTENSIONS: Record<ImageType, string> = {
   "image/heic": "heic",
 };
 
-/** Call 2b after the address and environment checks. Throws UploadRefused for every refusal. */
-export async function uploadPhoto(
+/**
+ * The one entry point that stores a photo for a staged row, for call 2b and the tablet alike (after 2b's
+ * address, environment and header checks). Throws UploadRefused for every refusal.
+ */
+export async function storeStagedPhoto(
   { db, config, clock, storage }: Pick<AppDeps, "db" | "config" | "clock" | "storage">,
-  req: UploadRequest,
+  req: StagedPhotoRequest,
 ): Promise<UploadResult> {
-  const token = tokenFromAuthorization(req.authorization);
-  if (!token) throw unauthorized();
-  const hash = hashToken(token);
+  const hash = hashToken(req.token);
   const binding = (): TokenBinding => ({
     hash,
     imageId: req.recordId,
-    fieldName: req.fieldName,
+    fieldName: UPLOAD_FIELD_NAME,
     now: clock.now(),
   });
-  // Before reading a byte of the body: a wrong field (D18: bound to another field) or a dead token.
-  if (req.fieldName !== UPLOAD_FIELD_NAME || !await isTokenUsable(db, binding())) throw unauthorized();
+  // Before reading a byte of the body: a dead token, or one minted for another record.
+  if (!await isTokenUsable(db, binding())) throw unauthorized();
 
   const maxBytes = config.maxPhotoBytes;
   const staged = await req.readFile((file) => storage.stage(file, { maxBytes })).catch((error) => {
@@ -189,10 +204,12 @@ export async function uploadPhoto(
   }
 }
 
+/** The refusal of a photo over `maxBytes`: what the streaming cap says, and what a body limit says early. */
+export const photoTooLarge = (maxBytes: number) =>
+  new UploadRefused("too_large", `The photo is larger than ${formatBytes(maxBytes)}.`);
+
 function refusalOf(error: unknown, maxBytes: number): unknown {
-  if (error instanceof PhotoTooLargeError) {
-    return new UploadRefused("too_large", `The photo is larger than ${formatBytes(maxBytes)}.`);
-  }
+  if (error instanceof PhotoTooLargeError) return photoTooLarge(maxBytes);
   if (error instanceof EmptyPhotoError) return new UploadRefused("empty", "The uploaded file is empty.");
   if (error instanceof NoFilePartError) {
     return new UploadRefused("no_file", "The upload has no part named file (multipart/form-data).");

@@ -2,34 +2,24 @@
  * Call 2b, the file upload (docs/protocol.md 2b, D18), mounted at `/api/v2.1`:
  * `POST /data/{app_owner}/{app_name}/report/{report_name}/{record_id}/{field_name}/upload`.
  * Answers `{"code":3000,"data":{filename,message}}` or `{"code":<non-3000>,"message":…}` with the HTTP
- * status of the table below (docs/photos.md); never a stack trace.
+ * status of routes/api/codes.ts UPLOAD_REFUSALS (docs/photos.md); never a stack trace.
  */
 import { type Context, Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppDeps } from "@/lib/deps.ts";
-import { readFilePart } from "@/io/multipart.ts";
+import { ENVELOPE_ALLOWANCE, readFilePart } from "@/io/multipart.ts";
 import {
   checkEnvironmentHeader,
   checkRawUploadPath,
+  photoTooLarge,
   recordOfAddress,
-  uploadPhoto,
-  type UploadRefusal,
+  storeStagedPhoto,
   UploadRefused,
+  uploadTokenOf,
 } from "@/lib/photos/upload.ts";
-
-/** HTTP status and answer code of each refusal. */
-const REFUSALS: Record<UploadRefusal, { status: ContentfulStatusCode; code: number }> = {
-  bad_path: { status: 400, code: 1060 },
-  unknown_address: { status: 404, code: 1070 },
-  environment: { status: 400, code: 1040 },
-  unauthorized: { status: 401, code: 1030 },
-  not_multipart: { status: 400, code: 1050 },
-  no_file: { status: 400, code: 1051 },
-  empty: { status: 400, code: 1052 },
-  too_large: { status: 413, code: 1053 },
-  not_image: { status: 415, code: 1054 },
-  too_many_pixels: { status: 422, code: 1055 },
-};
+import { CODE, UPLOAD_REFUSALS } from "@/routes/api/codes.ts";
+import { fault } from "@/routes/api/envelope.ts";
+import { limitStreamedBody } from "@/routes/web/body_limits.ts";
+import { limitPerAddress, LIMITS } from "@/routes/web/rate_limits.ts";
 
 /** The request path exactly as sent (`new URL()` would resolve `..` and hide it). */
 function rawPath(url: string): string {
@@ -39,29 +29,35 @@ function rawPath(url: string): string {
   return end === -1 ? url.slice(start) : url.slice(start, start + end);
 }
 
+/** This face's one answer to a refusal, thrown anywhere on its routes (the onError below). */
 async function refuse(c: Context, error: UploadRefused) {
   // Whatever of the body is still unread is not wanted (a no-op once the upload reader cancelled it).
   await c.req.raw.body?.cancel().catch(() => {});
-  const { status, code } = REFUSALS[error.reason];
-  return c.json({ code, message: error.message }, status);
+  const { status, code } = UPLOAD_REFUSALS[error.reason];
+  return c.json(fault(code, error.message), status);
 }
 
 export function uploadRoutes(deps: AppDeps) {
   const app = new Hono();
+  const maxBytes = deps.config.maxPhotoBytes;
+  app.onError((error, c) => {
+    if (error instanceof UploadRefused) return refuse(c, error);
+    throw error; // the app's onError: logged with an id, answered 503 without internals
+  });
 
   // Every path under the prefix, matched or not: dot segments and encoded separators never get further.
-  app.use("*", async (c, next) => {
-    try {
-      checkRawUploadPath(rawPath(c.req.url));
-    } catch (error) {
-      if (error instanceof UploadRefused) return await refuse(c, error);
-      throw error;
-    }
+  app.use(limitPerAddress(deps, LIMITS.uploadPerAddress, "json"), async (c, next) => {
+    checkRawUploadPath(rawPath(c.req.url));
     await next();
   });
 
-  app.post("/data/:appOwner/:appName/report/:reportName/:recordId/:fieldName/upload", async (c) => {
-    try {
+  app.post(
+    "/data/:appOwner/:appName/report/:reportName/:recordId/:fieldName/upload",
+    // The whole multipart body: the photo and room for its envelope, as io/multipart.ts counts it.
+    limitStreamedBody(maxBytes + ENVELOPE_ALLOWANCE, () => {
+      throw photoTooLarge(maxBytes);
+    }),
+    async (c) => {
       const recordId = recordOfAddress(deps.config, {
         appOwner: c.req.param("appOwner"),
         appName: c.req.param("appName"),
@@ -69,18 +65,14 @@ export function uploadRoutes(deps: AppDeps) {
         recordId: c.req.param("recordId"),
       });
       checkEnvironmentHeader(deps.config, c.req.header("environment"));
-      const { filename } = await uploadPhoto(deps, {
+      const { filename } = await storeStagedPhoto(deps, {
         recordId,
-        fieldName: c.req.param("fieldName"),
-        authorization: c.req.header("authorization"),
-        readFile: (sink) => readFilePart(c.req.raw, { maxBytes: deps.config.maxPhotoBytes }, sink),
+        token: uploadTokenOf(c.req.header("authorization"), c.req.param("fieldName")),
+        readFile: (sink) => readFilePart(c.req.raw, { maxBytes }, sink),
       });
-      return c.json({ code: 3000, data: { filename, message: "File uploaded successfully" } });
-    } catch (error) {
-      if (error instanceof UploadRefused) return await refuse(c, error);
-      throw error; // the app's onError: logged with an id, answered 503 without internals
-    }
-  });
+      return c.json({ code: CODE.ok, data: { filename, message: "File uploaded successfully" } });
+    },
+  );
 
   return app;
 }

@@ -1,7 +1,7 @@
 /**
- * Who may reach what (D24). The dashboard denies by default: every path under /hq except sign-in and
- * sign-out needs a dispatcher or admin session, and every path under /hq/admin an admin session, whatever
- * route modules are added later. Photos need any signed-in session.
+ * Who may reach what (D24): the role checks the dashboard's areas attach (routes/hq/mod.ts: dispatchers
+ * and admins on every path under /hq but sign-in and sign-out, admins only under /hq/admin), and the
+ * signed-in check of the photos.
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
@@ -10,19 +10,13 @@ import { resolveSession } from "@/lib/sessions.ts";
 import { requireRole, SESSION_COOKIE, type SessionEnv } from "@/routes/web/session.ts";
 
 export const HQ_SIGN_IN = "/hq/sign-in";
-const PUBLIC_PATHS = new Set(["/hq/sign-in", "/hq/sign-out"]);
 
-/** Runs after loadSession: picks the role check by path. */
-export function hqAccessGuard(): MiddlewareHandler<SessionEnv> {
-  const staff = requireRole(["dispatcher", "admin"], HQ_SIGN_IN);
-  const admin = requireRole(["admin"], HQ_SIGN_IN);
-  return (c, next) => {
-    const path = c.req.path;
-    if (PUBLIC_PATHS.has(path)) return next();
-    if (path === "/hq/admin" || path.startsWith("/hq/admin/")) return admin(c, next);
-    return staff(c, next);
-  };
-}
+/** Dispatchers and admins: the dashboard. */
+export const requireStaff = (): MiddlewareHandler<SessionEnv> =>
+  requireRole(["dispatcher", "admin"], HQ_SIGN_IN);
+
+/** Admins only: users, places, import. */
+export const requireAdmin = (): MiddlewareHandler<SessionEnv> => requireRole(["admin"], HQ_SIGN_IN);
 
 /**
  * Any signed-in user (driver, dispatcher or admin), else 401. For `/photos/*`: it reads the session without

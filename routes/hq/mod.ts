@@ -1,13 +1,17 @@
 /**
- * The HQ dashboard (issue 6), mounted at /hq: server-rendered pages for dispatchers and admins. Order of
- * the middleware: the session, then the access guard (so nobody unauthorised makes us read a body), then
- * the body limit, then the CSRF check (which reads form bodies).
+ * The HQ dashboard (issue 6), mounted at /hq: server-rendered pages for dispatchers and admins. Every
+ * request loads the session; each area then carries, in this order, its role check (so nobody unauthorised
+ * makes us read a body), its body limit and the cross-site check (which reads form bodies):
+ * - sign-in and sign-out: open to all; sign-in attempts limited per address;
+ * - /admin: admins; the import takes a file, the other forms are small;
+ * - everything else (the staff pages, and any unknown path: deny by default): dispatchers and admins.
+ * Mount order matters: a route that answers ends the chain, so the open area comes first and the
+ * catch-all staff area last.
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "@/lib/deps.ts";
-import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.ts";
-import { hqAccessGuard } from "@/routes/hq/guards.ts";
+import { requireAdmin, requireStaff } from "@/routes/hq/guards.ts";
 import { signInRoutes } from "@/routes/hq/sign_in.tsx";
 import { partsRoutes } from "@/routes/hq/parts.tsx";
 import { partRoutes } from "@/routes/hq/part.tsx";
@@ -19,25 +23,39 @@ import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminImportRoutes, IMPORT_MAX_BYTES, tooLarge } from "@/routes/hq/admin_import.tsx";
+import { SMALL_BODY_LIMIT, smallBodies } from "@/routes/web/body_limits.ts";
+import { behind, withOwnMiddleware } from "@/routes/web/mount.ts";
+import { limitPerAddress, LIMITS } from "@/routes/web/rate_limits.ts";
+import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.ts";
 
-/** Dashboard forms are small; only the import takes a file. */
-export const FORM_BODY_LIMIT = 64 * 1024;
+const formBodies = () => smallBodies("Form too large.");
 
-function limitBodies(): MiddlewareHandler<SessionEnv> {
-  const form = bodyLimit({ maxSize: FORM_BODY_LIMIT, onError: (c) => c.text("Form too large.", 413) });
-  const upload = bodyLimit({ maxSize: IMPORT_MAX_BYTES + FORM_BODY_LIMIT, onError: (c) => tooLarge(c) });
-  return (c, next) => (c.req.path === "/hq/admin/import" ? upload : form)(c, next);
+function openArea(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  // PIN guessing: attempts per client address.
+  app.post("/sign-in", limitPerAddress(deps, LIMITS.signInPerAddress, "text"));
+  app.route("/", withOwnMiddleware(signInRoutes(deps), formBodies(), csrfProtect(deps)));
+  return app;
 }
 
-export function hqRoutes(deps: AppDeps): Hono<SessionEnv> {
+function adminArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  app.use("*", loadSession(deps));
-  app.use("*", hqAccessGuard());
-  app.use("*", limitBodies());
-  app.use("*", csrfProtect(deps));
+  app.use(requireAdmin());
+  app.route("/users", behind(adminUsersRoutes(deps), formBodies(), csrfProtect(deps)));
+  app.route("/places", behind(adminPlacesRoutes(deps), formBodies(), csrfProtect(deps)));
+  // The CSV file and the form around it.
+  const importBodies = bodyLimit({
+    maxSize: IMPORT_MAX_BYTES + SMALL_BODY_LIMIT,
+    onError: (c) => tooLarge(c),
+  });
+  app.route("/import", behind(adminImportRoutes(deps), importBodies, csrfProtect(deps)));
+  return app;
+}
 
+function staffArea(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  app.use(requireStaff(), formBodies(), csrfProtect(deps));
   app.get("/", (c) => c.redirect("/hq/parts", 303));
-  app.route("/", signInRoutes(deps));
   app.route("/parts", partsRoutes(deps));
   app.route("/parts", partRoutes(deps));
   app.route("/movements", movementsRoutes(deps));
@@ -45,8 +63,14 @@ export function hqRoutes(deps: AppDeps): Hono<SessionEnv> {
   app.route("/trips", tripsRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
-  app.route("/admin/users", adminUsersRoutes(deps));
-  app.route("/admin/places", adminPlacesRoutes(deps));
-  app.route("/admin/import", adminImportRoutes(deps));
+  return app;
+}
+
+export function hqRoutes(deps: AppDeps): Hono<SessionEnv> {
+  const app = new Hono<SessionEnv>();
+  app.use(loadSession(deps));
+  app.route("/", openArea(deps));
+  app.route("/admin", adminArea(deps));
+  app.route("/", staffArea(deps));
   return app;
 }

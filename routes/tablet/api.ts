@@ -1,7 +1,9 @@
 /**
- * The tablet islands' JSON endpoints (`/tablet/api/…`): session-authenticated, CSRF-protected with the
- * X-CSRF-Token header. Each calls the same lib/ use case as the mobile handler, so rules and messages are
- * the same; a rule failure answers 422 `{message, part_id?}` so the page can put it next to its part.
+ * The tablet islands' JSON endpoints (`/tablet/api/…`): each checks its body size first (an oversized
+ * body is refused before anything else, signed in or not), then the signed-in driver or admin, then the
+ * X-CSRF-Token header. Searches and submissions run the mobile handler's own events (routes/api/events),
+ * with the payload the phone would send for the job, so rules and messages are the handler's; photos go
+ * through 2a and the one upload entry point. A refusal answers `{message, part_id?}` (refusalAnswer).
  *
  *   POST /search      {job, rego}                                → FoundClaim
  *   POST /photos?job=&rego=&part_id=   body: the photo bytes      → {image_id, photo_id} (calls 2a + 2b)
@@ -10,20 +12,20 @@
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import type { User } from "@/db/schema.ts";
 import { type ApiRefusal, type FoundClaim, JOB_NAMES, type JobName, JOBS } from "@/islands/_tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
-import { dropOff } from "@/lib/movements/drop_off.ts";
-import { dropOffReverse } from "@/lib/movements/drop_off_reverse.ts";
 import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";
-import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
-import { uploadPhoto, UploadRefused } from "@/lib/photos/upload.ts";
-import { searchDirect, searchReverse } from "@/lib/search.ts";
-import { createUploadToken, UPLOAD_FIELD_NAME } from "@/lib/photos/upload_tokens.ts";
-import { idField, parseInput, regoField } from "@/lib/validation.ts";
+import { photoTooLarge, storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
+import { idField, parseId, parseInput, regoField } from "@/lib/validation.ts";
+import { UPLOAD_REFUSALS } from "@/routes/api/codes.ts";
+import { handlerEvents } from "@/routes/api/events/mod.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
-import type { SessionEnv } from "@/routes/web/session.ts";
+import { limitStreamedBody, smallBodies } from "@/routes/web/body_limits.ts";
+import { withOwnMiddleware } from "@/routes/web/mount.ts";
+import { csrfProtect, type SessionEnv } from "@/routes/web/session.ts";
 
 const jobField = z.enum(JOB_NAMES as [JobName, ...JobName[]]);
 
@@ -36,22 +38,18 @@ const movementSchema = z.object({
   movement_id: idField.optional(),
   parts: submittedPartsField,
 });
+type MovementRequest = z.output<typeof movementSchema>;
 
-const UPLOAD_STATUS: Record<UploadRefused["reason"], 400 | 401 | 413 | 415 | 422> = {
-  bad_path: 400,
-  unknown_address: 400,
-  environment: 400,
-  unauthorized: 401,
-  not_multipart: 400,
-  no_file: 400,
-  empty: 400,
-  too_large: 413,
-  not_image: 415,
-  too_many_pixels: 422,
-};
-
-const refuse = (c: Context, body: ApiRefusal, status: 400 | 401 | 409 | 413 | 415 | 422 = 422) =>
-  c.json(body, status);
+/**
+ * The tablet's one mapping of refusals to answers: `{message, part_id}` with 422 for any domain error
+ * (the page shows it next to the part it names), and the upload table's status for a refused photo (about
+ * the part the request names).
+ */
+function refusalAnswer(c: Context, error: DomainError | UploadRefused): Response {
+  if (error instanceof DomainError) return c.json({ message: error.message, part_id: error.partId }, 422);
+  const partId = parseId(c.req.query("part_id")) ?? undefined;
+  return c.json({ message: error.message, part_id: partId }, UPLOAD_REFUSALS[error.reason].status);
+}
 
 async function readJson(c: Context): Promise<unknown> {
   try {
@@ -83,20 +81,28 @@ function claimFound(
 }
 
 /** What the job finds for a rego. "collect" with an open return trip, and "return" without one, say so. */
-async function findForJob(deps: AppDeps, job: JobName, rego: string): Promise<FoundClaim | ApiRefusal> {
-  if (job === "deliver") {
-    const r = await searchDirect(deps.db, rego);
-    return { ...claimFound(job, r), repairer_id: r.repairer, repairer_name: r.repairer_name };
-  }
+async function findForJob(
+  deps: AppDeps,
+  user: User,
+  job: JobName,
+  rego: string,
+): Promise<FoundClaim | ApiRefusal> {
+  const movement_type = job === "deliver" ? "direct" : "reverse";
   let r;
   try {
-    r = await searchReverse(deps.db, rego);
+    r = await handlerEvents.Parts_search_details.run(deps, user, {
+      user_email: user.email,
+      details: { rego, movement_type },
+    });
   } catch (error) {
     // Nothing to collect and no trip open: for "return" the trip is what is missing.
     if (job === "return" && error instanceof DomainError && error.kind === "nothing_to_move") {
       return { message: "Return trip not found." };
     }
     throw error;
+  }
+  if (!("stage" in r)) {
+    return { ...claimFound(job, r), repairer_id: r.repairer, repairer_name: r.repairer_name };
   }
   if (r.stage === "dropoff" && job === "collect") {
     return {
@@ -112,76 +118,103 @@ async function findForJob(deps: AppDeps, job: JobName, rego: string): Promise<Fo
   };
 }
 
-export function apiRoutes(deps: AppDeps) {
-  const app = new Hono<SessionEnv>();
-  app.use("*", requireTabletUser());
-  app.onError(async (error, c) => {
-    if (!(error instanceof DomainError)) throw error;
-    // A refused photo is not read to the end (a no-op when the body was already read).
-    await c.req.raw.body?.cancel().catch(() => {});
-    return refuse(c, { message: error.message, part_id: error.partId });
-  });
+/** Each job's submission is one handler event, given the payload the phone would send for it. */
+const SUBMIT: Record<
+  JobName,
+  (deps: AppDeps, user: User, m: MovementRequest) => Promise<{ parts_movement_id: number }>
+> = {
+  deliver: (deps, user, m) =>
+    handlerEvents.parts_drop_off.run(deps, user, {
+      user_email: user.email,
+      details: {
+        rego: m.rego,
+        movement_type: "direct",
+        delivery_location: { id: m.repairer_id },
+        parts: m.parts,
+      },
+    }),
+  collect: (deps, user, m) =>
+    handlerEvents.parts_pick_up_reverse.run(deps, user, {
+      user_email: user.email,
+      details: { rego: m.rego, movement_type: "reverse", parts: m.parts },
+    }),
+  return: (deps, user, m) => {
+    // The search hands the page the open trip; a return without one has nothing to finish.
+    if (m.movement_id === undefined) throw new DomainError("not_found", "Return trip not found.");
+    return handlerEvents.parts_drop_off_reverse.run(deps, user, {
+      user_email: user.email,
+      details: { rego: m.rego, movement_type: "reverse", parts_movement_id: m.movement_id, parts: m.parts },
+    });
+  },
+};
 
+/** The JSON endpoints: small bodies. */
+function jsonRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
   app.post("/ping", (c) => c.body(null, 204));
 
   app.post("/search", async (c) => {
     const { job, rego } = parseInput(searchSchema, await readJson(c));
-    const found = await findForJob(deps, job, rego);
-    return "parts" in found ? c.json(found) : refuse(c, found);
-  });
-
-  app.post("/photos", async (c) => {
-    const { job, rego, part_id } = parseInput(photoQuery, c.req.query());
-    const user = c.var.session!.user;
-    // 2a: checks the part may be photographed for this flow and creates the staged row (D17).
-    const token = await createUploadToken(deps, user, {
-      partId: part_id,
-      stage: FLOWS[JOBS[job].flow].stage,
-      rego,
-    });
-    try {
-      // 2b: stores the bytes (type, size and pixel checks) and attaches them to the staged row (D18).
-      const stored = await uploadPhoto(deps, {
-        recordId: token.record_id,
-        fieldName: UPLOAD_FIELD_NAME,
-        authorization: `Tablet-oauthtoken ${token.token}`,
-        readFile: (sink) => sink(c.req.raw.body ?? ReadableStream.from<Uint8Array>([])),
-      });
-      return c.json({ image_id: token.record_id, photo_id: stored.photoId });
-    } catch (error) {
-      if (error instanceof UploadRefused) {
-        await c.req.raw.body?.cancel().catch(() => {});
-        return refuse(c, { message: error.message, part_id }, UPLOAD_STATUS[error.reason]);
-      }
-      throw error;
-    }
+    const found = await findForJob(deps, c.var.session!.user, job, rego);
+    return "parts" in found ? c.json(found) : c.json(found, 422);
   });
 
   app.post("/movements", async (c) => {
     const input = parseInput(movementSchema, await readJson(c));
-    const user = c.var.session!.user;
-    let movementId: number;
-    if (input.job === "deliver") {
-      const r = await dropOff(deps, user, {
-        rego: input.rego,
-        repairShopId: input.repairer_id,
-        parts: input.parts,
-      });
-      movementId = r.parts_movement_id;
-    } else if (input.job === "collect") {
-      movementId =
-        (await pickUpReverse(deps, user, { rego: input.rego, parts: input.parts })).parts_movement_id;
-    } else {
-      if (input.movement_id === undefined) throw new DomainError("not_found", "Return trip not found.");
-      const r = await dropOffReverse(deps, user, {
-        rego: input.rego,
-        movementId: input.movement_id,
-        parts: input.parts,
-      });
-      movementId = r.parts_movement_id;
-    }
+    const movementId = (await SUBMIT[input.job](deps, c.var.session!.user, input)).parts_movement_id;
     return c.json({ movement_id: movementId, receipt_url: `/tablet/movements/${movementId}` });
   });
+  return app;
+}
 
+/** The photo endpoint: the body is the photo itself, streamed to storage under the photo cap. */
+function photoRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  const maxBytes = deps.config.maxPhotoBytes;
+  app.use(
+    limitStreamedBody(maxBytes, () => {
+      throw photoTooLarge(maxBytes);
+    }),
+    requireTabletUser(),
+    csrfProtect(deps),
+  );
+  app.post("/", async (c) => {
+    const { job, rego, part_id } = parseInput(photoQuery, c.req.query());
+    // 2a: checks the part may be photographed for this flow and creates the staged row (D17).
+    const staged = await handlerEvents.parts_movement_upload_token.run(deps, c.var.session!.user, {
+      Parts_Order: part_id,
+      Movement_Stage: FLOWS[JOBS[job].flow].stage,
+      rego,
+      user_email: c.var.session!.user.email,
+    });
+    // 2b: stores the bytes (type, size and pixel checks) and attaches them to the staged row (D18).
+    const stored = await storeStagedPhoto(deps, {
+      recordId: staged.record_id,
+      token: staged.token,
+      readFile: (sink) => sink(c.req.raw.body ?? ReadableStream.from<Uint8Array>([])),
+    });
+    return c.json({ image_id: staged.record_id, photo_id: stored.photoId });
+  });
+  return app;
+}
+
+export function apiRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  app.onError(async (error, c) => {
+    if (!(error instanceof DomainError || error instanceof UploadRefused)) throw error;
+    // A refused photo is not read to the end (a no-op when the body was already read).
+    await c.req.raw.body?.cancel().catch(() => {});
+    return refusalAnswer(c, error);
+  });
+  app.route("/photos", photoRoutes(deps));
+  app.route(
+    "/",
+    withOwnMiddleware(
+      jsonRoutes(deps),
+      smallBodies("Request body too large."),
+      requireTabletUser(),
+      csrfProtect(deps),
+    ),
+  );
   return app;
 }

@@ -12,7 +12,7 @@ import { FLOWS } from "@/lib/flows.ts";
 import { island } from "@/render/islands.tsx";
 import { renderPage } from "@/render/page.tsx";
 import { listActiveRepairers } from "@/lib/tablet_data.ts";
-import { idleLeftMs, requireTabletUser } from "@/routes/tablet/guard.ts";
+import { idleLeftMs } from "@/routes/tablet/guard.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 
 const FlowIsland = island("TabletFlow", TabletFlow);
@@ -67,7 +67,6 @@ export function JobPage({ data }: { data: { header: TabletHeaderProps; flow: Tab
 
 export function jobRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  app.use("*", requireTabletUser());
 
   app.get("/", async (c) =>
     c.html(

@@ -1,33 +1,47 @@
 /**
- * The depot tablet (issue 5), mounted at /tablet: sign-in on a shared tablet, the three jobs, the JSON
- * endpoints the islands call, and receipts. Every page and endpoint loads the session and refuses
- * cross-site posts; all but sign-in need a signed-in driver or admin (D23, D24).
+ * The depot tablet (issue 5), mounted at /tablet. Every request loads the session and gets the idle time
+ * left; each area then carries its own body limit (first: an oversized body is refused, signed in or
+ * not), guard and cross-site check (D23, D24):
+ * - sign-in and sign-out: open to all, small form bodies, sign-in attempts limited per address;
+ * - /api: the islands' endpoints, for signed-in drivers and admins (routes/tablet/api.ts);
+ * - everything else (the job pages, receipts, and any unknown path): signed-in drivers and admins.
+ * Mount order matters: a route that answers ends the chain, so the open area is mounted first and the
+ * signed-in guard of the catch-all area never sees sign-in.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "@/lib/deps.ts";
-import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.ts";
 import { apiRoutes } from "@/routes/tablet/api.ts";
-import { idleHeader } from "@/routes/tablet/guard.ts";
+import { idleHeader, requireTabletUser } from "@/routes/tablet/guard.ts";
 import { jobRoutes } from "@/routes/tablet/jobs.tsx";
 import { receiptRoutes } from "@/routes/tablet/receipt.tsx";
 import { signInRoutes } from "@/routes/tablet/sign_in.tsx";
+import { smallBodies } from "@/routes/web/body_limits.ts";
+import { behind, withOwnMiddleware } from "@/routes/web/mount.ts";
+import { limitPerAddress, LIMITS } from "@/routes/web/rate_limits.ts";
+import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.ts";
 
-export const TABLET_BODY_LIMIT = 64 * 1024;
+const TOO_LARGE = "Request body too large.";
+
+function openArea(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  // PIN guessing: attempts per client address.
+  app.post("/sign-in", limitPerAddress(deps, LIMITS.signInPerAddress, "text"));
+  app.route("/", withOwnMiddleware(signInRoutes(deps), smallBodies(TOO_LARGE), csrfProtect(deps)));
+  return app;
+}
+
+function signedInArea(deps: AppDeps) {
+  const pages = new Hono<SessionEnv>();
+  pages.route("/movements", receiptRoutes(deps));
+  pages.route("/", jobRoutes(deps));
+  return behind(pages, smallBodies(TOO_LARGE), requireTabletUser(), csrfProtect(deps));
+}
 
 export function tabletRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  // Bodies are small forms and JSON, except photos, whose own streaming cap (MAX_PHOTO_BYTES) applies.
-  const small = bodyLimit({
-    maxSize: TABLET_BODY_LIMIT,
-    onError: (c) => c.text("Request body too large.", 413),
-  });
-  app.on("POST", ["/sign-in", "/sign-out", "/api/search", "/api/movements", "/api/ping"], small);
-  app.use("*", loadSession(deps), csrfProtect(deps), idleHeader(deps));
-  // Order matters: sign-in first, so the signed-in guard of the others never sees it.
-  app.route("/", signInRoutes(deps));
+  app.use(loadSession(deps), idleHeader(deps));
+  app.route("/", openArea(deps));
   app.route("/api", apiRoutes(deps));
-  app.route("/movements", receiptRoutes(deps));
-  app.route("/", jobRoutes(deps));
+  app.route("/", signedInArea(deps));
   return app;
 }

@@ -11,8 +11,8 @@ import { JOBS } from "@/islands/_tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { renderPage } from "@/render/page.tsx";
 import { loadReceipt, type Receipt } from "@/lib/tablet_data.ts";
-import { requireTabletUser } from "@/routes/tablet/guard.ts";
 import { headerOf } from "@/routes/tablet/jobs.tsx";
+import { refusal } from "@/routes/web/error_pages.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
 
 const when = (d: Date) => d.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
@@ -111,13 +111,12 @@ export function ReceiptPage({ data }: { data: { header: TabletHeaderProps; recei
 
 export function receiptRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  app.use("*", requireTabletUser());
   app.get("/:id{[1-9][0-9]{0,9}}", async (c) => {
     const receipt = await loadReceipt(deps.db, Number(c.req.param("id")));
     const user = c.var.session!.user;
     const mine = receipt &&
       (user.role === "admin" || receipt.picked_up_by_id === user.id || receipt.dropped_off_by_id === user.id);
-    if (!mine) return c.text("Movement not found.", 404);
+    if (!mine) return await refusal(c, 404, "Movement not found.");
     return c.html(
       await renderPage(<ReceiptPage data={{ header: headerOf(c, deps, "Receipt"), receipt }} />, {
         title: `Movement #${receipt.id} · Depot tablet`,

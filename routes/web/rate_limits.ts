@@ -1,10 +1,12 @@
 /**
- * Where the rate limits apply (routes/web/rate_limiter.ts): per client address on the handler, the upload path and
- * the sign-in forms; per user on the handler (routes/api/handler.ts). Over the limit: 429 with Retry-After.
+ * Rate limits (routes/web/rate_limiter.ts), created by the sub-app whose routes they guard: per client
+ * address on the handler, the upload path and the sign-in forms; per user on the handler
+ * (routes/api/handler.ts). Over the limit: 429 with Retry-After.
  */
-import type { Context, Hono, MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/deno";
 import type { AppDeps } from "@/lib/deps.ts";
+import { CODE } from "@/routes/api/codes.ts";
 import { type LimitDecision, RateLimiter } from "@/routes/web/rate_limiter.ts";
 
 /** Requests a minute. Generous for a depot's drivers sharing one NAT address; tight for PIN guessing. */
@@ -15,6 +17,9 @@ export const LIMITS = {
   signInPerAddress: 30,
 };
 
+/** The mobile API answers `{code, message}` JSON; the sign-in forms plain text. */
+export type LimitAnswer = "json" | "text";
+
 function clientAddress(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? "unknown";
@@ -24,17 +29,20 @@ function clientAddress(c: Context): string {
   }
 }
 
-/** The 429 answer: JSON for API paths, text for pages. */
-export function tooMany(c: Context, decision: LimitDecision): Response {
+/** The 429 answer. */
+export function tooMany(c: Context, decision: LimitDecision, answer: LimitAnswer): Response {
   c.header("Retry-After", String(decision.retryAfterSeconds));
   const message = `Too many requests. Try again in ${decision.retryAfterSeconds} s.`;
-  return c.req.path.startsWith("/api/") ? c.json({ code: 1429, message }, 429) : c.text(message, 429);
+  return answer === "json" ? c.json({ code: CODE.tooManyRequests, message }, 429) : c.text(message, 429);
 }
 
-function byAddress(limiter: RateLimiter): MiddlewareHandler {
+/** A limit per client address for the routes it is attached to; passes everything when limits are off. */
+export function limitPerAddress(deps: AppDeps, perMinute: number, answer: LimitAnswer): MiddlewareHandler {
+  if (!deps.config.rateLimits) return async (_c, next) => await next();
+  const limiter = new RateLimiter(perMinute, deps.clock);
   return async (c, next) => {
     const decision = limiter.hit(clientAddress(c));
-    if (!decision.allowed) return tooMany(c, decision);
+    if (!decision.allowed) return tooMany(c, decision, answer);
     await next();
   };
 }
@@ -42,12 +50,4 @@ function byAddress(limiter: RateLimiter): MiddlewareHandler {
 /** A per-user limiter for the handler, or null when limits are off. */
 export function handlerUserLimiter(deps: AppDeps): RateLimiter | null {
   return deps.config.rateLimits ? new RateLimiter(LIMITS.handlerPerUser, deps.clock) : null;
-}
-
-export function applyRateLimits(app: Hono, deps: AppDeps): void {
-  if (!deps.config.rateLimits) return;
-  app.use("/api/handler", byAddress(new RateLimiter(LIMITS.handlerPerAddress, deps.clock)));
-  app.use("/api/v2.1/*", byAddress(new RateLimiter(LIMITS.uploadPerAddress, deps.clock)));
-  const signIn = byAddress(new RateLimiter(LIMITS.signInPerAddress, deps.clock));
-  app.on("POST", ["/tablet/sign-in", "/hq/sign-in"], signIn);
 }

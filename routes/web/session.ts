@@ -9,6 +9,7 @@ import type { Role } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { resolveSession, type SessionUser } from "@/lib/sessions.ts";
 import { secureEquals } from "@/io/secure_compare.ts";
+import { refusal } from "@/routes/web/error_pages.tsx";
 
 export const SESSION_COOKIE = "pm_session";
 
@@ -62,6 +63,7 @@ export function safeNext(value: unknown, area: "/tablet" | "/hq", home: string):
 /**
  * Lets only signed-in users of the given roles through. Not signed in: a GET is sent to `signInPath`
  * with `next` set (so the driver lands back where they were), anything else gets 401. Wrong role: 403.
+ * Refusals are answered for the request's face (routes/web/error_pages.tsx: a styled page, or JSON).
  */
 export function requireRole(roles: readonly Role[], signInPath: string): MiddlewareHandler<SessionEnv> {
   return async (c, next) => {
@@ -70,12 +72,13 @@ export function requireRole(roles: readonly Role[], signInPath: string): Middlew
       if (c.req.method === "GET") {
         return c.redirect(`${signInPath}?next=${returnTarget(c)}`, 303);
       }
-      return c.text("Signed out. Sign in again.", 401);
+      return await refusal(c, 401, "Signed out. Sign in again.");
     }
     if (!roles.includes(session.user.role)) {
-      return c.text(
-        `This page is for ${roles.join(" and ")} users. You are signed in as a ${session.user.role}.`,
+      return await refusal(
+        c,
         403,
+        `This page is for ${roles.join(" and ")} users. You are signed in as a ${session.user.role}.`,
       );
     }
     await next();
@@ -99,7 +102,7 @@ export function csrfProtect(deps: AppDeps): MiddlewareHandler<SessionEnv> {
       : site
       ? site === "same-origin" || site === "none"
       : true;
-    if (!sameOrigin) return c.text("Cross-site request refused.", 403);
+    if (!sameOrigin) return await refusal(c, 403, "Cross-site request refused.");
     const session = c.var.session;
     if (session) {
       let sent = c.req.header("x-csrf-token");
@@ -111,7 +114,7 @@ export function csrfProtect(deps: AppDeps): MiddlewareHandler<SessionEnv> {
         sent = typeof form._csrf === "string" ? form._csrf : undefined;
       }
       if (!sent || !secureEquals(sent, session.csrfToken)) {
-        return c.text("This form has expired. Go back, reload the page and try again.", 403);
+        return await refusal(c, 403, "This form has expired. Go back, reload the page and try again.");
       }
     }
     await next();

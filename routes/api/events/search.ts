@@ -1,6 +1,11 @@
 /** `Parts_search_details` (docs/protocol.md §1). */
 import { z } from "zod";
-import { searchDirect, searchReverse } from "@/lib/search.ts";
+import {
+  type DirectSearchResult,
+  type ReverseSearchResult,
+  searchDirect,
+  searchReverse,
+} from "@/lib/search.ts";
 import { emailField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 
@@ -12,6 +17,6 @@ export const searchEvent = defineEvent({
       movement_type: z.enum(["direct", "reverse"]),
     }),
   }),
-  run: ({ db }, _user, { details }) =>
+  run: ({ db }, _user, { details }): Promise<DirectSearchResult | ReverseSearchResult> =>
     details.movement_type === "direct" ? searchDirect(db, details.rego) : searchReverse(db, details.rego),
 });
