@@ -6,17 +6,15 @@
  * values (shop names, part descriptions, driver names) are made single-line and escaped for the
  * chat's markup, so a description cannot forge a line, a link or a channel-wide mention.
  */
+import type { Announcement } from "@/db/schema.ts";
 import type { ChatFormat } from "@/io/config.ts";
 import {
-  type Announcement,
   announcementText,
   formatAnnouncementTime,
   oneLine,
   partLine,
   placeLabel,
 } from "@/lib/announcements/text.ts";
-
-export type { Announcement } from "@/lib/announcements/text.ts";
 
 /** The JSON body to POST to a channel's incoming webhook in the given chat format. */
 export function formatChatBody(format: ChatFormat, a: Announcement): unknown {

@@ -1,10 +1,9 @@
 /** `/hq/admin/places` (admins only): repair shops (add, rename, deactivate) and HQ locations (add, rename). */
 import { Hono } from "hono";
-import { listRepairers } from "@/db/queries/dashboard.ts";
+import { listHqLocations, listRepairers } from "@/db/queries/places.ts";
 import {
   addHqLocation,
   addRepairer,
-  listHqLocations,
   renameHqLocation,
   setRepairerActive,
   updateRepairer,

@@ -1,6 +1,7 @@
 /** `/hq/admin/users` (admins only): add users, deactivate or reactivate them, reset PINs. */
 import { Hono } from "hono";
-import { addUser, listUsers, resetPin, setUserActive } from "@/lib/admin/users.ts";
+import { listUsers } from "@/db/queries/users.ts";
+import { addUser, resetPin, setUserActive } from "@/lib/admin/users.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import type { Notice } from "@/components/hq/ui.tsx";

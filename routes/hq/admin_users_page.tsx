@@ -1,6 +1,6 @@
 /** Admin: the users (add, deactivate or reactivate, reset PIN). */
 import { ROLES } from "@/db/schema.ts";
-import type { listUsers } from "@/lib/admin/users.ts";
+import type { listUsers } from "@/db/queries/users.ts";
 import { ActiveToggle, AddForm } from "@/components/hq/admin_forms.tsx";
 import {
   buttonClass,

@@ -1,6 +1,6 @@
 /** `/hq/announcements`: the feed with delivery states (lib/announcements/feed.ts) and retry of failed ones. */
 import { Hono } from "hono";
-import { announcementCounts } from "@/db/queries/dashboard_announcements.ts";
+import { announcementCounts } from "@/db/queries/announcements.ts";
 import type { AnnouncementState } from "@/db/schema.ts";
 import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { announcementsWritten } from "@/lib/announcements/outbox.ts";

@@ -3,8 +3,8 @@
  * are fetched 500 at a time by keyset as the client reads (io/csv.ts), never the whole export in memory.
  */
 import { Hono } from "hono";
-import { partExportBatch, type PartExportRow } from "@/db/queries/dashboard.ts";
-import { movementExportBatch, type MovementExportRow } from "@/db/queries/dashboard_movements.ts";
+import { partExportBatch, type PartExportRow } from "@/db/queries/parts.ts";
+import { movementExportBatch, type MovementExportRow } from "@/db/queries/movement_reads.ts";
 import { csvStream } from "@/io/csv.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";

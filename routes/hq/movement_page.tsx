@@ -1,5 +1,5 @@
 /** One movement: type, status, drivers, times, place, each part with its pickup and delivery photos. */
-import type { MovementDetail } from "@/db/queries/dashboard_movements.ts";
+import type { MovementDetail } from "@/db/queries/movement_reads.ts";
 import { PartCells } from "@/components/hq/part_cells.tsx";
 import {
   DetailItem,

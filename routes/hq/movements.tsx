@@ -1,12 +1,13 @@
 /** `/hq/movements` (list and one movement) and `/hq/trips` (open return trips, oldest first). */
 import { Hono } from "hono";
 import {
-  listMovers,
   movementDetail,
   type MovementFilters,
   openReturnTrips,
   searchMovements,
-} from "@/db/queries/dashboard_movements.ts";
+} from "@/db/queries/movement_reads.ts";
+import { listMovers } from "@/db/queries/users.ts";
+import { normaliseRego } from "@/lib/rego.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, listRequest, notFoundPage, parseId } from "@/routes/hq/render.tsx";
@@ -22,7 +23,7 @@ export function movementFilters(query: Record<string, string>): MovementFilters 
     status: query.status === "Parts Picked Up" || query.status === "Parts Dropped off"
       ? query.status
       : undefined,
-    rego: query.rego,
+    rego: query.rego ? normaliseRego(query.rego) : undefined,
     driverId: parseId(query.driver) ?? undefined,
   };
 }

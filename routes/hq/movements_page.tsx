@@ -1,5 +1,5 @@
 /** The movements list (filters, paging, export link) and the open return trips page. */
-import type { MovementRow } from "@/db/queries/dashboard_movements.ts";
+import type { MovementRow } from "@/db/queries/movement_reads.ts";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
 import {
   Field,

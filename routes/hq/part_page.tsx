@@ -2,7 +2,7 @@
  * One part: its claim, the status changes a dispatcher may make now (lib/part_status.ts), its whole
  * history (from, to, when, who, via, reason) and the movements that carried it, with their photos.
  */
-import type { PartDetail } from "@/db/queries/dashboard.ts";
+import type { PartDetail } from "@/db/queries/parts.ts";
 import type { DispatcherTransition } from "@/lib/part_status.ts";
 import {
   buttonClass,

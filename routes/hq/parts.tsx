@@ -1,15 +1,13 @@
 /** `/hq/parts`: the parts search, one part's page, and the dispatcher's status changes (POST). */
 import { Hono } from "hono";
-import { listRepairers, partDetail, searchParts } from "@/db/queries/dashboard.ts";
+import { partDetail, searchParts } from "@/db/queries/parts.ts";
+import { listRepairers } from "@/db/queries/places.ts";
+import { openReturnTripOf } from "@/db/queries/movements.ts";
 import { PART_STATUSES, type PartStatus } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
-import {
-  changeStatusByDispatcher,
-  openReturnTripOf,
-  StatusRaced,
-  transitionsFrom,
-} from "@/lib/part_status.ts";
+import { normaliseRego } from "@/lib/rego.ts";
+import { changeStatusByDispatcher, StatusRaced, transitionsFrom } from "@/lib/part_status.ts";
 import type { Notice } from "@/components/hq/ui.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import {
@@ -29,7 +27,7 @@ export const PART_FILTERS = ["rego", "claim", "status", "repairer"] as const;
 /** The parts filters of a query string (shared with the parts export). */
 export function partFilters(query: Record<string, string>) {
   return {
-    rego: query.rego,
+    rego: query.rego ? normaliseRego(query.rego) : undefined,
     claim: query.claim,
     status: (PART_STATUSES as readonly string[]).includes(query.status ?? "")
       ? query.status as PartStatus

@@ -1,6 +1,6 @@
 /** The parts search page: filters (rego, claim number, status, repair shop), results, paging, export link. */
 import { PART_STATUSES } from "@/db/schema.ts";
-import type { PartRow } from "@/db/queries/dashboard.ts";
+import type { PartRow } from "@/db/queries/parts.ts";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
 import { PartCells } from "@/components/hq/part_cells.tsx";
 import { Field, inputClass, PageTitle, Pagination, Table, tdClass, TimeCell } from "@/components/hq/ui.tsx";
