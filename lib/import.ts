@@ -20,7 +20,7 @@ import {
 import { upsertUsers } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
-import { emailField, listProblems } from "@/lib/validation.ts";
+import { emailField, listProblems, safeParseInput } from "@/lib/validation.ts";
 
 const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max);
 
@@ -138,7 +138,7 @@ type LooseFile = z.output<typeof looseSchema>;
 
 /** Validates without writing: the parsed file, or every problem found. */
 async function validateImport(db: Db, input: unknown): Promise<ImportFile> {
-  const parsed = importSchema.safeParse(input, { reportInput: true });
+  const parsed = safeParseInput(importSchema, input);
   const loose = looseSchema.parse(input);
   const problems = [
     ...(parsed.success ? [] : listProblems(parsed.error)),

@@ -7,8 +7,6 @@ import type { Db } from "@/db/client.ts";
 import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 
-type Executor = Pick<Db, "selectFrom">;
-
 export type ClaimFlow = "direct" | "reverse";
 
 // The search path's statements are compiled once (db/queries/compiled.ts): they run on every search.
@@ -82,7 +80,7 @@ export async function managementOf(db: QueryRunner, claimId: number) {
 }
 
 /** The claim's latest reverse movement (its open or last return trip), if any. */
-export async function latestReverseMovement(db: Executor, claimId: number) {
+export async function latestReverseMovement(db: QueryRunner, claimId: number) {
   return await db.selectFrom("parts_movements")
     .selectAll()
     .where("claim_id", "=", claimId)
@@ -107,7 +105,7 @@ export async function lockClaimOpenTrip(trx: Tx, claimId: number): Promise<numbe
 }
 
 /** The name of the claim's repairer (the shop a reverse pickup collects from), if it has one. */
-export async function claimRepairerName(db: Executor, claimId: number): Promise<string | null> {
+export async function claimRepairerName(db: QueryRunner, claimId: number): Promise<string | null> {
   const row = await db.selectFrom("claim_management as cm")
     .innerJoin("repairers as r", "r.id", "cm.repairer_id")
     .select("r.name")
@@ -123,7 +121,7 @@ export async function linkMovementOnManagement(trx: Tx, claimId: number, movemen
 }
 
 /** Whether any claim exists (the demo data loads only into an empty database). */
-export async function anyClaim(db: Executor): Promise<boolean> {
+export async function anyClaim(db: QueryRunner): Promise<boolean> {
   return await db.selectFrom("claims").select("id").limit(1).executeTakeFirst() !== undefined;
 }
 

@@ -4,12 +4,9 @@
  * `unnest` or multi-row VALUES), so a submission costs the same number of statements for 1 or 50 parts.
  */
 import { sql } from "kysely";
-import type { Db } from "@/db/client.ts";
 import type { MovementStatus, PartStatus } from "@/db/schema.ts";
-import type { Tx } from "@/db/queries/compiled.ts";
+import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { latestReverseMovement } from "@/db/queries/claims.ts";
-
-type Reader = Pick<Db, "selectFrom">;
 
 export interface NewMovement {
   claim_id: number;
@@ -191,7 +188,7 @@ export async function findAppliedSteps(
  * Whether the part rides on the claim's open return trip: the claim's latest reverse movement is still
  * `Parts Picked Up` and holds a Deliver_Parts row for the part not yet delivered to HQ (D20).
  */
-export async function isOnOpenReturnTrip(db: Reader, claimId: number, partId: number): Promise<boolean> {
+export async function isOnOpenReturnTrip(db: QueryRunner, claimId: number, partId: number): Promise<boolean> {
   const trip = await latestReverseMovement(db, claimId);
   if (!trip || trip.movement_status !== "Parts Picked Up") return false;
   const row = await db.selectFrom("deliver_parts").select("id")
@@ -201,7 +198,7 @@ export async function isOnOpenReturnTrip(db: Reader, claimId: number, partId: nu
 }
 
 /** The open reverse movement (picked up, not yet dropped off) carrying this part, or null. */
-export async function openReturnTripOf(db: Reader, partId: number): Promise<number | null> {
+export async function openReturnTripOf(db: QueryRunner, partId: number): Promise<number | null> {
   const row = await db.selectFrom("deliver_parts as d")
     .innerJoin("parts_movements as m", "m.id", "d.movement_id")
     .select("m.id")
@@ -215,7 +212,7 @@ export async function openReturnTripOf(db: Reader, partId: number): Promise<numb
 }
 
 /** What leg 2 lists: the trip's parts picked up and not yet delivered to HQ, in Deliver_Parts order (D12). */
-export async function partsOnTruck(db: Reader, movementId: number) {
+export async function partsOnTruck(db: QueryRunner, movementId: number) {
   return await db.selectFrom("deliver_parts as d")
     .innerJoin("parts_orders as p", "p.id", "d.part_id")
     .select(["d.id as delivery_id", "p.id as parts_order_id", "p.description", "p.part_no"])

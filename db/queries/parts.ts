@@ -13,8 +13,6 @@ import { containsPattern } from "@/db/queries/like.ts";
 import { movementsOfPart } from "@/db/queries/movement_reads.ts";
 import { fetchPage, type PageWindow } from "@/db/queries/paging.ts";
 
-type Executor = Pick<Db, "selectFrom">;
-
 const arrivedParts = compiledQuery((db, claimId: number) =>
   db.selectFrom("parts_orders")
     .select(["id", "description", "part_no"])
@@ -29,7 +27,7 @@ export async function arrivedPartsOf(db: QueryRunner, claimId: number) {
 }
 
 /** The claim's parts flagged for return at its repair shop, in id order (a reverse pickup's list). */
-export async function partsAwaitingPickUp(db: Executor, claimId: number) {
+export async function partsAwaitingPickUp(db: QueryRunner, claimId: number) {
   return await db.selectFrom("parts_orders")
     .select(["id as parts_order_id", "description", "part_no"])
     .where("claim_id", "=", claimId)
@@ -39,7 +37,7 @@ export async function partsAwaitingPickUp(db: Executor, claimId: number) {
 }
 
 /** The part with this id if it belongs to the claim. */
-export async function partOfClaim(db: Executor, partId: number, claimId: number) {
+export async function partOfClaim(db: QueryRunner, partId: number, claimId: number) {
   return await db.selectFrom("parts_orders").select(["id", "part_no", "status"])
     .where("id", "=", partId).where("claim_id", "=", claimId).executeTakeFirst();
 }
@@ -108,7 +106,7 @@ export async function changePartStatusIf(
 }
 
 /** A part's number and status now, if it exists. */
-export async function partStatusNow(db: Executor, partId: number) {
+export async function partStatusNow(db: QueryRunner, partId: number) {
   return await db.selectFrom("parts_orders").select(["part_no", "status"])
     .where("id", "=", partId).executeTakeFirst();
 }

@@ -6,9 +6,7 @@
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { MovementStage, Photo } from "@/db/schema.ts";
-import type { Tx } from "@/db/queries/compiled.ts";
-
-type Executor = Pick<Db, "selectFrom">;
+import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 
 export interface NewStagedImage {
   partId: number;
@@ -48,7 +46,7 @@ export interface TokenBinding {
 }
 
 /** Read-only: whether the token is unused, unexpired and bound to this record and field. */
-export async function isTokenUsable(db: Executor, t: TokenBinding): Promise<boolean> {
+export async function isTokenUsable(db: QueryRunner, t: TokenBinding): Promise<boolean> {
   const row = await db.selectFrom("upload_tokens").select("token_hash")
     .where("token_hash", "=", t.hash)
     .where("image_id", "=", t.imageId)
@@ -138,7 +136,7 @@ export async function attachPhoto(trx: Tx, imageId: number, photoId: number): Pr
   return row !== undefined;
 }
 
-export async function photoById(db: Executor, id: number): Promise<Photo | undefined> {
+export async function photoById(db: QueryRunner, id: number): Promise<Photo | undefined> {
   return await db.selectFrom("photos").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
@@ -213,7 +211,7 @@ export async function deletePhotoIfUnreferenced(
 }
 
 /** Which of these file keys a photo row still names, as its photo or its thumbnail. */
-export async function keysInUse(db: Executor, keys: string[]): Promise<Set<string>> {
+export async function keysInUse(db: QueryRunner, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const rows = await db.selectFrom("photos").select(["storage_key", "thumb_key"])
     .where((eb) => eb.or([eb("storage_key", "in", keys), eb("thumb_key", "in", keys)]))

@@ -4,8 +4,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-
-type Reader = Pick<Db, "selectFrom">;
+import type { QueryRunner } from "@/db/queries/compiled.ts";
 
 /** The two tables of places, which share name handling. */
 export type PlaceTable = "repairers" | "hq_locations";
@@ -22,13 +21,13 @@ export async function activeRepairersByName(db: Db): Promise<{ id: number; name:
     .orderBy("name").orderBy("id").execute();
 }
 
-export async function activeRepairer(db: Reader, id: number) {
+export async function activeRepairer(db: QueryRunner, id: number) {
   return await db.selectFrom("repairers").select(["id", "name"])
     .where("id", "=", id).where("active", "=", true).executeTakeFirst();
 }
 
 /** The HQ a reverse trip goes to (D15): the user's home HQ, else the first HQ location by id. */
-export async function hqLocationFor(db: Reader, homeHqId: number | null) {
+export async function hqLocationFor(db: QueryRunner, homeHqId: number | null) {
   return await db.selectFrom("hq_locations").select(["id", "name"])
     .orderBy(sql`case when id = ${homeHqId ?? 0} then 0 else 1 end`)
     .orderBy("id")
@@ -37,7 +36,7 @@ export async function hqLocationFor(db: Reader, homeHqId: number | null) {
 }
 
 /** One HQ location; Kysely's NoResultError when there is none (callers hold a reference to it). */
-export async function hqLocationById(db: Reader, id: number) {
+export async function hqLocationById(db: QueryRunner, id: number) {
   return await db.selectFrom("hq_locations").select(["id", "name"]).where("id", "=", id)
     .executeTakeFirstOrThrow();
 }
@@ -68,7 +67,7 @@ export async function updateRepairerActive(db: Db, id: number, active: boolean) 
 }
 
 /** Whether another place of this kind (not `exceptId`) already has the name. */
-export async function placeNameTaken(db: Reader, table: PlaceTable, name: string, exceptId: number) {
+export async function placeNameTaken(db: QueryRunner, table: PlaceTable, name: string, exceptId: number) {
   const clash = await db.selectFrom(table).select("id")
     .where("name", "=", name).where("id", "<>", exceptId).executeTakeFirst();
   return clash !== undefined;
@@ -90,13 +89,13 @@ export async function renamePlaceRow(
 }
 
 /** Which of these repair shop names exist. */
-export async function existingRepairerNames(db: Reader, names: string[]): Promise<Set<string>> {
+export async function existingRepairerNames(db: QueryRunner, names: string[]): Promise<Set<string>> {
   const rows = await db.selectFrom("repairers").select("name").where("name", "in", names).execute();
   return new Set(rows.map((r) => r.name));
 }
 
 /** Every repair shop's id by name. */
-export async function repairerIdsByName(db: Reader): Promise<Map<string, number>> {
+export async function repairerIdsByName(db: QueryRunner): Promise<Map<string, number>> {
   const rows = await db.selectFrom("repairers").select(["id", "name"]).execute();
   return new Map(rows.map((r) => [r.name, r.id]));
 }
