@@ -5,16 +5,16 @@
  * repeating one that did commit changes nothing.
  *
  * The `body` column holds an `Announcement` (db/schema.ts) without its message id, as snake_case JSON:
- * that stored form predates the camelCase shape, so `storedBody` and `announcementOf` below are the only
- * conversion between them.
+ * that stored form predates the camelCase shape, so `announcementJson` and `announcementOf` below are the
+ * only conversions between them (the JSON chat format posts the same snake_case form).
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { Announcement, AnnouncementRow, AnnouncementState, ChatChannel } from "@/db/schema.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 
-/** The stored form of `announcements.body`. */
-interface StoredBody {
+/** An announcement as snake_case JSON: the stored form of `announcements.body`. */
+export interface AnnouncementJson {
   title: Announcement["title"];
   rego: string;
   place: string;
@@ -25,7 +25,8 @@ interface StoredBody {
   movement_id: number;
 }
 
-function storedBody(a: Omit<Announcement, "messageId">): StoredBody {
+/** The snake_case form of an announcement (without its message id): as stored, and as the JSON chat format posts it. */
+export function announcementJson(a: Omit<Announcement, "messageId">): AnnouncementJson {
   return {
     title: a.title,
     rego: a.rego,
@@ -40,7 +41,7 @@ function storedBody(a: Omit<Announcement, "messageId">): StoredBody {
 
 /** The announcement a stored row holds. */
 export function announcementOf(row: { message_id: string; body: unknown }): Announcement {
-  const b = row.body as StoredBody;
+  const b = row.body as AnnouncementJson;
   return {
     messageId: row.message_id,
     title: b.title,
@@ -61,7 +62,7 @@ export async function insertAnnouncements(
   rows: { messageId: string; channel: ChatChannel; state: AnnouncementState }[],
   at: Date,
 ): Promise<void> {
-  const body = JSON.stringify(storedBody(announcement));
+  const body = JSON.stringify(announcementJson(announcement));
   await trx.insertInto("announcements")
     .values(rows.map((r) => ({
       message_id: r.messageId,

@@ -7,6 +7,7 @@
  * chat's markup, so a description cannot forge a line, a link or a channel-wide mention.
  */
 import type { Announcement } from "@/db/schema.ts";
+import { announcementJson } from "@/db/queries/announcements.ts";
 import type { ChatFormat } from "@/io/config.ts";
 import {
   announcementText,
@@ -266,16 +267,5 @@ function teamsBody(a: Announcement) {
 // Plain JSON for a custom receiver (an integration, a bot, or tests).
 
 function jsonBody(a: Announcement) {
-  return {
-    message_id: a.messageId,
-    title: a.title,
-    rego: a.rego,
-    place: a.place,
-    parts: a.parts.map((p) => ({ part_no: p.partNo, description: p.description })),
-    driver: a.driver,
-    at: a.at,
-    link: a.link,
-    movement_id: a.movementId,
-    text: announcementText(a),
-  };
+  return { message_id: a.messageId, ...announcementJson(a), text: announcementText(a) };
 }
