@@ -1,7 +1,9 @@
 /**
- * Queries of the three movement submissions (interface.md 3a/3b, D20). Every function that locks or writes
- * takes a Transaction. Each one is a single statement whatever the number of parts (arrays through
- * `unnest` or multi-row VALUES), so a submission costs the same number of statements for 1 or 50 parts.
+ * Queries of the movements family (parts_movements, deliver_parts) for the three movement submissions
+ * (interface.md 3a/3b, D20) and the open return trips; the pages' reads are in movement_reads.ts. Every
+ * function that locks or writes takes a Transaction. Each one is a single statement whatever the number
+ * of parts (arrays through `unnest` or multi-row VALUES), so a submission costs the same number of
+ * statements for 1 or 50 parts.
  */
 import { sql } from "kysely";
 import type { MovementStatus, PartStatus } from "@/db/schema.ts";
