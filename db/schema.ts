@@ -169,6 +169,33 @@ export interface AnnouncementsTable {
   created_at: Timestamp;
 }
 
+export interface AnnouncementPart {
+  partNo: string;
+  description: string;
+}
+
+/**
+ * What one announcement says (D21): the one shape the service uses, from the submission that writes it
+ * to the chat formats and the feed. The table keeps it, without the per-row message id, in `body` as
+ * snake_case JSON (the stored form since the first release); db/queries/announcements.ts alone converts
+ * between the two.
+ */
+export interface Announcement {
+  /** Stable per announcement and channel, made at outbox insert: every retry carries the same id. */
+  messageId: string;
+  title: AnnouncementTitle;
+  rego: string;
+  /** The repair shop, or the HQ location for a return. */
+  place: string;
+  parts: AnnouncementPart[];
+  driver: string;
+  /** ISO 8601 timestamp of the movement step. */
+  at: string;
+  /** Absolute URL of the movement's page. */
+  link: string;
+  movementId: number;
+}
+
 export interface SessionsTable {
   token_hash: string;
   user_id: number;
@@ -203,5 +230,5 @@ export type PartsMovement = Selectable<PartsMovementsTable>;
 export type DeliverPart = Selectable<DeliverPartsTable>;
 export type UploadedImage = Selectable<UploadedImagesTable>;
 export type Photo = Selectable<PhotosTable>;
-export type Announcement = Selectable<AnnouncementsTable>;
+export type AnnouncementRow = Selectable<AnnouncementsTable>;
 export type NewHistoryRow = Insertable<PartStatusHistoryTable>;

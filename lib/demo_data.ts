@@ -1,5 +1,7 @@
 /** Demo data (D4): loaded on a development start when the database has no users and no claims. */
 import type { Db } from "@/db/client.ts";
+import { anyClaim } from "@/db/queries/claims.ts";
+import { anyUser } from "@/db/queries/users.ts";
 import { importData } from "@/lib/import.ts";
 import type { Clock } from "@/io/clock.ts";
 import type { Config } from "@/io/config.ts";
@@ -9,9 +11,7 @@ export const DEMO_DATA_URL = new URL("../db/demo_data.json", import.meta.url);
 /** Loads the demo data when allowed and the database is empty; returns whether it did. */
 export async function loadDemoDataIfEmpty(db: Db, config: Config, clock: Clock): Promise<boolean> {
   if (config.appEnv !== "development") return false;
-  const used = await db.selectFrom("users").select("id").limit(1).executeTakeFirst() ??
-    await db.selectFrom("claims").select("id").limit(1).executeTakeFirst();
-  if (used) return false;
+  if (await anyUser(db) || await anyClaim(db)) return false;
   await importData(db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), clock);
   return true;
 }

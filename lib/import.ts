@@ -4,13 +4,23 @@
  * written, in one transaction, upserting by natural keys so a re-import updates instead of duplicating.
  * Every part status change it makes is recorded in the part's history (via `import`).
  */
-import { sql, type Transaction } from "kysely";
 import { z } from "zod";
 import type { Db } from "@/db/client.ts";
-import { type Database, PART_STATUSES, type PartStatus, ROLES } from "@/db/schema.ts";
+import { type NewHistoryRow, PART_STATUSES, ROLES } from "@/db/schema.ts";
+import { deleteClaimManagement, upsertClaimManagement, upsertClaims } from "@/db/queries/claims.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+import { insertHistoryRows } from "@/db/queries/history.ts";
+import { lockPartStatusesOfClaims, upsertParts } from "@/db/queries/parts.ts";
+import {
+  existingRepairerNames,
+  repairerIdsByName,
+  upsertHqLocations,
+  upsertRepairers,
+} from "@/db/queries/places.ts";
+import { upsertUsers } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
-import { emailField, listProblems } from "@/lib/validation.ts";
+import { emailField, listProblems, safeParseInput } from "@/lib/validation.ts";
 
 const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max);
 
@@ -87,16 +97,12 @@ function duplicateProblems(file: LooseFile): ImportProblem[] {
 }
 
 /** Repairers named by claims must exist in the file or the database. */
-async function referenceProblems(db: Pick<Db, "selectFrom">, file: LooseFile): Promise<ImportProblem[]> {
+async function referenceProblems(db: Db, file: LooseFile): Promise<ImportProblem[]> {
   const named = new Set(file.repairers?.flatMap((r) => r.name ?? []));
   const wanted = [...new Set(file.claims?.flatMap((c) => c.management?.repairer ?? []) ?? [])]
     .filter((name) => !named.has(name));
   if (wanted.length === 0) return [];
-  const known = new Set(
-    (await db.selectFrom("repairers").select("name").where("name", "in", wanted).execute()).map((r) =>
-      r.name
-    ),
-  );
+  const known = await existingRepairerNames(db, wanted);
   const problems: ImportProblem[] = [];
   file.claims?.forEach((claim, i) => {
     const name = claim.management?.repairer;
@@ -131,8 +137,8 @@ const looseSchema = z.object({
 type LooseFile = z.output<typeof looseSchema>;
 
 /** Validates without writing: the parsed file, or every problem found. */
-async function validateImport(db: Pick<Db, "selectFrom">, input: unknown): Promise<ImportFile> {
-  const parsed = importSchema.safeParse(input, { reportInput: true });
+async function validateImport(db: Db, input: unknown): Promise<ImportFile> {
+  const parsed = safeParseInput(importSchema, input);
   const loose = looseSchema.parse(input);
   const problems = [
     ...(parsed.success ? [] : listProblems(parsed.error)),
@@ -151,9 +157,7 @@ function chunks<T>(rows: T[]): T[][] {
   return out;
 }
 
-type Tx = Transaction<Database>;
-
-async function upsertClaims(
+async function writeClaims(
   tx: Tx,
   file: ImportFile,
   now: Date,
@@ -161,35 +165,28 @@ async function upsertClaims(
   const claims = file.claims ?? [];
   const claimIds = new Map<string, number>();
   for (const batch of chunks(claims)) {
-    const rows = await tx.insertInto("claims")
-      .values(batch.map((c) => ({ claim_number: c.claim_number, registration: c.registration })))
-      .onConflict((oc) =>
-        oc.column("claim_number").doUpdateSet({ registration: (eb) => eb.ref("excluded.registration") })
-      )
-      .returning(["id", "claim_number"])
-      .execute();
+    const rows = await upsertClaims(
+      tx,
+      batch.map((c) => ({ claim_number: c.claim_number, registration: c.registration })),
+    );
     for (const r of rows) claimIds.set(r.claim_number, r.id);
   }
 
-  const repairerIds = new Map(
-    (await tx.selectFrom("repairers").select(["id", "name"]).execute()).map((r) => [r.name, r.id]),
-  );
+  const repairerIds = await repairerIdsByName(tx);
   const managed = claims.filter((c) => c.management);
   for (const batch of chunks(managed)) {
-    await tx.insertInto("claim_management")
-      .values(batch.map((c) => ({
+    await upsertClaimManagement(
+      tx,
+      batch.map((c) => ({
         claim_id: claimIds.get(c.claim_number)!,
         repairer_id: c.management!.repairer === null ? null : repairerIds.get(c.management!.repairer)!,
-      })))
-      .onConflict((oc) =>
-        oc.column("claim_id").doUpdateSet({ repairer_id: (eb) => eb.ref("excluded.repairer_id") })
-      )
-      .execute();
+      })),
+    );
   }
   // `management` absent or null means the claim has no management record (D5).
   const unmanaged = claims.filter((c) => !c.management).map((c) => claimIds.get(c.claim_number)!);
   for (const batch of chunks(unmanaged)) {
-    await tx.deleteFrom("claim_management").where("claim_id", "in", batch).execute();
+    await deleteClaimManagement(tx, batch);
   }
 
   const parts = claims.flatMap((c) =>
@@ -199,32 +196,21 @@ async function upsertClaims(
   for (const batch of chunks(parts)) {
     // Lock the existing rows first so the history records the status each part really left.
     const before = new Map(
-      (await tx.selectFrom("parts_orders").select(["claim_id", "part_no", "status"])
-        .where("claim_id", "in", [...new Set(batch.map((p) => p.claim_id))])
-        .forUpdate()
-        .execute()).map((p) => [`${p.claim_id}\u0000${p.part_no}`, p.status as PartStatus]),
+      (await lockPartStatusesOfClaims(tx, [...new Set(batch.map((p) => p.claim_id))]))
+        .map((p) => [`${p.claim_id}\u0000${p.part_no}`, p.status]),
     );
-    const written = await tx.insertInto("parts_orders")
-      .values(batch.map((p) => ({
+    const written = await upsertParts(
+      tx,
+      batch.map((p) => ({
         claim_id: p.claim_id,
         part_no: p.part_no,
         description: p.description,
         qty_ordered: p.qty,
         status: p.status,
-        updated_at: now,
-      })))
-      .onConflict((oc) =>
-        oc.columns(["claim_id", "part_no"]).doUpdateSet({
-          description: (eb) => eb.ref("excluded.description"),
-          qty_ordered: (eb) => eb.ref("excluded.qty_ordered"),
-          status: (eb) => eb.ref("excluded.status"),
-          updated_at: sql<Date>`case when parts_orders.status = excluded.status then parts_orders.updated_at
-            else excluded.updated_at end`,
-        })
-      )
-      .returning(["id", "claim_id", "part_no", "status"])
-      .execute();
-    const history = written.flatMap((p) => {
+      })),
+      now,
+    );
+    const history = written.flatMap((p): NewHistoryRow[] => {
       const from = before.get(`${p.claim_id}\u0000${p.part_no}`) ?? null;
       return from === p.status ? [] : [{
         part_id: p.id,
@@ -235,7 +221,7 @@ async function upsertClaims(
         via: "import" as const,
       }];
     });
-    if (history.length) await tx.insertInto("part_status_history").values(history).execute();
+    if (history.length) await insertHistoryRows(tx, history);
     changes += history.length;
   }
   return { parts: parts.length, changes };
@@ -256,32 +242,13 @@ export async function importData(db: Db, input: unknown, clock: Clock): Promise<
     })),
   );
   return await db.transaction().execute(async (tx) => {
-    for (const batch of chunks(file.hq_locations ?? [])) {
-      await tx.insertInto("hq_locations").values(batch).onConflict((oc) => oc.column("name").doNothing())
-        .execute();
-    }
+    for (const batch of chunks(file.hq_locations ?? [])) await upsertHqLocations(tx, batch);
     for (const batch of chunks(file.repairers ?? [])) {
-      await tx.insertInto("repairers")
-        .values(batch.map((r) => ({ name: r.name, address: r.address ?? null })))
-        .onConflict((oc) =>
-          oc.column("name").doUpdateSet({ address: sql`coalesce(excluded.address, repairers.address)` })
-        )
-        .execute();
+      await upsertRepairers(tx, batch.map((r) => ({ name: r.name, address: r.address ?? null })));
     }
-    for (const batch of chunks(users)) {
-      await tx.insertInto("users").values(batch)
-        .onConflict((oc) =>
-          oc.column("email").doUpdateSet({
-            name: (eb) => eb.ref("excluded.name"),
-            role: (eb) => eb.ref("excluded.role"),
-            active: (eb) => eb.ref("excluded.active"),
-            // A re-import without a PIN keeps the PIN the user already has.
-            pin_hash: sql`coalesce(excluded.pin_hash, users.pin_hash)`,
-          })
-        )
-        .execute();
-    }
-    const { parts, changes } = await upsertClaims(tx, file, now);
+    // A re-import without a PIN keeps the PIN the user already has (upsertUsers).
+    for (const batch of chunks(users)) await upsertUsers(tx, batch);
+    const { parts, changes } = await writeClaims(tx, file, now);
     return {
       hq_locations: file.hq_locations?.length ?? 0,
       repairers: file.repairers?.length ?? 0,

@@ -14,6 +14,9 @@
  */
 import type { Db } from "@/db/client.ts";
 import type { PartStatus } from "@/db/schema.ts";
+import { insertHistoryRow } from "@/db/queries/history.ts";
+import { openReturnTripOf } from "@/db/queries/movements.ts";
+import { changePartStatusIf, partStatusNow } from "@/db/queries/parts.ts";
 import type { Clock } from "@/io/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
 
@@ -121,15 +124,9 @@ export async function changeStatusByDispatcher(
   }
   const now = clock.now();
   return await db.transaction().execute(async (tx) => {
-    const updated = await tx.updateTable("parts_orders")
-      .set({ status: transition.to, updated_at: now })
-      .where("id", "=", input.partId)
-      .where("status", "=", transition.from)
-      .returning(["id", "part_no"])
-      .executeTakeFirst();
+    const updated = await changePartStatusIf(tx, input.partId, transition.from, transition.to, now);
     if (!updated) {
-      const actual = await tx.selectFrom("parts_orders").select(["part_no", "status"])
-        .where("id", "=", input.partId).executeTakeFirst();
+      const actual = await partStatusNow(tx, input.partId);
       if (!actual) throw new DomainError("not_found", "Part not found.");
       throw new StatusRaced(actual.part_no, actual.status, input.partId);
     }
@@ -144,7 +141,7 @@ export async function changeStatusByDispatcher(
         );
       }
     }
-    const history = await tx.insertInto("part_status_history").values({
+    const historyId = await insertHistoryRow(tx, {
       part_id: input.partId,
       from_status: transition.from,
       to_status: transition.to,
@@ -152,27 +149,13 @@ export async function changeStatusByDispatcher(
       changed_by: input.userId,
       via: "dashboard",
       reason,
-    }).returning("id").executeTakeFirstOrThrow();
+    });
     return {
       partId: input.partId,
       partNo: updated.part_no,
       from: transition.from,
       to: transition.to,
-      historyId: history.id,
+      historyId,
     };
   });
-}
-
-/** The open reverse movement (picked up, not yet dropped off) carrying this part, or null. */
-export async function openReturnTripOf(db: Pick<Db, "selectFrom">, partId: number): Promise<number | null> {
-  const row = await db.selectFrom("deliver_parts as d")
-    .innerJoin("parts_movements as m", "m.id", "d.movement_id")
-    .select("m.id")
-    .where("d.part_id", "=", partId)
-    .where("d.delivery", "=", false)
-    .where("m.movement_type", "=", "reverse")
-    .where("m.movement_status", "=", "Parts Picked Up")
-    .orderBy("m.id", "desc")
-    .executeTakeFirst();
-  return row?.id ?? null;
 }

@@ -1,6 +1,9 @@
 /** The search operation (docs/protocol.md §1, D11, D12): what a driver may move for a rego. */
 import type { Db } from "@/db/client.ts";
-import { arrivedPartsOf, latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
+import { latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
+import { partsOnTruck } from "@/db/queries/movements.ts";
+import { arrivedPartsOf, partsAwaitingPickUp } from "@/db/queries/parts.ts";
+import { hqLocationById } from "@/db/queries/places.ts";
 import { resolveClaim } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 
@@ -69,16 +72,8 @@ export async function searchReverse(db: Db, rego: string): Promise<ReverseSearch
   if (trip && trip.movement_status === "Parts Picked Up") {
     // Leg 2 lists what is still on the truck: picked up, not yet delivered to HQ (D12).
     const [parts, hq] = await Promise.all([
-      db.selectFrom("deliver_parts as d")
-        .innerJoin("parts_orders as p", "p.id", "d.part_id")
-        .select(["d.id as delivery_id", "p.id as parts_order_id", "p.description", "p.part_no"])
-        .where("d.movement_id", "=", trip.id)
-        .where("d.pickup", "=", true)
-        .where("d.delivery", "=", false)
-        .orderBy("d.id")
-        .execute(),
-      db.selectFrom("hq_locations").select(["id", "name"]).where("id", "=", trip.hq_location_id!)
-        .executeTakeFirstOrThrow(),
+      partsOnTruck(db, trip.id),
+      hqLocationById(db, trip.hq_location_id!),
     ]);
     return {
       form_name: "dropoff",
@@ -91,12 +86,7 @@ export async function searchReverse(db: Db, rego: string): Promise<ReverseSearch
       claim_number: claim.claim_number,
     };
   }
-  const parts = await db.selectFrom("parts_orders")
-    .select(["id as parts_order_id", "description", "part_no"])
-    .where("claim_id", "=", claim.id)
-    .where("status", "=", "Pending Repair Shop Pick-Up")
-    .orderBy("id")
-    .execute();
+  const parts = await partsAwaitingPickUp(db, claim.id);
   if (parts.length === 0) {
     throw new DomainError("nothing_to_move", "No parts flagged for return at a repair shop");
   }

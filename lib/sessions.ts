@@ -5,6 +5,14 @@
  */
 import type { Db } from "@/db/client.ts";
 import type { User } from "@/db/schema.ts";
+import {
+  deleteSession,
+  deleteSessionsSeenBefore,
+  insertSession,
+  sessionWithUser,
+  touchSession,
+} from "@/db/queries/sessions.ts";
+import { activeUserByEmail, clearWrongPins, countWrongPin, lockUserUntil } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { verifyPin } from "@/io/pin.ts";
@@ -36,8 +44,7 @@ export async function signIn(
   input: { email: string; pin: string },
 ): Promise<{ token: string; user: User }> {
   const now = clock.now();
-  const user = await db.selectFrom("users").selectAll()
-    .where("email", "=", input.email.trim().toLowerCase()).where("active", "=", true).executeTakeFirst();
+  const user = await activeUserByEmail.executeTakeFirst(db, input.email.trim().toLowerCase());
   if (user?.locked_until && user.locked_until > now) throw lockedError(user.locked_until, now);
   const ok = await verifyPin(input.pin, user?.pin_hash ?? null);
   if (!user || !ok) {
@@ -46,19 +53,13 @@ export async function signIn(
   }
   const token = randomToken();
   await db.transaction().execute(async (tx) => {
-    await tx.updateTable("users").set({ failed_pin_attempts: 0, locked_until: null }).where(
-      "id",
-      "=",
-      user.id,
-    )
-      .execute();
-    await tx.insertInto("sessions").values({
-      token_hash: hashToken(token),
-      user_id: user.id,
-      csrf_token: randomToken(),
-      created_at: now,
-      last_seen_at: now,
-    }).execute();
+    await clearWrongPins(tx, user.id);
+    await insertSession(tx, {
+      tokenHash: hashToken(token),
+      userId: user.id,
+      csrfToken: randomToken(),
+      at: now,
+    });
   });
   return { token, user };
 }
@@ -73,16 +74,10 @@ function lockedError(until: Date, now: Date): DomainError {
 
 /** Counts a wrong PIN atomically (two tablets guessing at once both count); the fifth locks the user. */
 async function recordWrongPin(db: Db, userId: number, now: Date): Promise<void> {
-  const row = await db.updateTable("users")
-    .set((eb) => ({ failed_pin_attempts: eb("failed_pin_attempts", "+", 1) }))
-    .where("id", "=", userId)
-    .returning("failed_pin_attempts")
-    .executeTakeFirstOrThrow();
-  if (row.failed_pin_attempts >= MAX_WRONG_PINS) {
-    await db.updateTable("users")
-      .set({ failed_pin_attempts: 0, locked_until: new Date(now.getTime() + LOCKOUT_MS) })
-      .where("id", "=", userId).execute();
-    throw lockedError(new Date(now.getTime() + LOCKOUT_MS), now);
+  if (await countWrongPin(db, userId) >= MAX_WRONG_PINS) {
+    const until = new Date(now.getTime() + LOCKOUT_MS);
+    await lockUserUntil(db, userId, until);
+    throw lockedError(until, now);
   }
 }
 
@@ -91,32 +86,27 @@ export async function resolveSession(db: Db, clock: Clock, token: string): Promi
   if (!token) return null;
   const now = clock.now();
   const hash = hashToken(token);
-  const row = await db.selectFrom("sessions").innerJoin("users", "users.id", "sessions.user_id")
-    .selectAll("users")
-    .select(["sessions.csrf_token", "sessions.last_seen_at"])
-    .where("sessions.token_hash", "=", hash)
-    .executeTakeFirst();
+  const row = await sessionWithUser(db, hash);
   if (!row) return null;
   const { csrf_token, last_seen_at, ...user } = row;
   if (!user.active || now.getTime() - last_seen_at.getTime() >= IDLE_TIMEOUT_MS) {
-    await db.deleteFrom("sessions").where("token_hash", "=", hash).execute();
+    await deleteSession(db, hash);
     return null;
   }
   let seen = last_seen_at;
   if (now.getTime() - last_seen_at.getTime() >= TOUCH_EVERY_MS) {
-    await db.updateTable("sessions").set({ last_seen_at: now }).where("token_hash", "=", hash).execute();
+    await touchSession(db, hash, now);
     seen = now;
   }
   return { user, csrfToken: csrf_token, expiresAt: new Date(seen.getTime() + IDLE_TIMEOUT_MS) };
 }
 
 export async function signOut(db: Db, token: string): Promise<void> {
-  await db.deleteFrom("sessions").where("token_hash", "=", hashToken(token)).execute();
+  await deleteSession(db, hashToken(token));
 }
 
 /** Sessions idle past the timeout are deleted lazily on use; this sweeps the ones never used again. */
 export async function deleteIdleSessions(db: Db, clock: Clock): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - IDLE_TIMEOUT_MS);
-  const result = await db.deleteFrom("sessions").where("last_seen_at", "<=", cutoff).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return await deleteSessionsSeenBefore(db, cutoff);
 }

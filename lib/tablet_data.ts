@@ -1,9 +1,12 @@
 /**
- * Read-only lookups the depot tablet pages need (no rules here: the movements and searches live in their
- * own modules). Kept out of routes/ so a route stays "validate, call, render".
+ * The data the depot tablet pages show (no rules here: the movements and searches live in their own
+ * modules), shaped for those pages from the queries in db/queries. Kept out of routes/ so a route stays
+ * "validate, call, render".
  */
 import type { Db } from "@/db/client.ts";
-import { movementParts, movementsWithNames } from "@/db/queries/movement_view.ts";
+import { movementParts, receiptMovement } from "@/db/queries/movement_reads.ts";
+import { activeRepairersByName } from "@/db/queries/places.ts";
+import { activeDrivers, activeUserEmail } from "@/db/queries/users.ts";
 import type { MovementStatus, MovementType, PartStatus, Role } from "@/db/schema.ts";
 
 /** Who may use the tablet (D24): drivers make movements; an admin may too (covering a shift, testing). */
@@ -16,17 +19,12 @@ export interface DriverChoice {
 
 /** The drivers offered on the sign-in screen: active users with role driver, by name. */
 export async function listDrivers(db: Db): Promise<DriverChoice[]> {
-  return await db.selectFrom("users").select(["id", "name"])
-    .where("role", "=", "driver").where("active", "=", true)
-    .orderBy("name").orderBy("id").execute();
+  return await activeDrivers(db);
 }
 
 /** The e-mail of an active tablet user picked by id on the sign-in screen, else null. */
 export async function tabletUserEmail(db: Db, id: number): Promise<string | null> {
-  const row = await db.selectFrom("users").select("email")
-    .where("id", "=", id).where("active", "=", true).where("role", "in", TABLET_ROLES)
-    .executeTakeFirst();
-  return row?.email ?? null;
+  return await activeUserEmail(db, id, TABLET_ROLES);
 }
 
 export interface RepairerChoice {
@@ -36,8 +34,7 @@ export interface RepairerChoice {
 
 /** The repair shops a direct delivery may go to: active repairers, by name. */
 export async function listActiveRepairers(db: Db): Promise<RepairerChoice[]> {
-  return await db.selectFrom("repairers").select(["id", "name"]).where("active", "=", true)
-    .orderBy("name").orderBy("id").execute();
+  return await activeRepairersByName(db);
 }
 
 export interface ReceiptPart {
@@ -74,14 +71,7 @@ export interface Receipt {
  * is the one the movement records (none on a return trip), not the claim's.
  */
 export async function loadReceipt(db: Db, movementId: number): Promise<Receipt | null> {
-  const row = await movementsWithNames(db)
-    .select([
-      "r.name as repairer",
-      "m.picked_up_by as picked_up_by_id",
-      "m.dropped_off_by as dropped_off_by_id",
-    ])
-    .where("m.id", "=", movementId)
-    .executeTakeFirst();
+  const row = await receiptMovement(db, movementId);
   if (!row) return null;
   const { picked_up_by_name, dropped_off_by_name, hq_name, ...movement } = row;
   const parts = await movementParts(db, movementId);

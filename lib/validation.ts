@@ -31,11 +31,15 @@ export const emailField = z.string().trim().max(254).toLowerCase().pipe(
 /** A rego as typed; the search normalises it (D11). */
 export const regoField = z.string().max(64, { message: "must be at most 64 characters" });
 
-function problemOf(issue: z.core.$ZodIssue): string {
-  if (issue.message.startsWith("must ")) return issue.message;
-  // `input` is on the issue only when parsed with `reportInput: true` (see parseInput); JSON has no
-  // undefined, so an undefined input is a missing field.
-  // A missing ID field (a string-or-number union) fails as invalid_union.
+/**
+ * The D9 problem text of an issue, chosen by its code and parameters. It is the per-parse error map of
+ * every parse here (`PARSE_OPTIONS`), so a schema's own message (`{ message: "must be an ID" }`) takes
+ * precedence over it (zod's error precedence) and every issue's `message` ends up as the final text: no
+ * code reads a message to decide anything.
+ */
+function problemOf(issue: z.core.$ZodRawIssue): string {
+  // JSON has no undefined, so an undefined input is a missing field. A missing ID field (a string-or-number
+  // union) fails as invalid_union.
   if (
     (issue.code === "invalid_type" || issue.code === "invalid_value" || issue.code === "invalid_union") &&
     issue.input === undefined
@@ -62,6 +66,17 @@ function problemOf(issue: z.core.$ZodIssue): string {
   }
 }
 
+/** The options of every parse: issues get their D9 problem text (see problemOf). */
+const PARSE_OPTIONS = { error: problemOf } as const;
+
+/** Parses without throwing; each issue's message is its D9 problem text. For `listProblems`. */
+export function safeParseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(input, PARSE_OPTIONS);
+}
+
 /** `a.b[0].c` from a zod path. */
 function formatPath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`).join("");
@@ -73,18 +88,18 @@ export function parseInput<S extends z.ZodType>(
   input: unknown,
   prefix: PropertyKey[] = [],
 ): z.output<S> {
-  const result = schema.safeParse(input, { reportInput: true });
+  const result = safeParseInput(schema, input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new ValidationError(formatPath([...prefix, ...issue.path]) || "body", problemOf(issue));
+  throw new ValidationError(formatPath([...prefix, ...issue.path]) || "body", issue.message);
 }
 
-/** Every problem as `path: problem` lines (the import lists them all). Parse with `reportInput: true`. */
+/** Every problem as `path: problem` lines (the import lists them all), of an error from `safeParseInput`. */
 export function listProblems(error: z.ZodError): { path: string; problem: string }[] {
   return error.issues.flatMap((issue) =>
     // One line per unknown key, naming it: "claims[1]: is invalid" would not say what to fix.
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "is not a known field" }))
-      : [{ path: formatPath(issue.path) || "(file)", problem: problemOf(issue) }]
+      : [{ path: formatPath(issue.path) || "(file)", problem: issue.message }]
   );
 }

@@ -1,6 +1,6 @@
 /** `GET /healthz` (D3): 200 once migrations ran and the database answers, 503 otherwise. */
 import { Hono } from "hono";
-import { sql } from "kysely";
+import { migrationsRan } from "@/db/migrate.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 
 /**
@@ -14,8 +14,7 @@ export function healthRoutes({ db }: AppDeps) {
   return new Hono().get("/", async (c) => {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
-        // The migrations table exists only once the migrator ran; a query on it proves both at once.
-        await sql`select 1 from kysely_migration limit 1`.execute(db);
+        await migrationsRan(db);
         return c.json({ status: "ok" });
       } catch {
         if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  type Announcement,
-  escapeCliq,
-  escapeSlack,
-  escapeTeams,
-  formatChatBody,
-} from "@/lib/announcements/formats.ts";
+import type { Announcement } from "@/db/schema.ts";
+import { escapeCliq, escapeSlack, escapeTeams, formatChatBody } from "@/lib/announcements/formats.ts";
 import { announcementText, formatAnnouncementTime } from "@/lib/announcements/text.ts";
 
 function announcement(overrides: Partial<Announcement> = {}): Announcement {

@@ -8,7 +8,7 @@ import { openDb } from "@/db/client.ts";
 import type { ChatFormat, Config } from "@/io/config.ts";
 import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { formatChatBody } from "@/lib/announcements/formats.ts";
-import type { Announcement } from "@/lib/announcements/text.ts";
+import type { Announcement } from "@/db/schema.ts";
 import { runAnnouncementWorkerOnce, startAnnouncementWorker } from "@/lib/announcements/worker.ts";
 import { appTest, buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
 import { type ChatReceiver, startChatReceiver } from "@/tests/helpers/chat_receiver.ts";

@@ -1,10 +1,11 @@
-/** Claim lookups by registration (D11) and the records hanging off a claim. */
+/**
+ * Queries of the claims family: claims and their management record (claim_management). Claims are looked
+ * up by normalised registration (D11): callers pass `norm` already normalised (lib/rego.ts).
+ */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import { compiledQuery, type QueryRunner } from "@/db/queries/compiled.ts";
-import { escapeLike } from "@/lib/rego.ts";
-
-type Executor = Pick<Db, "selectFrom">;
+import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
+import { containsPattern } from "@/db/queries/like.ts";
 
 export type ClaimFlow = "direct" | "reverse";
 
@@ -28,7 +29,7 @@ export async function matchingVehicles(
   // The trigram GIN index serves this contains-match; ESCAPE makes % _ \ in the input literal.
   return await db.selectFrom("claims")
     .select(["registration_norm as norm", sql<string>`min(registration)`.as("registration")])
-    .where(sql<boolean>`registration_norm like ${`%${escapeLike(norm)}%`} escape '\\'`)
+    .where(sql<boolean>`registration_norm like ${containsPattern(norm)} escape '\\'`)
     .groupBy("registration_norm")
     .orderBy("registration_norm")
     .limit(limit)
@@ -78,20 +79,8 @@ export async function managementOf(db: QueryRunner, claimId: number) {
   return await management.executeTakeFirst(db, claimId);
 }
 
-const arrivedParts = compiledQuery((db, claimId: number) =>
-  db.selectFrom("parts_orders")
-    .select(["id", "description", "part_no"])
-    .where("claim_id", "=", claimId)
-    .where("status", "=", "Arrived")
-    .orderBy("id")
-);
-
-/** The claim's parts waiting at HQ for a direct delivery (Arrived), in id order. */
-export async function arrivedPartsOf(db: QueryRunner, claimId: number) {
-  return await arrivedParts.execute(db, claimId);
-}
-
-export async function latestReverseMovement(db: Executor, claimId: number) {
+/** The claim's latest reverse movement (its open or last return trip), if any. */
+export async function latestReverseMovement(db: QueryRunner, claimId: number) {
   return await db.selectFrom("parts_movements")
     .selectAll()
     .where("claim_id", "=", claimId)
@@ -99,4 +88,73 @@ export async function latestReverseMovement(db: Executor, claimId: number) {
     .orderBy("id", "desc")
     .limit(1)
     .executeTakeFirst();
+}
+
+/**
+ * The claim's open return trip (a reverse movement still `Parts Picked Up`), if any, read under a lock on
+ * the claim row: two pickups racing on one claim queue here, so the second sees the first's trip.
+ */
+export async function lockClaimOpenTrip(trx: Tx, claimId: number): Promise<number | null> {
+  await trx.selectFrom("claims").select("id").where("id", "=", claimId).forUpdate().execute();
+  const trip = await trx.selectFrom("parts_movements").select("id")
+    .where("claim_id", "=", claimId)
+    .where("movement_type", "=", "reverse")
+    .where("movement_status", "=", "Parts Picked Up")
+    .executeTakeFirst();
+  return trip?.id ?? null;
+}
+
+/** The name of the claim's repairer (the shop a reverse pickup collects from), if it has one. */
+export async function claimRepairerName(db: QueryRunner, claimId: number): Promise<string | null> {
+  const row = await db.selectFrom("claim_management as cm")
+    .innerJoin("repairers as r", "r.id", "cm.repairer_id")
+    .select("r.name")
+    .where("cm.claim_id", "=", claimId)
+    .executeTakeFirst();
+  return row?.name ?? null;
+}
+
+/** interface.md 3b rule 3: the reverse movement is linked on the claim's management record. */
+export async function linkMovementOnManagement(trx: Tx, claimId: number, movementId: number): Promise<void> {
+  await trx.updateTable("claim_management").set({ parts_movement_id: movementId })
+    .where("claim_id", "=", claimId).execute();
+}
+
+/** Whether any claim exists (the demo data loads only into an empty database). */
+export async function anyClaim(db: QueryRunner): Promise<boolean> {
+  return await db.selectFrom("claims").select("id").limit(1).executeTakeFirst() !== undefined;
+}
+
+// --- the import (D5): upserts by natural key, one statement per batch ---
+
+/** Inserts or updates claims by claim number; returns each one's id by claim number. */
+export async function upsertClaims(
+  db: Db,
+  rows: { claim_number: string; registration: string }[],
+): Promise<{ id: number; claim_number: string }[]> {
+  return await db.insertInto("claims")
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column("claim_number").doUpdateSet({ registration: (eb) => eb.ref("excluded.registration") })
+    )
+    .returning(["id", "claim_number"])
+    .execute();
+}
+
+/** Sets each claim's management record (its repairer), creating the record when missing. */
+export async function upsertClaimManagement(
+  db: Db,
+  rows: { claim_id: number; repairer_id: number | null }[],
+): Promise<void> {
+  await db.insertInto("claim_management")
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column("claim_id").doUpdateSet({ repairer_id: (eb) => eb.ref("excluded.repairer_id") })
+    )
+    .execute();
+}
+
+/** Removes the management records of these claims. */
+export async function deleteClaimManagement(db: Db, claimIds: number[]): Promise<void> {
+  await db.deleteFrom("claim_management").where("claim_id", "in", claimIds).execute();
 }

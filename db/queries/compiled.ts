@@ -11,11 +11,15 @@ import {
   type Kysely,
   NoResultError,
   type QueryNode,
+  type Transaction,
 } from "kysely";
 import type { Database } from "@/db/schema.ts";
 
 /** A database or a transaction: anything that builds and runs queries. */
 export type QueryRunner = Pick<Kysely<Database>, "selectFrom" | "executeQuery">;
+
+/** An open transaction: queries that lock rows or must commit with others take one. */
+export type Tx = Transaction<Database>;
 
 /** Stands in for an argument while the query compiles; any use other than as a plain value fails loudly. */
 class Slot {

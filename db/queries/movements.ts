@@ -1,100 +1,14 @@
 /**
- * Queries of the three movement submissions (docs/protocol.md 3a/3b, D20). Every function that locks or writes
- * takes a Transaction. Each one is a single statement whatever the number of parts (arrays through
- * `unnest` or multi-row VALUES), so a submission costs the same number of statements for 1 or 50 parts.
+ * Queries of the movements family (parts_movements, deliver_parts) for the three movement submissions
+ * (docs/protocol.md 3a/3b, D20) and the open return trips; the pages' reads are in movement_reads.ts. Every
+ * function that locks or writes takes a Transaction. Each one is a single statement whatever the number
+ * of parts (arrays through `unnest` or multi-row VALUES), so a submission costs the same number of
+ * statements for 1 or 50 parts.
  */
-import { sql, type Transaction } from "kysely";
-import type { Db } from "@/db/client.ts";
-import type { Database, MovementStatus, PartStatus } from "@/db/schema.ts";
-
-export type Tx = Transaction<Database>;
-type Reader = Pick<Db, "selectFrom">;
-
-/** A part row as the checks need it, locked by `lockPartsInIdOrder`. */
-export interface LockedPart {
-  id: number;
-  claim_id: number;
-  part_no: string;
-  description: string;
-  qty_ordered: number;
-  status: PartStatus;
-}
-
-/**
- * Locks the given parts, in id order (so two submissions over overlapping parts cannot deadlock), and
- * returns the ones that exist. The lock is held until the transaction ends: the status read here is the
- * status the conditional update later sees.
- */
-export async function lockPartsInIdOrder(trx: Tx, ids: number[]): Promise<LockedPart[]> {
-  return await trx.selectFrom("parts_orders")
-    .select(["id", "claim_id", "part_no", "description", "qty_ordered", "status"])
-    .where("id", "=", sql<number>`any(${ids}::int[])`)
-    .orderBy("id")
-    .forUpdate()
-    .execute();
-}
-
-/** A staged photo (Parts_Uploaded_Images row) and whether a Deliver_Parts already uses it (D14). */
-export interface StagedPhoto {
-  id: number;
-  part_id: number;
-  movement_stage: string;
-  photo_id: number | null;
-  used: boolean;
-}
-
-export async function stagedPhotos(trx: Tx, imageIds: number[]): Promise<StagedPhoto[]> {
-  if (imageIds.length === 0) return [];
-  return await trx.selectFrom("uploaded_images as u")
-    .select([
-      "u.id",
-      "u.part_id",
-      "u.movement_stage",
-      "u.photo_id",
-      sql<boolean>`exists (select 1 from deliver_parts d
-        where d.pickup_image_id = u.id or d.delivery_image_id = u.id)`.as("used"),
-    ])
-    .where("u.id", "=", sql<number>`any(${imageIds}::int[])`)
-    .execute();
-}
-
-export async function activeRepairer(db: Reader, id: number) {
-  return await db.selectFrom("repairers").select(["id", "name"])
-    .where("id", "=", id).where("active", "=", true).executeTakeFirst();
-}
-
-/** The HQ a reverse trip goes to (D15): the user's home HQ, else the first HQ location by id. */
-export async function hqLocationFor(db: Reader, homeHqId: number | null) {
-  return await db.selectFrom("hq_locations").select(["id", "name"])
-    .orderBy(sql`case when id = ${homeHqId ?? 0} then 0 else 1 end`)
-    .orderBy("id")
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/**
- * The claim's open return trip (a reverse movement still `Parts Picked Up`), if any, read under a lock on
- * the claim row: two pickups racing on one claim queue here, so the second sees the first's trip.
- */
-export async function lockClaimOpenTrip(trx: Tx, claimId: number): Promise<number | null> {
-  await trx.selectFrom("claims").select("id").where("id", "=", claimId).forUpdate().execute();
-  const trip = await trx.selectFrom("parts_movements").select("id")
-    .where("claim_id", "=", claimId)
-    .where("movement_type", "=", "reverse")
-    .where("movement_status", "=", "Parts Picked Up")
-    .executeTakeFirst();
-  return trip?.id ?? null;
-}
-
-/** The name of the claim's repairer (the shop a reverse pickup collects from), if it has one. */
-export async function claimRepairerName(db: Reader, claimId: number): Promise<string | null> {
-  const row = await db.selectFrom("claim_management as cm")
-    .innerJoin("repairers as r", "r.id", "cm.repairer_id")
-    .select("r.name")
-    .where("cm.claim_id", "=", claimId)
-    .executeTakeFirst();
-  return row?.name ?? null;
-}
+import { sql } from "kysely";
+import type { MovementStatus, PartStatus } from "@/db/schema.ts";
+import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
+import { latestReverseMovement } from "@/db/queries/claims.ts";
 
 export interface NewMovement {
   claim_id: number;
@@ -165,51 +79,6 @@ export async function markDelivered(
     where d.movement_id = ${movementId} and d.part_id = v.part_id and d.delivery = false
     returning d.id, d.part_id`.execute(trx);
   return new Map(result.rows.map((r) => [r.part_id, r.id]));
-}
-
-/**
- * The status flip: `from` → `to` for these parts, guarded by the status (a conditional UPDATE), so a part
- * that is no longer `from` is left alone. Returns the ids it changed.
- */
-export async function flipStatuses(
-  trx: Tx,
-  ids: number[],
-  from: PartStatus,
-  to: PartStatus,
-  at: Date,
-): Promise<number[]> {
-  const rows = await trx.updateTable("parts_orders")
-    .set({ status: to, updated_at: at })
-    .where("id", "=", sql<number>`any(${ids}::int[])`)
-    .where("status", "=", from)
-    .returning("id")
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/** One history row per part for a movement's status change (via `movement`). */
-export async function insertMovementHistory(
-  trx: Tx,
-  rows: { part_id: number; from_status: PartStatus; to_status: PartStatus }[],
-  movementId: number,
-  changedBy: number,
-  at: Date,
-): Promise<void> {
-  await trx.insertInto("part_status_history")
-    .values(rows.map((r) => ({
-      ...r,
-      changed_at: at,
-      changed_by: changedBy,
-      via: "movement" as const,
-      movement_id: movementId,
-    })))
-    .execute();
-}
-
-/** docs/protocol.md 3b rule 3: the reverse movement is linked on the claim's management record. */
-export async function linkMovementOnManagement(trx: Tx, claimId: number, movementId: number): Promise<void> {
-  await trx.updateTable("claim_management").set({ parts_movement_id: movementId })
-    .where("claim_id", "=", claimId).execute();
 }
 
 /**
@@ -313,4 +182,45 @@ export async function findAppliedSteps(
     join part_status_history h on h.movement_id = d.movement_id and h.part_id = d.part_id
       and h.via = 'movement' and h.to_status = ${toStatus}`.execute(trx);
   return result.rows;
+}
+
+// --- open return trips (D20): a part on one is on a truck until the driver drops it off at HQ ---
+
+/**
+ * Whether the part rides on the claim's open return trip: the claim's latest reverse movement is still
+ * `Parts Picked Up` and holds a Deliver_Parts row for the part not yet delivered to HQ (D20).
+ */
+export async function isOnOpenReturnTrip(db: QueryRunner, claimId: number, partId: number): Promise<boolean> {
+  const trip = await latestReverseMovement(db, claimId);
+  if (!trip || trip.movement_status !== "Parts Picked Up") return false;
+  const row = await db.selectFrom("deliver_parts").select("id")
+    .where("movement_id", "=", trip.id).where("part_id", "=", partId).where("delivery", "=", false)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The open reverse movement (picked up, not yet dropped off) carrying this part, or null. */
+export async function openReturnTripOf(db: QueryRunner, partId: number): Promise<number | null> {
+  const row = await db.selectFrom("deliver_parts as d")
+    .innerJoin("parts_movements as m", "m.id", "d.movement_id")
+    .select("m.id")
+    .where("d.part_id", "=", partId)
+    .where("d.delivery", "=", false)
+    .where("m.movement_type", "=", "reverse")
+    .where("m.movement_status", "=", "Parts Picked Up")
+    .orderBy("m.id", "desc")
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** What leg 2 lists: the trip's parts picked up and not yet delivered to HQ, in Deliver_Parts order (D12). */
+export async function partsOnTruck(db: QueryRunner, movementId: number) {
+  return await db.selectFrom("deliver_parts as d")
+    .innerJoin("parts_orders as p", "p.id", "d.part_id")
+    .select(["d.id as delivery_id", "p.id as parts_order_id", "p.description", "p.part_no"])
+    .where("d.movement_id", "=", movementId)
+    .where("d.pickup", "=", true)
+    .where("d.delivery", "=", false)
+    .orderBy("d.id")
+    .execute();
 }

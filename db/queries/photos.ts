@@ -3,32 +3,10 @@
  * and their thumbnails, and what the purge (D19) asks. Functions that must run inside a transaction take
  * a `Transaction`; a conditional UPDATE … RETURNING decides races (token use), never a read then a write.
  */
-import { sql, type Transaction } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { Database, MovementStage, Photo } from "@/db/schema.ts";
-import { latestReverseMovement } from "@/db/queries/claims.ts";
-
-type Executor = Pick<Db, "selectFrom">;
-type Tx = Transaction<Database>;
-
-/** The part with this id if it belongs to the claim. */
-export async function partOfClaim(db: Executor, partId: number, claimId: number) {
-  return await db.selectFrom("parts_orders").select(["id", "part_no", "status"])
-    .where("id", "=", partId).where("claim_id", "=", claimId).executeTakeFirst();
-}
-
-/**
- * Whether the part rides on the claim's open return trip: the claim's latest reverse movement is still
- * `Parts Picked Up` and holds a Deliver_Parts row for the part not yet delivered to HQ (D20).
- */
-export async function isOnOpenReturnTrip(db: Executor, claimId: number, partId: number): Promise<boolean> {
-  const trip = await latestReverseMovement(db, claimId);
-  if (!trip || trip.movement_status !== "Parts Picked Up") return false;
-  const row = await db.selectFrom("deliver_parts").select("id")
-    .where("movement_id", "=", trip.id).where("part_id", "=", partId).where("delivery", "=", false)
-    .executeTakeFirst();
-  return row !== undefined;
-}
+import type { MovementStage, Photo } from "@/db/schema.ts";
+import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 
 export interface NewStagedImage {
   partId: number;
@@ -68,7 +46,7 @@ export interface TokenBinding {
 }
 
 /** Read-only: whether the token is unused, unexpired and bound to this record and field. */
-export async function isTokenUsable(db: Executor, t: TokenBinding): Promise<boolean> {
+export async function isTokenUsable(db: QueryRunner, t: TokenBinding): Promise<boolean> {
   const row = await db.selectFrom("upload_tokens").select("token_hash")
     .where("token_hash", "=", t.hash)
     .where("image_id", "=", t.imageId)
@@ -122,6 +100,34 @@ export async function upsertPhoto(trx: Tx, p: NewPhoto): Promise<Photo> {
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * A staged image (Parts_Uploaded_Images row) as a submission checks it: its part, stage, photo, and
+ * whether a Deliver_Parts already uses it (D14).
+ */
+export interface StagedImageRow {
+  id: number;
+  part_id: number;
+  movement_stage: string;
+  photo_id: number | null;
+  used: boolean;
+}
+
+/** The staged images with these ids (those that exist), for a submission's checks. */
+export async function stagedImages(trx: Tx, imageIds: number[]): Promise<StagedImageRow[]> {
+  if (imageIds.length === 0) return [];
+  return await trx.selectFrom("uploaded_images as u")
+    .select([
+      "u.id",
+      "u.part_id",
+      "u.movement_stage",
+      "u.photo_id",
+      sql<boolean>`exists (select 1 from deliver_parts d
+        where d.pickup_image_id = u.id or d.delivery_image_id = u.id)`.as("used"),
+    ])
+    .where("u.id", "=", sql<number>`any(${imageIds}::int[])`)
+    .execute();
+}
+
 /** Points the staged row at its photo. False if the row is gone or already has one. */
 export async function attachPhoto(trx: Tx, imageId: number, photoId: number): Promise<boolean> {
   const row = await trx.updateTable("uploaded_images").set({ photo_id: photoId })
@@ -130,7 +136,7 @@ export async function attachPhoto(trx: Tx, imageId: number, photoId: number): Pr
   return row !== undefined;
 }
 
-export async function photoById(db: Executor, id: number): Promise<Photo | undefined> {
+export async function photoById(db: QueryRunner, id: number): Promise<Photo | undefined> {
   return await db.selectFrom("photos").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
@@ -205,7 +211,7 @@ export async function deletePhotoIfUnreferenced(
 }
 
 /** Which of these file keys a photo row still names, as its photo or its thumbnail. */
-export async function keysInUse(db: Executor, keys: string[]): Promise<Set<string>> {
+export async function keysInUse(db: QueryRunner, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const rows = await db.selectFrom("photos").select(["storage_key", "thumb_key"])
     .where((eb) => eb.or([eb("storage_key", "in", keys), eb("thumb_key", "in", keys)]))

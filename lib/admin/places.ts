@@ -4,14 +4,21 @@
  * records but is no longer offered as a destination.
  */
 import type { Db } from "@/db/client.ts";
+import {
+  insertHqLocationUnlessNameTaken,
+  insertRepairerUnlessNameTaken,
+  placeNameTaken,
+  type PlaceTable,
+  renamePlaceRow,
+  updateRepairerActive,
+} from "@/db/queries/places.ts";
 import { DomainError } from "@/lib/errors.ts";
 
 /** The two kinds of place (by table), as the messages name them. */
-const PLACES = {
+const PLACES: Record<PlaceTable, { what: string; a: string }> = {
   repairers: { what: "repair shop", a: "A" },
   hq_locations: { what: "HQ location", a: "An" },
-} as const;
-type PlaceTable = keyof typeof PLACES;
+};
 
 function cleanName(name: string, table: PlaceTable): string {
   const clean = name.trim().replace(/\s+/g, " ");
@@ -43,14 +50,8 @@ async function renamePlace(
 ) {
   const name = cleanName(input.name, table);
   return await db.transaction().execute(async (tx) => {
-    const clash = await tx.selectFrom(table).select("id")
-      .where("name", "=", name).where("id", "<>", input.id).executeTakeFirst();
-    if (clash) throw nameTaken(table, name);
-    const row = await tx.updateTable(table)
-      .set({ name, ...also })
-      .where("id", "=", input.id)
-      .returning(["id", "name"])
-      .executeTakeFirst();
+    if (await placeNameTaken(tx, table, name, input.id)) throw nameTaken(table, name);
+    const row = await renamePlaceRow(tx, table, input.id, name, also);
     if (!row) throw notFound(table);
     return row;
   }).catch((error) => {
@@ -68,11 +69,7 @@ function cleanAddress(address: string | undefined): string | null {
 
 export async function addRepairer(db: Db, input: { name: string; address?: string }) {
   const name = cleanName(input.name, "repairers");
-  const row = await db.insertInto("repairers")
-    .values({ name, address: cleanAddress(input.address) })
-    .onConflict((oc) => oc.column("name").doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  const row = await insertRepairerUnlessNameTaken(db, { name, address: cleanAddress(input.address) });
   if (!row) throw nameTaken("repairers", name);
   return row;
 }
@@ -83,26 +80,18 @@ export async function updateRepairer(db: Db, input: { id: number; name: string; 
 }
 
 export async function setRepairerActive(db: Db, input: { id: number; active: boolean }) {
-  const row = await db.updateTable("repairers").set({ active: input.active })
-    .where("id", "=", input.id).returningAll().executeTakeFirst();
+  const row = await updateRepairerActive(db, input.id, input.active);
   if (!row) throw notFound("repairers");
   return row;
 }
 
 export async function addHqLocation(db: Db, input: { name: string }) {
   const name = cleanName(input.name, "hq_locations");
-  const row = await db.insertInto("hq_locations").values({ name })
-    .onConflict((oc) => oc.column("name").doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  const row = await insertHqLocationUnlessNameTaken(db, name);
   if (!row) throw nameTaken("hq_locations", name);
   return row;
 }
 
 export async function renameHqLocation(db: Db, input: { id: number; name: string }) {
   return await renamePlace(db, "hq_locations", input);
-}
-
-export async function listHqLocations(db: Db) {
-  return await db.selectFrom("hq_locations").select(["id", "name"]).orderBy("id").execute();
 }

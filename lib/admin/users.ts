@@ -4,6 +4,8 @@
  */
 import type { Db } from "@/db/client.ts";
 import { type Role, ROLES, type User } from "@/db/schema.ts";
+import { deleteSessionsOfUser } from "@/db/queries/sessions.ts";
+import { insertUserUnlessEmailTaken, updateUserAndUnlock } from "@/db/queries/users.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
 import { emailField } from "@/lib/validation.ts";
@@ -29,11 +31,12 @@ export async function addUser(db: Db, input: NewUserInput): Promise<User> {
     throw new DomainError("invalid", `Choose a role: ${ROLES.join(", ")}.`);
   }
   const pinHash = await hashPin(checkPin(input.pin));
-  const user = await db.insertInto("users")
-    .values({ email: email.data, name, role: input.role as Role, pin_hash: pinHash })
-    .onConflict((oc) => oc.column("email").doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  const user = await insertUserUnlessEmailTaken(db, {
+    email: email.data,
+    name,
+    role: input.role as Role,
+    pin_hash: pinHash,
+  });
   if (!user) throw new DomainError("conflict", `A user with the e-mail ${email.data} already exists.`);
   return user;
 }
@@ -51,13 +54,9 @@ export async function setUserActive(
     throw new DomainError("refused", "You cannot deactivate yourself.");
   }
   return await db.transaction().execute(async (tx) => {
-    const user = await tx.updateTable("users")
-      .set({ active: input.active, failed_pin_attempts: 0, locked_until: null })
-      .where("id", "=", input.userId)
-      .returningAll()
-      .executeTakeFirst();
+    const user = await updateUserAndUnlock(tx, input.userId, { active: input.active });
     if (!user) throw new DomainError("not_found", "User not found.");
-    if (!input.active) await tx.deleteFrom("sessions").where("user_id", "=", input.userId).execute();
+    if (!input.active) await deleteSessionsOfUser(tx, input.userId);
     return user;
   });
 }
@@ -72,22 +71,9 @@ export async function resetPin(
 ): Promise<User> {
   const pinHash = await hashPin(checkPin(input.pin.trim()));
   return await db.transaction().execute(async (tx) => {
-    const user = await tx.updateTable("users")
-      .set({ pin_hash: pinHash, failed_pin_attempts: 0, locked_until: null })
-      .where("id", "=", input.userId)
-      .returningAll()
-      .executeTakeFirst();
+    const user = await updateUserAndUnlock(tx, input.userId, { pin_hash: pinHash });
     if (!user) throw new DomainError("not_found", "User not found.");
-    if (input.userId !== input.actorId) {
-      await tx.deleteFrom("sessions").where("user_id", "=", input.userId).execute();
-    }
+    if (input.userId !== input.actorId) await deleteSessionsOfUser(tx, input.userId);
     return user;
   });
-}
-
-export async function listUsers(db: Db) {
-  return await db.selectFrom("users")
-    .select(["id", "email", "name", "role", "active", "locked_until", "created_at"])
-    .orderBy("active", "desc").orderBy("name").orderBy("id")
-    .execute();
 }

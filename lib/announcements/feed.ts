@@ -4,9 +4,13 @@
  * chat configured (`feed_only`).
  */
 import type { Db } from "@/db/client.ts";
-import type { AnnouncementState, AnnouncementTitle, ChatChannel } from "@/db/schema.ts";
-import { toAnnouncement } from "@/lib/announcements/outbox.ts";
-import { type Announcement, announcementText } from "@/lib/announcements/text.ts";
+import type { Announcement, AnnouncementState, AnnouncementTitle, ChatChannel } from "@/db/schema.ts";
+import {
+  announcementOf,
+  latestAnnouncements,
+  requeueFailedAnnouncement,
+} from "@/db/queries/announcements.ts";
+import { announcementText } from "@/lib/announcements/text.ts";
 
 export interface FeedItem {
   id: number;
@@ -33,11 +37,9 @@ export async function listAnnouncements(
   opts: { limit: number; state?: AnnouncementState },
 ): Promise<FeedItem[]> {
   const limit = Math.min(Math.max(Math.floor(opts.limit), 1), FEED_MAX_LIMIT);
-  let query = db.selectFrom("announcements").selectAll().orderBy("id", "desc").limit(limit);
-  if (opts.state) query = query.where("state", "=", opts.state);
-  const rows = await query.execute();
+  const rows = await latestAnnouncements(db, limit, opts.state);
   return rows.map((r) => {
-    const announcement = toAnnouncement(r);
+    const announcement = announcementOf(r);
     return {
       id: r.id,
       messageId: r.message_id,
@@ -63,12 +65,5 @@ export async function listAnnouncements(
  * failed, e.g. a second click.
  */
 export async function retryAnnouncement(db: Db, id: number): Promise<boolean> {
-  const row = await db.updateTable("announcements")
-    // Due at once whatever the clock: its own creation time is always in the past.
-    .set((eb) => ({ state: "pending", next_attempt_at: eb.ref("created_at") }))
-    .where("id", "=", id)
-    .where("state", "=", "failed")
-    .returning("id")
-    .executeTakeFirst();
-  return row !== undefined;
+  return await requeueFailedAnnouncement(db, id);
 }

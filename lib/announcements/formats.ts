@@ -6,17 +6,16 @@
  * values (shop names, part descriptions, driver names) are made single-line and escaped for the
  * chat's markup, so a description cannot forge a line, a link or a channel-wide mention.
  */
+import type { Announcement } from "@/db/schema.ts";
+import { announcementJson } from "@/db/queries/announcements.ts";
 import type { ChatFormat } from "@/io/config.ts";
 import {
-  type Announcement,
   announcementText,
   formatAnnouncementTime,
   oneLine,
   partLine,
   placeLabel,
 } from "@/lib/announcements/text.ts";
-
-export type { Announcement } from "@/lib/announcements/text.ts";
 
 /** The JSON body to POST to a channel's incoming webhook in the given chat format. */
 export function formatChatBody(format: ChatFormat, a: Announcement): unknown {
@@ -268,16 +267,5 @@ function teamsBody(a: Announcement) {
 // Plain JSON for a custom receiver (an integration, a bot, or tests).
 
 function jsonBody(a: Announcement) {
-  return {
-    message_id: a.messageId,
-    title: a.title,
-    rego: a.rego,
-    place: a.place,
-    parts: a.parts.map((p) => ({ part_no: p.partNo, description: p.description })),
-    driver: a.driver,
-    at: a.at,
-    link: a.link,
-    movement_id: a.movementId,
-    text: announcementText(a),
-  };
+  return { message_id: a.messageId, ...announcementJson(a), text: announcementText(a) };
 }

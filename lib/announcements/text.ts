@@ -2,36 +2,9 @@
  * The announcement a submission leaves in the outbox (D21, D22) and its plain-text rendering.
  * The plain text is the one wording every chat format starts from, so a driver reads the same
  * facts whichever chat the depot uses, and the app's own feed can show it without any markup.
+ * The announcement's shape (`Announcement`, `AnnouncementTitle`) is declared once, in db/schema.ts.
  */
-
-export const ANNOUNCEMENT_TITLES = [
-  "Parts Delivered",
-  "Parts Picked Up From Repair Shop",
-  "Parts Returned to HQ",
-] as const;
-
-export type AnnouncementTitle = (typeof ANNOUNCEMENT_TITLES)[number];
-
-export interface AnnouncementPart {
-  partNo: string;
-  description: string;
-}
-
-export interface Announcement {
-  /** Stable per announcement and channel, made at outbox insert: every retry carries the same id. */
-  messageId: string;
-  title: AnnouncementTitle;
-  rego: string;
-  /** The repair shop, or the HQ location for a return. */
-  place: string;
-  parts: AnnouncementPart[];
-  driver: string;
-  /** ISO 8601 timestamp of the movement step. */
-  at: string;
-  /** Absolute URL of the movement's page. */
-  link: string;
-  movementId: number;
-}
+import type { Announcement, AnnouncementPart, AnnouncementTitle } from "@/db/schema.ts";
 
 /** How the place reads for each announcement, so "Smith Panels" is clearly a destination or a source. */
 export function placeLabel(title: AnnouncementTitle): string {

@@ -14,12 +14,20 @@
  * outcome is recorded afterwards. Another worker skips a locked head and sees a leased head as not due, so
  * a channel is worked by one worker at a time and its order holds across processes.
  */
-import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { Announcement as AnnouncementRow, ChatChannel } from "@/db/schema.ts";
+import type { AnnouncementRow, ChatChannel } from "@/db/schema.ts";
+import {
+  announcementOf,
+  leaseChannelRows,
+  lockDueChannelHeads,
+  moveToFeedOnly,
+  recordDelivered,
+  recordFailedAttempt,
+  releaseAnnouncements,
+} from "@/db/queries/announcements.ts";
 import { nextAttemptAt, shouldGiveUp } from "@/lib/announcements/backoff.ts";
 import { formatChatBody } from "@/lib/announcements/formats.ts";
-import { onAnnouncementsWritten, toAnnouncement, webhookUrl } from "@/lib/announcements/outbox.ts";
+import { onAnnouncementsWritten, webhookUrl } from "@/lib/announcements/outbox.ts";
 import { DEFAULT_TIMEOUT_MS, postAnnouncement, type WebhookResult } from "@/lib/announcements/webhook.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 
@@ -79,30 +87,8 @@ async function claimDueChannels(
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + batch * timeoutMs + 60_000);
   const rows = await deps.db.transaction().execute(async (trx) => {
-    const heads = await trx.selectFrom("announcements")
-      .select(["id", "channel"])
-      .where("state", "=", "pending")
-      .where("next_attempt_at", "<=", now)
-      .where("id", "in", (eb) =>
-        eb.selectFrom("announcements").select((e) => e.fn.min("id").as("id"))
-          .where("state", "=", "pending").groupBy("channel"))
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (heads.length === 0) return [];
-    // The rows behind each head: only the holder of a head touches them, so no SKIP LOCKED here.
-    const claimed = await sql<AnnouncementRow>`
-      update announcements a set next_attempt_at = ${leaseUntil}
-      from (
-        select id from (
-          select x.id, row_number() over (partition by x.channel order by x.id) as n
-          from announcements x
-          where x.state = 'pending' and x.channel = any(${heads.map((h) => h.channel)}::text[])
-        ) ranked where n <= ${batch}
-      ) pick
-      where a.id = pick.id
-      returning a.*`.execute(trx);
-    return claimed.rows;
+    const channels = await lockDueChannelHeads(trx, now);
+    return channels.length === 0 ? [] : await leaseChannelRows(trx, channels, batch, leaseUntil);
   });
   const byChannel = new Map<ChatChannel, AnnouncementRow[]>();
   for (const row of rows.sort((a, b) => a.id - b.id)) {
@@ -122,10 +108,7 @@ async function postChannel(
   const url = webhookUrl(config, channel);
   if (!url) {
     // The webhook was removed from the configuration after these were written: keep them in the feed.
-    await record(() =>
-      db.updateTable("announcements").set({ state: "feed_only", next_attempt_at: clock.now() })
-        .where("id", "in", rows.map((r) => r.id)).where("state", "=", "pending").execute()
-    );
+    await record(() => moveToFeedOnly(db, rows.map((r) => r.id), clock.now()));
     result.feedOnly += rows.length;
     return;
   }
@@ -136,7 +119,7 @@ async function postChannel(
     }
     let outcome: WebhookResult;
     try {
-      outcome = await postAnnouncement(url, formatChatBody(config.chatFormat, toAnnouncement(row)), {
+      outcome = await postAnnouncement(url, formatChatBody(config.chatFormat, announcementOf(row)), {
         messageId: row.message_id,
         timeoutMs: opts.timeoutMs,
         now: () => clock.now(),
@@ -152,17 +135,7 @@ async function postChannel(
     }
     const now = clock.now();
     if (outcome.outcome === "delivered") {
-      await record(() =>
-        db.updateTable("announcements")
-          .set((eb) => ({
-            state: "delivered",
-            delivered_at: now,
-            attempts: eb("attempts", "+", 1),
-            last_error: null,
-            next_attempt_at: now,
-          }))
-          .where("id", "=", row.id).where("state", "=", "pending").execute()
-      );
+      await record(() => recordDelivered(db, row.id, now));
       result.delivered++;
       continue;
     }
@@ -171,9 +144,7 @@ async function postChannel(
     if (shouldGiveUp(new Date(row.created_at), now)) {
       // Given up after 24 h: shown on the dashboard, and the channel moves on to the next one.
       await record(() =>
-        db.updateTable("announcements")
-          .set({ state: "failed", attempts, last_error: outcome.error, next_attempt_at: now })
-          .where("id", "=", row.id).where("state", "=", "pending").execute()
+        recordFailedAttempt(db, row.id, { attempts, error: outcome.error, next: now, givenUp: true })
       );
       result.failed++;
       await release(db, rest, now);
@@ -181,9 +152,7 @@ async function postChannel(
     }
     const next = nextAttemptAt(attempts, now, outcome.retryAfterMs, opts.random);
     await record(() =>
-      db.updateTable("announcements")
-        .set({ attempts, last_error: outcome.error, next_attempt_at: next })
-        .where("id", "=", row.id).where("state", "=", "pending").execute()
+      recordFailedAttempt(db, row.id, { attempts, error: outcome.error, next, givenUp: false })
     );
     result.retried++;
     // The rows behind it wait with it: posting them now would break the order, and a throttled chat
@@ -196,10 +165,7 @@ async function postChannel(
 /** Gives claimed rows that were not posted back to the queue, due at `at`. */
 async function release(db: Db, ids: number[], at: Date): Promise<void> {
   if (ids.length === 0) return;
-  await record(() =>
-    db.updateTable("announcements").set({ next_attempt_at: at })
-      .where("id", "in", ids).where("state", "=", "pending").execute()
-  );
+  await record(() => releaseAnnouncements(db, ids, at));
 }
 
 const RECORD_ATTEMPTS = 5;

@@ -1,8 +1,7 @@
 /** The data of the dashboard's admin pages: the users, the repair shops and the HQ locations. */
 import type { Db } from "@/db/client.ts";
-import { listRepairers } from "@/db/queries/dashboard.ts";
-import { listHqLocations } from "@/lib/admin/places.ts";
-import { listUsers } from "@/lib/admin/users.ts";
+import { listHqLocations, listRepairers } from "@/db/queries/places.ts";
+import { listUsers } from "@/db/queries/users.ts";
 
 /** Every user, active ones first. */
 export const usersPage = (db: Db) => listUsers(db);

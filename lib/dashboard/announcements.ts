@@ -1,6 +1,6 @@
 /** The data of the dashboard's announcement feed, and its retry button. */
 import type { Db } from "@/db/client.ts";
-import { announcementCounts } from "@/db/queries/dashboard_announcements.ts";
+import { announcementCounts } from "@/db/queries/announcements.ts";
 import type { AnnouncementState } from "@/db/schema.ts";
 import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { announcementsWritten } from "@/lib/announcements/outbox.ts";

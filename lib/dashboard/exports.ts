@@ -3,12 +3,12 @@
  * fetched 500 at a time by keyset as the client reads (io/csv.ts), never the whole export in memory.
  */
 import type { Db } from "@/db/client.ts";
-import { partExportBatch, type PartExportRow, type PartFilters } from "@/db/queries/dashboard.ts";
+import { partExportBatch, type PartExportRow, type PartFilters } from "@/db/queries/parts.ts";
 import {
   movementExportBatch,
   type MovementExportRow,
   type MovementFilters,
-} from "@/db/queries/dashboard_movements.ts";
+} from "@/db/queries/movement_reads.ts";
 import { csvStream } from "@/io/csv.ts";
 
 const EXPORT_BATCH = 500;

@@ -4,9 +4,10 @@
  * was typed into the address bar, so it is ignored (the list shows unfiltered) rather than refused.
  */
 import { z } from "zod";
-import type { PartFilters } from "@/db/queries/dashboard.ts";
-import type { MovementFilters } from "@/db/queries/dashboard_movements.ts";
+import type { PartFilters } from "@/db/queries/parts.ts";
+import type { MovementFilters } from "@/db/queries/movement_reads.ts";
 import { PART_STATUSES } from "@/db/schema.ts";
+import { normaliseRego } from "@/lib/rego.ts";
 import { parseId } from "@/lib/validation.ts";
 
 export const PAGE_SIZE = 25;
@@ -35,7 +36,7 @@ const partQuery = z.object({ rego: text, claim: text, status: text, repairer: te
   .transform((q): ListQuery<PartFilters> => ({
     query: kept(q),
     filters: {
-      rego: q.rego,
+      rego: q.rego && normaliseRego(q.rego),
       claim: q.claim,
       status: partStatus.parse(q.status),
       repairerId: parseId(q.repairer) ?? undefined,
@@ -48,7 +49,7 @@ const movementQuery = z.object({ type: text, status: text, rego: text, driver: t
     filters: {
       type: movementType.parse(q.type),
       status: movementStatus.parse(q.status),
-      rego: q.rego,
+      rego: q.rego && normaliseRego(q.rego),
       driverId: parseId(q.driver) ?? undefined,
     },
   }));

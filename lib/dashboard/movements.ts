@@ -1,13 +1,13 @@
 /** The data of the dashboard's movement pages: the filtered list, one movement, the open return trips. */
 import type { Db } from "@/db/client.ts";
 import {
-  listMovers,
   movementDetail,
   type MovementFilters,
   openReturnTrips,
   searchMovements,
-} from "@/db/queries/dashboard_movements.ts";
-import type { PageWindow } from "@/db/queries/dashboard_paging.ts";
+} from "@/db/queries/movement_reads.ts";
+import { listMovers } from "@/db/queries/users.ts";
+import type { PageWindow } from "@/db/queries/paging.ts";
 
 /** One page of movements, and the people the driver filter offers. */
 export async function movementsPage(db: Db, filters: MovementFilters, paging: PageWindow) {

@@ -1,9 +1,10 @@
 /** The data of the dashboard's parts pages: the filtered parts list, and one part with what may change. */
 import type { Db } from "@/db/client.ts";
-import type { PartFilters } from "@/db/queries/dashboard.ts";
-import { listRepairers, partDetail, searchParts } from "@/db/queries/dashboard.ts";
-import type { PageWindow } from "@/db/queries/dashboard_paging.ts";
-import { openReturnTripOf, transitionsFrom } from "@/lib/part_status.ts";
+import { partDetail, type PartFilters, searchParts } from "@/db/queries/parts.ts";
+import { listRepairers } from "@/db/queries/places.ts";
+import { openReturnTripOf } from "@/db/queries/movements.ts";
+import type { PageWindow } from "@/db/queries/paging.ts";
+import { transitionsFrom } from "@/lib/part_status.ts";
 
 /** One page of parts, and the repair shops the filter offers. */
 export async function partsPage(db: Db, filters: PartFilters, paging: PageWindow) {

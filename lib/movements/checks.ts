@@ -4,7 +4,9 @@
  * Each throws the first failure as a DomainError with the exact text and the part it is about.
  */
 import type { Db } from "@/db/client.ts";
-import { type LockedPart, lockPartsInIdOrder, stagedPhotos, type Tx } from "@/db/queries/movements.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+import { type LockedPart, lockPartsInIdOrder } from "@/db/queries/parts.ts";
+import { stagedImages } from "@/db/queries/photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError, ValidationError } from "@/lib/errors.ts";
 import type { Flow } from "@/lib/flows.ts";
@@ -85,7 +87,7 @@ export async function checkStatusesAndPhotos(
   parts: Map<number, LockedPart>,
 ): Promise<CheckedPart[]> {
   const imageIds = confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]);
-  const staged = new Map((await stagedPhotos(trx, imageIds)).map((s) => [s.id, s]));
+  const staged = new Map((await stagedImages(trx, imageIds)).map((s) => [s.id, s]));
   return confirmed.map(({ partId, imageId }) => {
     const part = parts.get(partId)!;
     if (part.status !== flow.from) {

@@ -1,5 +1,5 @@
 /** `parts_drop_off` (docs/protocol.md 3a): HQ pickup and repair-shop drop-off recorded together. */
-import { activeRepairer } from "@/db/queries/movements.ts";
+import { activeRepairer } from "@/db/queries/places.ts";
 import type { User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";

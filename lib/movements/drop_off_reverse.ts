@@ -7,14 +7,9 @@
  * then D13's: none confirmed, a part listed twice, unknown part, part of another claim; a part not on the
  * trip; per part in request order its status, then its photo.
  */
-import {
-  flipStatuses,
-  insertMovementHistory,
-  lockMovement,
-  markDelivered,
-  recordDropOff,
-  tripParts,
-} from "@/db/queries/movements.ts";
+import { insertMovementHistory } from "@/db/queries/history.ts";
+import { lockMovement, markDelivered, recordDropOff, tripParts } from "@/db/queries/movements.ts";
+import { flipStatuses } from "@/db/queries/parts.ts";
 import type { MovementStatus, User } from "@/db/schema.ts";
 import { announcementsWritten, movementLink, writeAnnouncement } from "@/lib/announcements/outbox.ts";
 import { DomainError } from "@/lib/errors.ts";
@@ -121,11 +116,11 @@ export async function dropOffReverse(
       title: "Parts Returned to HQ",
       rego: trip.registration,
       place: trip.hq_name ?? "HQ",
-      parts: checked.map((c) => ({ part_no: c.part.part_no, description: c.part.description })),
+      parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
       driver: user.name,
       at: now.toISOString(),
       link: movementLink(config, trip.id),
-      movement_id: trip.id,
+      movementId: trip.id,
     }, now);
     return {
       wrote: true,

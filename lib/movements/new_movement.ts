@@ -7,18 +7,13 @@
  * look for an identical earlier submission, check, then write the movement, all Deliver_Parts, the status
  * flip (a conditional UPDATE), the history rows and the outbox rows, each as one statement.
  */
-import type { NewMovement } from "@/db/queries/movements.ts";
-import {
-  flipStatuses,
-  insertDeliverParts,
-  insertMovement,
-  insertMovementHistory,
-  linkMovementOnManagement,
-  type Tx,
-} from "@/db/queries/movements.ts";
-import type { User } from "@/db/schema.ts";
+import { linkMovementOnManagement } from "@/db/queries/claims.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+import { insertMovementHistory } from "@/db/queries/history.ts";
+import { insertDeliverParts, insertMovement, type NewMovement } from "@/db/queries/movements.ts";
+import { flipStatuses } from "@/db/queries/parts.ts";
+import type { AnnouncementTitle, User } from "@/db/schema.ts";
 import { announcementsWritten, movementLink, writeAnnouncement } from "@/lib/announcements/outbox.ts";
-import type { AnnouncementTitle } from "@/lib/announcements/text.ts";
 import type { Flow } from "@/lib/flows.ts";
 import {
   checkBelongToClaim,
@@ -114,11 +109,11 @@ export async function submitNewMovement(
         title: spec.title,
         rego: claim.registration,
         place: destination.place,
-        parts: checked.map((c) => ({ part_no: c.part.part_no, description: c.part.description })),
+        parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
         driver: user.name,
         at: now.toISOString(),
         link: movementLink(config, movementId),
-        movement_id: movementId,
+        movementId,
       }, now);
       return {
         movementId,

@@ -1,5 +1,6 @@
 /** `parts_pick_up_reverse` (docs/protocol.md 3b): leg 1 of a return, parts collected at the repair shop. */
-import { claimRepairerName, hqLocationFor, lockClaimOpenTrip } from "@/db/queries/movements.ts";
+import { claimRepairerName, lockClaimOpenTrip } from "@/db/queries/claims.ts";
+import { hqLocationFor } from "@/db/queries/places.ts";
 import type { User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";

@@ -9,7 +9,8 @@
  * One submission writes its history rows with one user and one timestamp, so those identify it, and its
  * size tells a complete retry from a subset of it.
  */
-import { findAppliedSteps, type Tx } from "@/db/queries/movements.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+import { findAppliedSteps } from "@/db/queries/movements.ts";
 import type { MovementStatus } from "@/db/schema.ts";
 import type { Flow } from "@/lib/flows.ts";
 import type { ConfirmedPart } from "@/lib/movements/checks.ts";

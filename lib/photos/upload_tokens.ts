@@ -4,7 +4,9 @@
  * transaction. Also the Authorization header the upload (2b) reads (minting and hashing: io/tokens.ts).
  */
 import type { MovementStage, User } from "@/db/schema.ts";
-import { insertStagedImageWithToken, isOnOpenReturnTrip, partOfClaim } from "@/db/queries/photos.ts";
+import { isOnOpenReturnTrip } from "@/db/queries/movements.ts";
+import { partOfClaim } from "@/db/queries/parts.ts";
+import { insertStagedImageWithToken } from "@/db/queries/photos.ts";
 import { resolveClaim } from "@/lib/claims.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";

@@ -7,9 +7,8 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { PartStatus } from "@/db/schema.ts";
+import type { AnnouncementTitle, PartStatus } from "@/db/schema.ts";
 import { ANNOUNCEMENT_CHANNELS } from "@/lib/announcements/outbox.ts";
-import type { AnnouncementTitle } from "@/lib/announcements/text.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import type { PhotoStorage } from "@/io/photo_storage.ts";
 import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";

@@ -1,17 +1,66 @@
 /**
- * Read queries of the HQ dashboard's movement pages: the filtered list, one movement with its parts and
- * photos, the open return trips, and the batches of the movements export.
+ * Reads of the movements family for pages: the dashboard's filtered list, one movement in full, the open
+ * return trips, the export batches, the movements of a part, and the tablet's receipt. Every one starts
+ * from the movement with its claim, drivers, own repair shop and HQ (`movementsWithNames`).
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { MovementStatus, MovementType } from "@/db/schema.ts";
-import { fetchPage, type PageWindow } from "@/db/queries/dashboard_paging.ts";
-import { movementParts, movementsWithNames } from "@/db/queries/movement_view.ts";
-import { escapeLike, normaliseRego } from "@/lib/rego.ts";
+import { announcementsOfMovement } from "@/db/queries/announcements.ts";
+import { containsPattern } from "@/db/queries/like.ts";
+import { fetchPage, type PageWindow } from "@/db/queries/paging.ts";
+
+/**
+ * Movements with their claim, the drivers' names and the names of the repair shop and HQ the movement
+ * itself records (callers add columns, joins and filters). A return trip records no repair shop: `r` is
+ * then empty.
+ */
+function movementsWithNames(db: Db) {
+  return db.selectFrom("parts_movements as m")
+    .innerJoin("claims as c", "c.id", "m.claim_id")
+    .innerJoin("users as pu", "pu.id", "m.picked_up_by")
+    .leftJoin("users as du", "du.id", "m.dropped_off_by")
+    .leftJoin("repairers as r", "r.id", "m.repairer_id")
+    .leftJoin("hq_locations as hq", "hq.id", "m.hq_location_id")
+    .select([
+      "m.id",
+      "m.movement_type",
+      "m.movement_status",
+      "m.pick_up_at",
+      "m.dropped_off_at",
+      "c.claim_number",
+      "c.registration",
+      "pu.name as picked_up_by_name",
+      "du.name as dropped_off_by_name",
+      "hq.name as hq_name",
+    ]);
+}
+
+/** The parts a movement carried, in the order they were recorded, with their photos and status now. */
+export async function movementParts(db: Db, movementId: number) {
+  return await db.selectFrom("deliver_parts as d")
+    .innerJoin("parts_orders as p", "p.id", "d.part_id")
+    .select([
+      "d.id as delivery_id",
+      "d.pickup",
+      "d.delivery",
+      "d.qty_ordered",
+      "d.pickup_photo_id",
+      "d.delivery_photo_id",
+      "p.id as part_id",
+      "p.part_no",
+      "p.description",
+      "p.status",
+    ])
+    .where("d.movement_id", "=", movementId)
+    .orderBy("d.id")
+    .execute();
+}
 
 export interface MovementFilters {
   type?: MovementType;
   status?: MovementStatus;
+  /** Normalised (lib/rego.ts): the caller normalises what was typed. */
   rego?: string;
   driverId?: number;
 }
@@ -44,8 +93,7 @@ function movementsQuery(db: Db, f: MovementFilters) {
     ]);
   if (f.type) q = q.where("m.movement_type", "=", f.type);
   if (f.status) q = q.where("m.movement_status", "=", f.status);
-  const rego = f.rego ? normaliseRego(f.rego) : "";
-  if (rego) q = q.where("c.registration_norm", "like", `%${escapeLike(rego)}%`);
+  if (f.rego) q = q.where("c.registration_norm", "like", containsPattern(f.rego));
   if (f.driverId) {
     const id = f.driverId;
     q = q.where((eb) => eb.or([eb("m.picked_up_by", "=", id), eb("m.dropped_off_by", "=", id)]));
@@ -65,16 +113,13 @@ export async function searchMovements(
   );
 }
 
+/** One movement with its parts and its announcements; null when there is none. */
 export async function movementDetail(db: Db, movementId: number) {
   const movement = await movementsQuery(db, {}).where("m.id", "=", movementId).executeTakeFirst();
   if (!movement) return null;
   const [parts, announcements] = await Promise.all([
     movementParts(db, movementId),
-    db.selectFrom("announcements")
-      .select(["id", "title", "channel", "state", "attempts", "last_error", "delivered_at", "created_at"])
-      .where("movement_id", "=", movementId)
-      .orderBy("id")
-      .execute(),
+    announcementsOfMovement(db, movementId),
   ]);
   return { movement, parts, announcements };
 }
@@ -90,11 +135,6 @@ export async function openReturnTrips(db: Db) {
     )
     .orderBy("m.pick_up_at").orderBy("m.id")
     .execute();
-}
-
-/** Drivers and other users who may appear on movements, for the driver filter. */
-export async function listMovers(db: Db) {
-  return await db.selectFrom("users").select(["id", "name", "role"]).orderBy("name").execute();
 }
 
 export interface MovementExportRow extends MovementRow {
@@ -117,4 +157,37 @@ export async function movementExportBatch(
     .orderBy("m.id")
     .limit(limit)
     .execute();
+}
+
+/** The movements that carried a part, newest first, with the part's photos on each. */
+export async function movementsOfPart(db: Db, partId: number) {
+  return await db.selectFrom("deliver_parts as d")
+    .innerJoin("parts_movements as m", "m.id", "d.movement_id")
+    .select([
+      "m.id",
+      "m.movement_type",
+      "m.movement_status",
+      "m.pick_up_at",
+      "m.dropped_off_at",
+      "d.pickup_photo_id",
+      "d.delivery_photo_id",
+    ])
+    .where("d.part_id", "=", partId)
+    .orderBy("m.id", "desc")
+    .execute();
+}
+
+/**
+ * A movement for the tablet's receipt, with the ids of its drivers; undefined when there is none. The
+ * repair shop is the one the movement records (none on a return trip), not the claim's.
+ */
+export async function receiptMovement(db: Db, movementId: number) {
+  return await movementsWithNames(db)
+    .select([
+      "r.name as repairer",
+      "m.picked_up_by as picked_up_by_id",
+      "m.dropped_off_by as dropped_off_by_id",
+    ])
+    .where("m.id", "=", movementId)
+    .executeTakeFirst();
 }

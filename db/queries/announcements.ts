@@ -1,0 +1,201 @@
+/**
+ * Queries of the announcement outbox (D21, D22): the rows a submission writes in its own transaction, the
+ * feed's reads, and the worker's claim (`FOR UPDATE SKIP LOCKED` on each channel's head, then a lease) and
+ * outcome records. Every outcome record is guarded by `state = 'pending'` and sets absolute values, so
+ * repeating one that did commit changes nothing.
+ *
+ * The `body` column holds an `Announcement` (db/schema.ts) without its message id, as snake_case JSON:
+ * that stored form predates the camelCase shape, so `announcementJson` and `announcementOf` below are the
+ * only conversions between them (the JSON chat format posts the same snake_case form).
+ */
+import { sql } from "kysely";
+import type { Db } from "@/db/client.ts";
+import type { Announcement, AnnouncementRow, AnnouncementState, ChatChannel } from "@/db/schema.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+
+/** An announcement as snake_case JSON: the stored form of `announcements.body`. */
+export interface AnnouncementJson {
+  title: Announcement["title"];
+  rego: string;
+  place: string;
+  parts: { part_no: string; description: string }[];
+  driver: string;
+  at: string;
+  link: string;
+  movement_id: number;
+}
+
+/** The snake_case form of an announcement (without its message id): as stored, and as the JSON chat format posts it. */
+export function announcementJson(a: Omit<Announcement, "messageId">): AnnouncementJson {
+  return {
+    title: a.title,
+    rego: a.rego,
+    place: a.place,
+    parts: a.parts.map((p) => ({ part_no: p.partNo, description: p.description })),
+    driver: a.driver,
+    at: a.at,
+    link: a.link,
+    movement_id: a.movementId,
+  };
+}
+
+/** The announcement a stored row holds. */
+export function announcementOf(row: { message_id: string; body: unknown }): Announcement {
+  const b = row.body as AnnouncementJson;
+  return {
+    messageId: row.message_id,
+    title: b.title,
+    rego: b.rego,
+    place: b.place,
+    parts: b.parts.map((p) => ({ partNo: p.part_no, description: p.description })),
+    driver: b.driver,
+    at: b.at,
+    link: b.link,
+    movementId: b.movement_id,
+  };
+}
+
+/** Writes one outbox row per channel of the announcement, in one statement. */
+export async function insertAnnouncements(
+  trx: Tx,
+  announcement: Omit<Announcement, "messageId">,
+  rows: { messageId: string; channel: ChatChannel; state: AnnouncementState }[],
+  at: Date,
+): Promise<void> {
+  const body = JSON.stringify(announcementJson(announcement));
+  await trx.insertInto("announcements")
+    .values(rows.map((r) => ({
+      message_id: r.messageId,
+      movement_id: announcement.movementId,
+      title: announcement.title,
+      channel: r.channel,
+      body,
+      state: r.state,
+      next_attempt_at: at,
+      created_at: at,
+    })))
+    .execute();
+}
+
+/** The newest `limit` rows first, optionally only those in one state. */
+export async function latestAnnouncements(
+  db: Db,
+  limit: number,
+  state?: AnnouncementState,
+): Promise<AnnouncementRow[]> {
+  let query = db.selectFrom("announcements").selectAll().orderBy("id", "desc").limit(limit);
+  if (state) query = query.where("state", "=", state);
+  return await query.execute();
+}
+
+/** Counts of announcements per delivery state, for the dashboard's feed filter. */
+export async function announcementCounts(db: Db): Promise<Partial<Record<AnnouncementState, number>>> {
+  const rows = await db.selectFrom("announcements")
+    .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+    .groupBy("state")
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+}
+
+/** The announcements about one movement, oldest first (its dashboard page). */
+export async function announcementsOfMovement(db: Db, movementId: number) {
+  return await db.selectFrom("announcements")
+    .select(["id", "title", "channel", "state", "attempts", "last_error", "delivered_at", "created_at"])
+    .where("movement_id", "=", movementId)
+    .orderBy("id")
+    .execute();
+}
+
+/** A `failed` row back to `pending`, due at once; false when it is not (or no longer) failed. */
+export async function requeueFailedAnnouncement(db: Db, id: number): Promise<boolean> {
+  const row = await db.updateTable("announcements")
+    // Due at once whatever the clock: its own creation time is always in the past.
+    .set((eb) => ({ state: "pending", next_attempt_at: eb.ref("created_at") }))
+    .where("id", "=", id)
+    .where("state", "=", "failed")
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Locks the head (oldest pending row) of each channel whose head is due, skipping heads another worker
+ * holds. Returns the channels claimed.
+ */
+export async function lockDueChannelHeads(trx: Tx, now: Date): Promise<ChatChannel[]> {
+  const heads = await trx.selectFrom("announcements")
+    .select(["id", "channel"])
+    .where("state", "=", "pending")
+    .where("next_attempt_at", "<=", now)
+    .where("id", "in", (eb) =>
+      eb.selectFrom("announcements").select((e) => e.fn.min("id").as("id"))
+        .where("state", "=", "pending").groupBy("channel"))
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  return heads.map((h) => h.channel);
+}
+
+/**
+ * Leases the first `batch` pending rows of each channel (their heads locked by `lockDueChannelHeads`)
+ * until `until`; returns them. Only the holder of a head touches the rows behind it: no SKIP LOCKED here.
+ */
+export async function leaseChannelRows(
+  trx: Tx,
+  channels: ChatChannel[],
+  batch: number,
+  until: Date,
+): Promise<AnnouncementRow[]> {
+  const claimed = await sql<AnnouncementRow>`
+    update announcements a set next_attempt_at = ${until}
+    from (
+      select id from (
+        select x.id, row_number() over (partition by x.channel order by x.id) as n
+        from announcements x
+        where x.state = 'pending' and x.channel = any(${channels}::text[])
+      ) ranked where n <= ${batch}
+    ) pick
+    where a.id = pick.id
+    returning a.*`.execute(trx);
+  return claimed.rows;
+}
+
+/** Pending rows whose channel lost its webhook: shown in the feed only. */
+export async function moveToFeedOnly(db: Db, ids: number[], now: Date): Promise<void> {
+  await db.updateTable("announcements").set({ state: "feed_only", next_attempt_at: now })
+    .where("id", "in", ids).where("state", "=", "pending").execute();
+}
+
+export async function recordDelivered(db: Db, id: number, now: Date): Promise<void> {
+  await db.updateTable("announcements")
+    .set((eb) => ({
+      state: "delivered",
+      delivered_at: now,
+      attempts: eb("attempts", "+", 1),
+      last_error: null,
+      next_attempt_at: now,
+    }))
+    .where("id", "=", id).where("state", "=", "pending").execute();
+}
+
+/** A failed attempt: given up (`failed`) or due again at `next`. */
+export async function recordFailedAttempt(
+  db: Db,
+  id: number,
+  attempt: { attempts: number; error: string; next: Date; givenUp: boolean },
+): Promise<void> {
+  await db.updateTable("announcements")
+    .set({
+      ...(attempt.givenUp ? { state: "failed" as const } : {}),
+      attempts: attempt.attempts,
+      last_error: attempt.error,
+      next_attempt_at: attempt.next,
+    })
+    .where("id", "=", id).where("state", "=", "pending").execute();
+}
+
+/** Hands claimed rows back to the queue, due at `at`. */
+export async function releaseAnnouncements(db: Db, ids: number[], at: Date): Promise<void> {
+  await db.updateTable("announcements").set({ next_attempt_at: at })
+    .where("id", "in", ids).where("state", "=", "pending").execute();
+}

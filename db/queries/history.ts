@@ -1,0 +1,57 @@
+/**
+ * Queries of part_status_history: every status change of a part leaves one row, written in the
+ * transaction that made the change (via `movement`, `dashboard` or `import`).
+ */
+import type { Db } from "@/db/client.ts";
+import type { NewHistoryRow, PartStatus } from "@/db/schema.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+
+/** One history row per part for a movement's status change (via `movement`). */
+export async function insertMovementHistory(
+  trx: Tx,
+  rows: { part_id: number; from_status: PartStatus; to_status: PartStatus }[],
+  movementId: number,
+  changedBy: number,
+  at: Date,
+): Promise<void> {
+  await trx.insertInto("part_status_history")
+    .values(rows.map((r) => ({
+      ...r,
+      changed_at: at,
+      changed_by: changedBy,
+      via: "movement" as const,
+      movement_id: movementId,
+    })))
+    .execute();
+}
+
+/** Inserts one history row; returns its id. */
+export async function insertHistoryRow(db: Db, row: NewHistoryRow): Promise<number> {
+  const { id } = await db.insertInto("part_status_history").values(row).returning("id")
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+/** Inserts history rows in one statement. */
+export async function insertHistoryRows(db: Db, rows: NewHistoryRow[]): Promise<void> {
+  await db.insertInto("part_status_history").values(rows).execute();
+}
+
+/** A part's history, newest first, with the name of who made each change. */
+export async function historyOfPart(db: Db, partId: number) {
+  return await db.selectFrom("part_status_history as h")
+    .leftJoin("users as u", "u.id", "h.changed_by")
+    .select([
+      "h.id",
+      "h.from_status",
+      "h.to_status",
+      "h.changed_at",
+      "h.via",
+      "h.reason",
+      "h.movement_id",
+      "u.name as changed_by_name",
+    ])
+    .where("h.part_id", "=", partId)
+    .orderBy("h.changed_at", "desc").orderBy("h.id", "desc")
+    .execute();
+}

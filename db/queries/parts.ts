@@ -1,0 +1,260 @@
+/**
+ * Queries of the parts family (parts_orders): the look-ups of the search and the checks, the locks and
+ * guarded status changes of the submissions and the dashboard, and the import's upsert. A status change is
+ * always a conditional UPDATE (`WHERE status = <expected>`), so a part moved meanwhile is left alone.
+ * Also the dashboard's reads: the filtered, paginated parts search, one part in full, the export batches.
+ */
+import { sql } from "kysely";
+import type { Db } from "@/db/client.ts";
+import type { PartStatus } from "@/db/schema.ts";
+import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
+import { historyOfPart } from "@/db/queries/history.ts";
+import { containsPattern } from "@/db/queries/like.ts";
+import { movementsOfPart } from "@/db/queries/movement_reads.ts";
+import { fetchPage, type PageWindow } from "@/db/queries/paging.ts";
+
+const arrivedParts = compiledQuery((db, claimId: number) =>
+  db.selectFrom("parts_orders")
+    .select(["id", "description", "part_no"])
+    .where("claim_id", "=", claimId)
+    .where("status", "=", "Arrived")
+    .orderBy("id")
+);
+
+/** The claim's parts waiting at HQ for a direct delivery (Arrived), in id order (compiled: every search). */
+export async function arrivedPartsOf(db: QueryRunner, claimId: number) {
+  return await arrivedParts.execute(db, claimId);
+}
+
+/** The claim's parts flagged for return at its repair shop, in id order (a reverse pickup's list). */
+export async function partsAwaitingPickUp(db: QueryRunner, claimId: number) {
+  return await db.selectFrom("parts_orders")
+    .select(["id as parts_order_id", "description", "part_no"])
+    .where("claim_id", "=", claimId)
+    .where("status", "=", "Pending Repair Shop Pick-Up")
+    .orderBy("id")
+    .execute();
+}
+
+/** The part with this id if it belongs to the claim. */
+export async function partOfClaim(db: QueryRunner, partId: number, claimId: number) {
+  return await db.selectFrom("parts_orders").select(["id", "part_no", "status"])
+    .where("id", "=", partId).where("claim_id", "=", claimId).executeTakeFirst();
+}
+
+/** A part row as the checks need it, locked by `lockPartsInIdOrder`. */
+export interface LockedPart {
+  id: number;
+  claim_id: number;
+  part_no: string;
+  description: string;
+  qty_ordered: number;
+  status: PartStatus;
+}
+
+/**
+ * Locks the given parts, in id order (so two submissions over overlapping parts cannot deadlock), and
+ * returns the ones that exist. The lock is held until the transaction ends: the status read here is the
+ * status the conditional update later sees.
+ */
+export async function lockPartsInIdOrder(trx: Tx, ids: number[]): Promise<LockedPart[]> {
+  return await trx.selectFrom("parts_orders")
+    .select(["id", "claim_id", "part_no", "description", "qty_ordered", "status"])
+    .where("id", "=", sql<number>`any(${ids}::int[])`)
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * The status flip: `from` → `to` for these parts, guarded by the status (a conditional UPDATE), so a part
+ * that is no longer `from` is left alone. Returns the ids it changed.
+ */
+export async function flipStatuses(
+  trx: Tx,
+  ids: number[],
+  from: PartStatus,
+  to: PartStatus,
+  at: Date,
+): Promise<number[]> {
+  const rows = await trx.updateTable("parts_orders")
+    .set({ status: to, updated_at: at })
+    .where("id", "=", sql<number>`any(${ids}::int[])`)
+    .where("status", "=", from)
+    .returning("id")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * One part `from` → `to` if it still is `from` (the UPDATE locks the row); its part number, or undefined
+ * when it is not `from` (or does not exist).
+ */
+export async function changePartStatusIf(
+  trx: Tx,
+  partId: number,
+  from: PartStatus,
+  to: PartStatus,
+  at: Date,
+): Promise<{ part_no: string } | undefined> {
+  return await trx.updateTable("parts_orders")
+    .set({ status: to, updated_at: at })
+    .where("id", "=", partId)
+    .where("status", "=", from)
+    .returning(["part_no"])
+    .executeTakeFirst();
+}
+
+/** A part's number and status now, if it exists. */
+export async function partStatusNow(db: QueryRunner, partId: number) {
+  return await db.selectFrom("parts_orders").select(["part_no", "status"])
+    .where("id", "=", partId).executeTakeFirst();
+}
+
+// --- the import (D5) ---
+
+/** Locks the parts of these claims (so the import records the status each part really left); their statuses. */
+export async function lockPartStatusesOfClaims(
+  trx: Tx,
+  claimIds: number[],
+): Promise<{ claim_id: number; part_no: string; status: PartStatus }[]> {
+  return await trx.selectFrom("parts_orders").select(["claim_id", "part_no", "status"])
+    .where("claim_id", "in", claimIds)
+    .forUpdate()
+    .execute();
+}
+
+export interface ImportedPart {
+  claim_id: number;
+  part_no: string;
+  description: string;
+  qty_ordered: number;
+  status: PartStatus;
+}
+
+/**
+ * Inserts or updates parts by (claim, part number). `updated_at` moves to `at` only for a part whose
+ * status changes. Returns every row written with its status now.
+ */
+export async function upsertParts(trx: Tx, parts: ImportedPart[], at: Date) {
+  return await trx.insertInto("parts_orders")
+    .values(parts.map((p) => ({ ...p, updated_at: at })))
+    .onConflict((oc) =>
+      oc.columns(["claim_id", "part_no"]).doUpdateSet({
+        description: (eb) => eb.ref("excluded.description"),
+        qty_ordered: (eb) => eb.ref("excluded.qty_ordered"),
+        status: (eb) => eb.ref("excluded.status"),
+        updated_at: sql<Date>`case when parts_orders.status = excluded.status then parts_orders.updated_at
+          else excluded.updated_at end`,
+      })
+    )
+    .returning(["id", "claim_id", "part_no", "status"])
+    .execute();
+}
+
+// --- the dashboard's reads ---
+
+export interface PartFilters {
+  /** Normalised (lib/rego.ts): the caller normalises what was typed. */
+  rego?: string;
+  claim?: string;
+  status?: PartStatus;
+  repairerId?: number;
+}
+
+export interface PartRow {
+  id: number;
+  part_no: string;
+  description: string;
+  qty_ordered: number;
+  status: PartStatus;
+  updated_at: Date;
+  claim_id: number;
+  claim_number: string;
+  registration: string;
+  repairer_name: string | null;
+}
+
+function partsQuery(db: Db, f: PartFilters) {
+  let q = db.selectFrom("parts_orders as p")
+    .innerJoin("claims as c", "c.id", "p.claim_id")
+    .leftJoin("claim_management as cm", "cm.claim_id", "c.id")
+    .leftJoin("repairers as r", "r.id", "cm.repairer_id")
+    .select([
+      "p.id",
+      "p.part_no",
+      "p.description",
+      "p.qty_ordered",
+      "p.status",
+      "p.updated_at",
+      "c.id as claim_id",
+      "c.claim_number",
+      "c.registration",
+      "r.name as repairer_name",
+    ]);
+  // Same matching as the mobile search (D11): the trigram index on registration_norm serves it.
+  if (f.rego) q = q.where("c.registration_norm", "like", containsPattern(f.rego));
+  const claim = f.claim?.trim();
+  if (claim) q = q.where("c.claim_number", "ilike", containsPattern(claim));
+  if (f.status) q = q.where("p.status", "=", f.status);
+  if (f.repairerId) q = q.where("cm.repairer_id", "=", f.repairerId);
+  return q;
+}
+
+/** One page of parts, most recently changed first; `more` says whether a next page exists. */
+export async function searchParts(
+  db: Db,
+  filters: PartFilters,
+  page: PageWindow,
+): Promise<{ rows: PartRow[]; more: boolean }> {
+  return await fetchPage(
+    partsQuery(db, filters).orderBy("p.updated_at", "desc").orderBy("p.id", "desc"),
+    page,
+  );
+}
+
+/** One part with its claim, its history and the movements that carried it; null when there is none. */
+export async function partDetail(db: Db, partId: number) {
+  const part = await partsQuery(db, {}).where("p.id", "=", partId).executeTakeFirst();
+  if (!part) return null;
+  const [history, movements] = await Promise.all([historyOfPart(db, partId), movementsOfPart(db, partId)]);
+  return { part, history, movements };
+}
+
+export type PartDetail = NonNullable<Awaited<ReturnType<typeof partDetail>>>;
+
+export interface PartExportRow extends PartRow {
+  arrived_at: Date | null;
+  delivered_at: Date | null;
+  flagged_at: Date | null;
+  picked_up_at: Date | null;
+  returned_at: Date | null;
+}
+
+/**
+ * The next batch of the parts export, in id order after `afterId` (keyset pagination: every batch is an
+ * index range scan, however deep into the export). Each row carries the latest time the part entered each
+ * status, from its history.
+ */
+export async function partExportBatch(
+  db: Db,
+  filters: PartFilters,
+  afterId: number,
+  limit: number,
+): Promise<PartExportRow[]> {
+  const entered = (status: PartStatus) =>
+    sql<Date | null>`(select max(h.changed_at) from part_status_history h
+      where h.part_id = p.id and h.to_status = ${status})`;
+  return await partsQuery(db, filters)
+    .select([
+      entered("Arrived").as("arrived_at"),
+      entered("Delivered to Repair Shop directly").as("delivered_at"),
+      entered("Pending Repair Shop Pick-Up").as("flagged_at"),
+      entered("Picked Up from Repair Shop").as("picked_up_at"),
+      entered("Returned to HQ").as("returned_at"),
+    ])
+    .where("p.id", ">", afterId)
+    .orderBy("p.id")
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,43 @@
+/** Queries of the sessions table (D23): only the SHA-256 of a session token is ever stored or looked up. */
+import type { Db } from "@/db/client.ts";
+
+export async function insertSession(
+  db: Db,
+  s: { tokenHash: string; userId: number; csrfToken: string; at: Date },
+): Promise<void> {
+  await db.insertInto("sessions").values({
+    token_hash: s.tokenHash,
+    user_id: s.userId,
+    csrf_token: s.csrfToken,
+    created_at: s.at,
+    last_seen_at: s.at,
+  }).execute();
+}
+
+/** The session of a token hash with its user (whatever the user's state: the caller decides). */
+export async function sessionWithUser(db: Db, tokenHash: string) {
+  return await db.selectFrom("sessions").innerJoin("users", "users.id", "sessions.user_id")
+    .selectAll("users")
+    .select(["sessions.csrf_token", "sessions.last_seen_at"])
+    .where("sessions.token_hash", "=", tokenHash)
+    .executeTakeFirst();
+}
+
+export async function touchSession(db: Db, tokenHash: string, at: Date): Promise<void> {
+  await db.updateTable("sessions").set({ last_seen_at: at }).where("token_hash", "=", tokenHash).execute();
+}
+
+export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
+  await db.deleteFrom("sessions").where("token_hash", "=", tokenHash).execute();
+}
+
+/** Ends every session of a user (deactivated, or their PIN was reset). */
+export async function deleteSessionsOfUser(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom("sessions").where("user_id", "=", userId).execute();
+}
+
+/** Deletes the sessions last seen at or before `cutoff`; returns how many. */
+export async function deleteSessionsSeenBefore(db: Db, cutoff: Date): Promise<number> {
+  const result = await db.deleteFrom("sessions").where("last_seen_at", "<=", cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
