@@ -68,12 +68,12 @@ Deno.test("hq refusals: the page's own subject missing is the 404 page; a race i
   assert.equal(await bug.text(), "error handler: boom");
 });
 
-Deno.test("hq lists: filters are trimmed, unknown values ignored, the page number bounded", () => {
+Deno.test("hq lists: filters are trimmed, the rego normalised for the search, unknown values ignored, the page number bounded", () => {
   assert.deepEqual(
-    partQueryOf({ rego: " abc ", claim: "", status: "Bogus", repairer: "12", page: "2", other: "x" }),
+    partQueryOf({ rego: " a-bc ", claim: "", status: "Bogus", repairer: "12", page: "2", other: "x" }),
     {
-      query: { rego: "abc", status: "Bogus", repairer: "12" },
-      filters: { rego: "abc", claim: undefined, status: undefined, repairerId: 12 },
+      query: { rego: "a-bc", status: "Bogus", repairer: "12" },
+      filters: { rego: "ABC", claim: undefined, status: undefined, repairerId: 12 },
     },
   );
   assert.deepEqual(partQueryOf({ status: "Arrived", repairer: "abc" }).filters.status, "Arrived");
