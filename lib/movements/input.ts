@@ -3,7 +3,7 @@
  * there from the protocol's `details` (docs/protocol.md 3a/3b, D20).
  */
 import { z } from "zod";
-import { idField } from "@/lib/validation.ts";
+import { idField, isId } from "@/lib/validation.ts";
 
 /** Far more than a claim has; the handler's 64 KiB body limit is the real bound. */
 export const MAX_SUBMITTED_PARTS = 500;
@@ -41,7 +41,7 @@ export const submittedPartsField = z.array(
  */
 export const repairShopIdField = z.union([z.string(), z.number(), z.null()]).optional().transform((v) => {
   const n = typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
-  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 && n <= 2_147_483_647 ? n : null;
+  return isId(n) ? n : null;
 });
 
 export interface DropOffInput {
