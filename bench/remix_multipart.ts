@@ -22,6 +22,7 @@ import {
   PhotoTooLargeError,
   type ReadFilePartOptions,
 } from "@/io/multipart.ts";
+import { declaredLength } from "@/io/declared_length.ts";
 
 /**
  * The library insists on a part count; ours has none (every byte counts against the body cap instead),
@@ -40,8 +41,7 @@ export async function readFilePartWithRemix<T>(
   // The library's own check (`startsWith("multipart/")` and a regex for the boundary) accepts
   // multipart/mixed and an over-long boundary, so the Content-Type is judged by our parser's rule.
   const boundary = parseBoundary(request.headers.get("content-type"));
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > opts.maxBytes + ENVELOPE_ALLOWANCE) {
+  if ((declaredLength(request) ?? 0) > opts.maxBytes + ENVELOPE_ALLOWANCE) {
     await request.body?.cancel().catch(() => {});
     throw new PhotoTooLargeError(opts.maxBytes);
   }

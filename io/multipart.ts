@@ -7,6 +7,7 @@
 
 import { PhotoTooLargeError } from "@/io/photo_storage.ts";
 import { MultipartParser, NoFilePartError, NotMultipartError } from "@/io/multipart_parser.ts";
+import { declaredLength } from "@/io/declared_length.ts";
 
 // Callers catch these by class; they come from the one module they call.
 export { NoFilePartError, NotMultipartError, PhotoTooLargeError };
@@ -42,8 +43,7 @@ export async function readFilePart<T>(
   const bodyCap = opts.maxBytes + ENVELOPE_ALLOWANCE;
 
   // Refuse up front what the client already says is too big, without reading a byte.
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > bodyCap) {
+  if ((declaredLength(request) ?? 0) > bodyCap) {
     await request.body?.cancel().catch(() => {});
     throw new PhotoTooLargeError(opts.maxBytes);
   }

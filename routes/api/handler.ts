@@ -15,6 +15,7 @@ import { CODE } from "@/routes/api/codes.ts";
 import { envelopeOf, fault, success } from "@/routes/api/envelope.ts";
 import { eventOf } from "@/routes/api/events/mod.ts";
 import { handlerUserLimiter, limitPerAddress, LIMITS, tooMany } from "@/routes/web/rate_limits.ts";
+import { declaredLength } from "@/io/declared_length.ts";
 
 export const HANDLER_BODY_LIMIT = 64 * 1024;
 
@@ -36,9 +37,9 @@ const tooLarge = (c: Context) =>
 function limitHandlerBody(): MiddlewareHandler {
   const counted = bodyLimit({ maxSize: HANDLER_BODY_LIMIT, onError: tooLarge });
   return async (c, next) => {
-    const length = c.req.raw.headers.get("content-length");
-    if (length === null || c.req.raw.headers.has("transfer-encoding")) return await counted(c, next);
-    if (parseInt(length, 10) > HANDLER_BODY_LIMIT) return tooLarge(c);
+    const length = declaredLength(c.req.raw);
+    if (length === null) return await counted(c, next);
+    if (length > HANDLER_BODY_LIMIT) return tooLarge(c);
     await next();
   };
 }

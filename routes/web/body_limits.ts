@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { declaredLength } from "@/io/declared_length.ts";
 
 /** Forms and JSON: a few KiB in practice; only the photo uploads and the CSV import take more. */
 export const SMALL_BODY_LIMIT = 64 * 1024;
@@ -28,10 +29,7 @@ export function limitStreamedBody(
   refuse: (c: Context) => Response | Promise<Response>,
 ): MiddlewareHandler {
   return async (c, next) => {
-    const declared = c.req.raw.headers.get("content-length");
-    if (
-      declared !== null && !c.req.raw.headers.has("transfer-encoding") && parseInt(declared, 10) > maxSize
-    ) {
+    if ((declaredLength(c.req.raw) ?? 0) > maxSize) {
       await c.req.raw.body?.cancel().catch(() => {});
       return await refuse(c);
     }
