@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
 import { jpegPhoto, pngPhoto } from "@/tests/helpers/photos.ts";
+import { concat } from "@/tests/helpers/multipart.ts";
 
 const REPORT = "Parts_Movement_Uploaded_Images_Temp_Report";
 const enc = new TextEncoder();
@@ -25,20 +26,10 @@ async function mint(a: TestApp) {
   return body.result.data as { record_id: number; token: string; app_owner: string; app_name: string };
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 function validBody(bytes: Uint8Array) {
   const form = `--B0undary\r\nContent-Disposition: form-data; name="file"; filename="p.jpg"\r\n\r\n`;
   return {
-    body: concat([enc.encode(form), bytes, enc.encode("\r\n--B0undary--\r\n")]),
+    body: concat(enc.encode(form), bytes, enc.encode("\r\n--B0undary--\r\n")),
     type: "multipart/form-data; boundary=B0undary",
   };
 }
@@ -62,7 +53,7 @@ const multipartArbitrary = (photos: Uint8Array[]) =>
       `--${m.boundary}\r\nContent-Disposition: form-data; name="${m.fieldName}"; filename="p.jpg"\r\n` +
         `Content-Type: image/jpeg\r\n\r\n`,
     );
-    let body = concat([head, m.bytes, enc.encode(`\r\n--${m.boundary}--\r\n`)]);
+    let body = concat(head, m.bytes, enc.encode(`\r\n--${m.boundary}--\r\n`));
     if (m.cut !== undefined) body = body.slice(0, m.cut % (body.length + 1));
     for (const [at, value] of m.flips) if (body.length) body[at % body.length] = value;
     const type = m.contentType === undefined

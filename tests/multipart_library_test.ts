@@ -18,6 +18,15 @@ import {
 import { EmptyPhotoError, PhotoStorage } from "@/io/photo_storage.ts";
 import { readFilePartWithRemix } from "@/bench/remix_multipart.ts";
 import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+import {
+  concat,
+  enc,
+  fieldPart,
+  filePart,
+  hugeUpload,
+  multipart,
+  source,
+} from "@/tests/helpers/multipart.ts";
 
 type Reader = typeof readFilePart;
 const PARSERS: [string, Reader][] = [["ours", readFilePart], ["remix", readFilePartWithRemix]];
@@ -25,86 +34,6 @@ const remix: Reader = readFilePartWithRemix;
 
 const BOUNDARY = "----PartsMovementBoundary7MA4YWxk";
 const TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
-const enc = (s: string) => new TextEncoder().encode(s);
-
-function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-interface Part {
-  headers: string[];
-  body: Uint8Array;
-}
-const filePart = (body: Uint8Array): Part => ({
-  headers: [
-    'Content-Disposition: form-data; name="file"; filename="IMG_0001.jpg"',
-    "Content-Type: image/jpeg",
-  ],
-  body,
-});
-const fieldPart = (name: string, value: string): Part => ({
-  headers: [`Content-Disposition: form-data; name="${name}"`],
-  body: enc(value),
-});
-
-function multipart(parts: Part[], opts: { preamble?: string; epilogue?: string } = {}) {
-  const pieces: Uint8Array[] = [];
-  if (opts.preamble) pieces.push(enc(`${opts.preamble}\r\n`));
-  for (const part of parts) {
-    pieces.push(enc(`--${BOUNDARY}\r\n${part.headers.map((h) => `${h}\r\n`).join("")}\r\n`), part.body);
-    pieces.push(enc("\r\n"));
-  }
-  pieces.push(enc(`--${BOUNDARY}--\r\n${opts.epilogue ?? ""}`));
-  return concat(...pieces);
-}
-
-/** Feeds `bytes` in chunks of the given sizes (cycling), counting what was pulled. */
-function source(bytes: Uint8Array, sizes: number[]) {
-  const stats = { pulled: 0, cancelled: false };
-  let i = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (stats.pulled >= bytes.length) return controller.close();
-      const n = sizes[i++ % sizes.length];
-      controller.enqueue(bytes.slice(stats.pulled, stats.pulled + n));
-      stats.pulled = Math.min(bytes.length, stats.pulled + n);
-    },
-    cancel() {
-      stats.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
-  return { stream, stats };
-}
-
-/** `fileSize` bytes of filler in a file part, generated lazily in `chunk`-sized pieces. */
-function hugeUpload(fileSize: number, chunk: number) {
-  const head = multipart([filePart(new Uint8Array(0))]);
-  const prefix = head.subarray(0, head.length - `\r\n--${BOUNDARY}--\r\n`.length);
-  const tail = enc(`\r\n--${BOUNDARY}--\r\n`);
-  const total = prefix.length + fileSize + tail.length;
-  const stats = { pulled: 0, cancelled: false };
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (stats.pulled >= total) return controller.close();
-      let piece: Uint8Array;
-      if (stats.pulled === 0) piece = prefix;
-      else if (stats.pulled + chunk < total - tail.length) piece = new Uint8Array(chunk).fill(0x61);
-      else piece = concat(new Uint8Array(total - tail.length - stats.pulled).fill(0x61), tail);
-      stats.pulled += piece.length;
-      controller.enqueue(piece);
-    },
-    cancel() {
-      stats.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
-  return { stream, stats };
-}
 
 const request = (body: BodyInit, type = TYPE, headers: Record<string, string> = {}) =>
   new Request("http://localhost/upload", {
@@ -136,7 +65,7 @@ function trickyBinary(): Uint8Array {
 
 Deno.test("multipart library: tricky binary split at every chunk position and size comes out identical", async () => {
   const content = trickyBinary();
-  const body = multipart([fieldPart("note", "n"), filePart(content), fieldPart("after", "x")], {
+  const body = multipart(BOUNDARY, [fieldPart("note", "n"), filePart(content), fieldPart("after", "x")], {
     epilogue: "epilogue",
   });
   for (const [name, read] of PARSERS) {
@@ -154,7 +83,7 @@ Deno.test("multipart library: tricky binary split at every chunk position and si
 });
 
 Deno.test("multipart library: a preamble is refused by the library (ours skips it, RFC 2046)", async () => {
-  const body = multipart([filePart(enc("data"))], { preamble: "This is the preamble." });
+  const body = multipart(BOUNDARY, [filePart(enc("data"))], { preamble: "This is the preamble." });
   assert.deepEqual((await readFilePart(request(body), { maxBytes: 100 }, collect)).bytes, enc("data"));
   await assert.rejects(remix(request(body), { maxBytes: 100 }, collect), NoFilePartError);
 });
@@ -164,7 +93,7 @@ Deno.test("multipart library: a 3 MB file with planted near-delimiters comes out
   for (let i = 0; i < content.length; i += 65536) crypto.getRandomValues(content.subarray(i, i + 65536));
   const near = enc(`\r\n--${BOUNDARY.slice(0, -1)}`);
   for (const at of [65_530, 262_140, 262_144 - near.length + 3, 1_000_000]) content.set(near, at);
-  const body = multipart([filePart(content)]);
+  const body = multipart(BOUNDARY, [filePart(content)]);
   for (const [name, read] of PARSERS) {
     for (const sizes of [[65_536], [300_000], [1_000, 250_000]]) {
       const got = await read(request(source(body, sizes).stream), { maxBytes: 4e6 }, collect);
@@ -210,9 +139,9 @@ Deno.test("multipart library: not multipart/form-data, no file part, malformed b
     ) {
       await assert.rejects(read(request("{}", type), { maxBytes: 100 }, collect), NotMultipartError, name);
     }
-    const noFile = multipart([fieldPart("photo", "x"), fieldPart("files", "y")]);
+    const noFile = multipart(BOUNDARY, [fieldPart("photo", "x"), fieldPart("files", "y")]);
     await assert.rejects(read(request(noFile), { maxBytes: 100 }, collect), NoFilePartError, name);
-    const full = multipart([filePart(enc("0123456789".repeat(100)))]);
+    const full = multipart(BOUNDARY, [filePart(enc("0123456789".repeat(100)))]);
     const refusedByBoth = {
       "no boundary at all": enc("just some bytes"),
       "cut off inside the file": full.subarray(0, full.length - 200),
@@ -265,7 +194,7 @@ Deno.test("multipart library: an empty file part reaches storage as EmptyPhotoEr
     for (const [name, read] of PARSERS) {
       await assert.rejects(
         read(
-          request(multipart([filePart(new Uint8Array(0))])),
+          request(multipart(BOUNDARY, [filePart(new Uint8Array(0))])),
           { maxBytes: 1000 },
           (s) => storage.stage(s, { maxBytes: 1000 }),
         ),
@@ -282,22 +211,22 @@ Deno.test("multipart library: an upload over the cap is cut off just past it (bo
   for (const [name, read] of PARSERS) {
     const maxBytes = 1_000_000;
     const chunk = 64 * 1024;
-    const { stream, stats } = hugeUpload(50_000_000, chunk);
+    const { stream, stats } = hugeUpload(BOUNDARY, 50_000_000, chunk);
     await assert.rejects(read(request(stream), { maxBytes }, collect), PhotoTooLargeError, name);
     assert.equal(stats.cancelled, true, name);
     assert.ok(stats.pulled <= maxBytes + ENVELOPE_ALLOWANCE + 2 * chunk, `${name}: pulled ${stats.pulled}`);
 
-    const small = hugeUpload(5_000_000, 10_000);
+    const small = hugeUpload(BOUNDARY, 5_000_000, 10_000);
     await assert.rejects(read(request(small.stream), { maxBytes: 100_000 }, collect), PhotoTooLargeError);
     assert.ok(small.stats.pulled <= 100_000 + 3 * 10_000, `${name}: pulled ${small.stats.pulled}`);
 
-    const exact = hugeUpload(100_000, 7_000);
+    const exact = hugeUpload(BOUNDARY, 100_000, 7_000);
     assert.equal((await read(request(exact.stream), { maxBytes: 100_000 }, collect)).bytes.length, 100_000);
   }
 });
 
 Deno.test("multipart library: big other parts count against the body cap", async () => {
-  const body = multipart([fieldPart("junk", "j".repeat(2_000_000)), filePart(enc("tiny"))]);
+  const body = multipart(BOUNDARY, [fieldPart("junk", "j".repeat(2_000_000)), filePart(enc("tiny"))]);
   for (const [name, read] of PARSERS) {
     const { stream, stats } = source(body, [16 * 1024]);
     await assert.rejects(read(request(stream), { maxBytes: 100_000 }, collect), PhotoTooLargeError, name);
@@ -314,7 +243,7 @@ Deno.test("multipart library: the library hands the file over only once it is in
   const fileSize = 1_000_000;
   const pulledAtSink: Record<string, number> = {};
   for (const [name, read] of PARSERS) {
-    const { stream, stats } = hugeUpload(fileSize, 10_000);
+    const { stream, stats } = hugeUpload(BOUNDARY, fileSize, 10_000);
     await read(request(stream), { maxBytes: 2_000_000 }, async (s, info) => {
       pulledAtSink[name] = stats.pulled;
       return await collect(s, info);
@@ -326,7 +255,7 @@ Deno.test("multipart library: the library hands the file over only once it is in
 
 Deno.test("multipart library: a failing sink's error comes through and the body is cancelled", async () => {
   for (const [name, read] of PARSERS) {
-    const { stream, stats } = hugeUpload(1_000_000, 10_000);
+    const { stream, stats } = hugeUpload(BOUNDARY, 1_000_000, 10_000);
     await assert.rejects(
       read(request(stream), { maxBytes: 2_000_000 }, async (s) => {
         const reader = s.getReader();
@@ -346,7 +275,7 @@ Deno.test("multipart library: a failing sink's error comes through and the body 
 
 Deno.test("multipart library: a Content-Length over the cap is refused before reading (wrapper's check)", async () => {
   for (const [name, read] of PARSERS) {
-    const { stream, stats } = hugeUpload(50_000_000, 64 * 1024);
+    const { stream, stats } = hugeUpload(BOUNDARY, 50_000_000, 64 * 1024);
     const req = request(stream, TYPE, { "content-length": "50000300" });
     await assert.rejects(read(req, { maxBytes: 1_000_000 }, collect), PhotoTooLargeError, name);
     assert.equal(stats.pulled, 0, name);

@@ -12,66 +12,17 @@ import {
 import { ByteSearch } from "@/io/multipart_parser.ts";
 import { EmptyPhotoError, PhotoStorage } from "@/io/photo_storage.ts";
 import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+import {
+  concat,
+  enc,
+  fieldPart,
+  filePart,
+  hugeUpload,
+  multipart,
+  source,
+} from "@/tests/helpers/multipart.ts";
 
 const URL_ = "http://localhost/upload";
-const enc = (s: string) => new TextEncoder().encode(s);
-
-function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-interface Part {
-  headers: string[];
-  body: Uint8Array;
-}
-
-const filePart = (body: Uint8Array, filename = "IMG_0001.jpg", type = "image/jpeg"): Part => ({
-  headers: [`Content-Disposition: form-data; name="file"; filename="${filename}"`, `Content-Type: ${type}`],
-  body,
-});
-const fieldPart = (name: string, value: string): Part => ({
-  headers: [`Content-Disposition: form-data; name="${name}"`],
-  body: enc(value),
-});
-
-/** A multipart body laid out by hand, so tests control every byte. */
-function multipart(boundary: string, parts: Part[], opts: { preamble?: string; epilogue?: string } = {}) {
-  const pieces: Uint8Array[] = [];
-  if (opts.preamble) pieces.push(enc(`${opts.preamble}\r\n`));
-  for (const part of parts) {
-    pieces.push(
-      enc(`--${boundary}\r\n${part.headers.map((h) => `${h}\r\n`).join("")}\r\n`),
-      part.body,
-      enc("\r\n"),
-    );
-  }
-  pieces.push(enc(`--${boundary}--\r\n${opts.epilogue ?? ""}`));
-  return concat(...pieces);
-}
-
-/** Feeds `bytes` as the given chunks (sizes cycle), counting what was pulled and noting cancellation. */
-function source(bytes: Uint8Array, sizes: number[]) {
-  const stats = { pulled: 0, cancelled: false };
-  let i = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (stats.pulled >= bytes.length) return controller.close();
-      const n = sizes[i++ % sizes.length];
-      controller.enqueue(bytes.slice(stats.pulled, stats.pulled + n));
-      stats.pulled = Math.min(bytes.length, stats.pulled + n);
-    },
-    cancel() {
-      stats.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
-  return { stream, stats };
-}
 
 /**
  * Like `source`, but a byte stream, as Deno.serve's request bodies are: the parser then reads it with a
@@ -405,35 +356,11 @@ Deno.test("multipart_upload: an empty file part reaches storage as EmptyPhotoErr
   });
 });
 
-/** A 50 MB multipart upload generated lazily: headers, then `fileSize` bytes of filler, then the end. */
-function hugeUpload(fileSize: number, chunk: number, before: Part[] = []) {
-  const head = multipart(BOUNDARY, [...before, filePart(new Uint8Array(0))]);
-  const prefix = head.subarray(0, head.length - `\r\n--${BOUNDARY}--\r\n`.length);
-  const tail = enc(`\r\n--${BOUNDARY}--\r\n`);
-  const total = prefix.length + fileSize + tail.length;
-  const stats = { pulled: 0, cancelled: false };
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (stats.pulled >= total) return controller.close();
-      let piece: Uint8Array;
-      if (stats.pulled === 0) piece = prefix;
-      else if (stats.pulled + chunk < total - tail.length) piece = new Uint8Array(chunk).fill(0x61);
-      else piece = concat(new Uint8Array(total - tail.length - stats.pulled).fill(0x61), tail);
-      stats.pulled += piece.length;
-      controller.enqueue(piece);
-    },
-    cancel() {
-      stats.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
-  return { stream, stats, total };
-}
-
 Deno.test("multipart_upload: a 50 MB upload over a 1 MB cap is cut off just past the cap", async () => {
   await withStorage(async (storage, root) => {
     const maxBytes = 1_000_000;
     const chunk = 64 * 1024;
-    const { stream, stats } = hugeUpload(50_000_000, chunk);
+    const { stream, stats } = hugeUpload(BOUNDARY, 50_000_000, chunk);
     const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`);
     await assert.rejects(
       readFilePart(req, { maxBytes }, (s) => storage.stage(s, { maxBytes })),
@@ -449,7 +376,7 @@ Deno.test("multipart_upload: a 50 MB upload over a 1 MB cap is cut off just past
 });
 
 Deno.test("multipart_upload: the file part is limited even when the sink would take more", async () => {
-  const { stream, stats } = hugeUpload(5_000_000, 10_000);
+  const { stream, stats } = hugeUpload(BOUNDARY, 5_000_000, 10_000);
   const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`);
   await assert.rejects(readFilePart(req, { maxBytes: 100_000 }, collect), PhotoTooLargeError);
   assert.equal(stats.cancelled, true);
@@ -457,7 +384,7 @@ Deno.test("multipart_upload: the file part is limited even when the sink would t
 });
 
 Deno.test("multipart_upload: a file exactly at the cap is accepted", async () => {
-  const { stream } = hugeUpload(100_000, 7_000, [fieldPart("note", "n")]);
+  const { stream } = hugeUpload(BOUNDARY, 100_000, 7_000, [fieldPart("note", "n")]);
   const got = await readFilePart(
     request(stream, `multipart/form-data; boundary=${BOUNDARY}`),
     { maxBytes: 100_000 },
@@ -484,7 +411,7 @@ Deno.test("multipart_upload: big other parts count against the body cap", async 
 });
 
 Deno.test("multipart_upload: a Content-Length over the cap is refused before reading", async () => {
-  const { stream, stats } = hugeUpload(50_000_000, 64 * 1024);
+  const { stream, stats } = hugeUpload(BOUNDARY, 50_000_000, 64 * 1024);
   const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`, { "content-length": "50000300" });
   let sinkCalled = false;
   await assert.rejects(
@@ -499,7 +426,7 @@ Deno.test("multipart_upload: a Content-Length over the cap is refused before rea
 });
 
 Deno.test("multipart_upload: a failing sink's error comes through and the body is cancelled", async () => {
-  const { stream, stats } = hugeUpload(1_000_000, 10_000);
+  const { stream, stats } = hugeUpload(BOUNDARY, 1_000_000, 10_000);
   const req = request(stream, `multipart/form-data; boundary=${BOUNDARY}`);
   await assert.rejects(
     readFilePart(req, { maxBytes: 2_000_000 }, async (s) => {
