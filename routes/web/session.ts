@@ -36,10 +36,15 @@ export function setSessionCookie(c: Context, deps: AppDeps, token: string): void
   });
 }
 
-/** Ends the browser side of a session: the cookie, and everything the site stored (shared tablets). */
+/**
+ * Ends the browser side of a session: the cookies. Not the site's storage: the tablet keeps each driver's
+ * unsent work there (IndexedDB, by user id) and its offline pages in the service worker's cache, which
+ * the worker itself drops at sign-out (render/assets/tablet_sw.ts); signed-in pages are never cached by
+ * HTTP (`no-store`).
+ */
 export function clearSession(c: Context): void {
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
-  c.header("Clear-Site-Data", '"cache", "cookies", "storage"');
+  c.header("Clear-Site-Data", '"cookies"');
 }
 
 /** The request's path and query, URL-encoded for a sign-in page's `next`. */
