@@ -6,8 +6,8 @@ const TabletIdleIsland = island("TabletIdle", TabletIdle);
 export interface TabletHeaderProps {
   /** Shown after the app name, e.g. "Deliver to a repair shop". */
   title?: string;
-  /** The signed-in user; absent on the sign-in page. */
-  user?: { name: string; role: string };
+  /** The signed-in user; absent on the sign-in page. The id owns the tablet's queued work. */
+  user?: { id: number; name: string; role: string };
   csrf?: string;
   /** Milliseconds until idle sign-out, for the warning countdown. */
   expiresInMs?: number;
@@ -38,6 +38,7 @@ export function TabletHeader({ title, user, csrf, expiresInMs }: TabletHeaderPro
         <TabletIdleIsland
           expiresInMs={expiresInMs}
           csrf={csrf}
+          userId={user.id}
         />
       )}
     </header>

@@ -11,6 +11,11 @@ export function TabletLayout({ title, lang = "en", children }: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light" />
+        {/* Installable, full screen, with the app's icon (static/tablet.webmanifest). */}
+        <meta name="theme-color" content="#1e3a8a" />
+        <link rel="manifest" href="/static/tablet.webmanifest" />
+        <link rel="icon" href="/static/icons/icon.svg" type="image/svg+xml" />
+        <link rel="apple-touch-icon" href="/static/icons/icon-192.png" />
         <title>{title}</title>
       </head>
       <body class="tablet-body">

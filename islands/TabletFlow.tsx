@@ -1,11 +1,12 @@
 /**
  * One movement on the depot tablet: find the claim by rego, confirm and photograph each part, review,
- * confirm, then go to the receipt. Photos are shrunk in the browser and uploaded in a queue that retries
- * with backoff and resumes when the network returns; the submission is retried the same way (the server
- * answers a repeat of an applied submission with its original success, D16). A rule failure is shown
- * next to the part it names and nothing the driver entered is lost.
+ * confirm, then go to the receipt. Everything the driver does is kept on the device (the durable queue,
+ * islands/_tablet_queue*.ts) before anything is sent, so the page picks up where the driver left it after
+ * a reload, a crash or a sign-out, and a driver can finish a job with no network: the queue sends the
+ * photos, then the submission, when it can (the server answers a repeat of an applied submission with its
+ * original success, D16). A rule failure is shown next to the part it names and nothing is lost.
  *
- * This module holds the flow's state and which step shows; each step lives beside it: _tablet_search.tsx,
+ * This module holds which step shows; each step lives beside it: _tablet_search.tsx,
  * _tablet_parts_step.tsx, _tablet_review.tsx (frame pieces in _tablet_flow_ui.tsx, the store and its
  * hooks in _tablet_store.ts and _tablet_flow_hooks.ts).
  */
@@ -15,14 +16,16 @@ import { useFlowStore, useLeaveGuard, useTickWhile } from "./_tablet_flow_hooks.
 import { ClaimCard, FLOW_HEADING_ID } from "./_tablet_flow_ui.tsx";
 import { SearchStep, useClaimSearch } from "./_tablet_search.tsx";
 import { checkBeforeReview, PartsStep, type Repairer } from "./_tablet_parts_step.tsx";
-import { ReviewStep, useSubmission } from "./_tablet_review.tsx";
+import { refusalText, ReviewStep, useSubmission } from "./_tablet_review.tsx";
 
 export interface TabletFlowProps {
   job: JobName;
+  /** The signed-in driver: the owner of the work this page keeps on the device. */
+  userId: number;
   csrf: string;
   /** deliver: the active repair shops for the dropdown. */
   repairers?: Repairer[];
-  /** A rego to search for at once (a link from another job). */
+  /** A rego to search for at once (a link from another job), unless work on this job is resumed. */
   rego?: string;
   /** The flow's "Select at least one part to …" (lib/flows.ts), checked before review too. */
   noneSelected: string;
@@ -32,49 +35,54 @@ type Step = "search" | "parts" | "review";
 
 export default function TabletFlow(props: TabletFlowProps) {
   const job = JOBS[props.job];
-  const [s, rerender] = useFlowStore(props.csrf, props.job);
+  const [s, queue, rerender] = useFlowStore(props.userId, props.csrf, props.job);
   const [step, setStep] = useState<Step>("search");
-  const [found, setFound] = useState<FoundClaim | null>(null);
-  const [repairerId, setRepairerId] = useState("");
   const [formError, setFormError] = useState<string | null>(null);
   const [ready, setReady] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
-  const leaving = useLeaveGuard(s, rerender);
+  const leaving = useLeaveGuard(s);
 
-  const search = useClaimSearch(props.job, props.csrf, props.rego ?? "", (claim) => {
-    s.load(claim);
-    setFound(claim);
+  const search = useClaimSearch(props.job, props.csrf, props.rego ?? "", async (claim: FoundClaim) => {
     const preselected = claim.repairer_id;
-    setRepairerId(props.repairers?.some((r) => r.id === preselected) ? String(preselected) : "");
+    await s.load(claim, props.repairers?.some((r) => r.id === preselected) ? String(preselected) : "");
     setFormError(null);
     setStep("parts");
   });
-  const { sending, submit } = useSubmission(props.job, props.csrf, s, leaving, (message) => {
+  const { sending, submit } = useSubmission(s, queue, leaving, (message) => {
     setFormError(message);
     setStep("parts");
   });
 
   useEffect(() => {
-    setReady(true);
-    if (props.rego) search.search(props.rego);
+    // The driver's unfinished work on this job comes first; a search link applies when there is none.
+    s.resume().then((m) => {
+      if (m) setStep(m.state === "queued" ? "review" : "parts");
+      else if (props.rego) search.search(props.rego);
+      if (m?.state === "refused") setFormError(refusalText(s));
+      setReady(true);
+    });
   }, []);
   useTickWhile(sending.state === "waiting" || s.pending.waiting > 0, rerender);
   useEffect(() => {
     if (ready) heading.current?.focus();
   }, [step]);
 
-  const anotherRego = () => {
+  const found = s.found;
+  const anotherRego = async () => {
     if (!found) return;
-    if (!s.hasWork || confirm("Start again? The photos taken for this vehicle will be dropped.")) {
-      s.load({ ...found, parts: [] });
-      setFound(null);
+    if (
+      s.state === "queued" || !s.hasWork ||
+      confirm("Start again? The photos taken for this vehicle will be dropped.")
+    ) {
+      await s.drop();
+      setFormError(null);
       setStep("search");
     }
   };
   const review = () =>
     checkBeforeReview(
       s,
-      { shopMissing: props.job === "deliver" && !repairerId, noneSelected: props.noneSelected },
+      { shopMissing: props.job === "deliver" && !s.repairerId, noneSelected: props.noneSelected },
       { setFormError, rerender, toReview: () => setStep("review") },
     );
 
@@ -87,7 +95,11 @@ export default function TabletFlow(props: TabletFlowProps) {
     >
       {step === "search" && <SearchStep title={job.title} search={search} headingRef={heading} />}
       {step !== "search" && found && (
-        <ClaimCard found={found} job={props.job} onAnotherRego={step === "parts" ? anotherRego : undefined} />
+        <ClaimCard
+          found={found}
+          job={props.job}
+          onAnotherRego={step === "parts" || s.state === "queued" ? anotherRego : undefined}
+        />
       )}
       {step === "parts" && found && (
         <PartsStep
@@ -97,8 +109,11 @@ export default function TabletFlow(props: TabletFlowProps) {
           store={s}
           rerender={rerender}
           repairers={props.repairers}
-          repairerId={repairerId}
-          onRepairer={setRepairerId}
+          repairerId={s.repairerId}
+          onRepairer={(id) => {
+            void s.setRepairer(id);
+            rerender();
+          }}
           formError={formError}
           sending={sending}
           headingRef={heading}
@@ -111,11 +126,15 @@ export default function TabletFlow(props: TabletFlowProps) {
           jobName={props.job}
           found={found}
           store={s}
-          repairerName={props.repairers?.find((r) => String(r.id) === repairerId)?.name}
+          repairerName={props.repairers?.find((r) => String(r.id) === s.repairerId)?.name}
           sending={sending}
           headingRef={heading}
           onBack={() => setStep("parts")}
-          onSubmit={() => submit(found, repairerId)}
+          onSubmit={async () => {
+            await submit();
+            rerender();
+          }}
+          onRetry={() => queue.kick()}
         />
       )}
     </section>

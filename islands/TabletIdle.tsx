@@ -1,15 +1,23 @@
 /**
  * Idle sign-out on a shared tablet (D23): counts down to the server's idle timeout, shows a warning with
  * a live countdown in the last minute, and signs out when it runs out. Every answer from the server
- * restarts the countdown (islands/_tablet_net.ts reports it), and so does "Stay signed in".
+ * restarts the countdown (islands/_tablet_net.ts reports it), and so does "Stay signed in". The sign-out
+ * ends the session, not the work: the driver's queue stays on the tablet (islands/_tablet_queue*.ts).
+ *
+ * On every signed-in page it also shows what the driver's queue still holds (QueueStatus), asks before a
+ * sign-out that would leave work unsent, and registers the offline service worker.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { EVENTS, postJson, SIGNED_OUT_MESSAGE } from "./_tablet_net.ts";
+import { QueueStatus } from "./_tablet_queue_ui.tsx";
+import { registerOffline, sessionDeadline } from "./_tablet_queue_offline.ts";
 
 export interface TabletIdleProps {
   /** Milliseconds until the server ends the session if nothing happens. */
   expiresInMs: number;
   csrf: string;
+  /** The signed-in driver, whose queued work this page shows and sends. */
+  userId: number;
 }
 
 const WARN_MS = 60_000;
@@ -21,7 +29,7 @@ function clockText(ms: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-export default function TabletIdle({ expiresInMs, csrf }: TabletIdleProps) {
+export default function TabletIdle({ expiresInMs, csrf, userId }: TabletIdleProps) {
   const deadline = useRef(Date.now() + expiresInMs);
   const [left, setLeft] = useState(expiresInMs);
   const [signedOut, setSignedOut] = useState(false);
@@ -30,15 +38,19 @@ export default function TabletIdle({ expiresInMs, csrf }: TabletIdleProps) {
   const stayButton = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
+    // A page the service worker kept, shown offline, counts from when the server last saw this driver.
+    deadline.current = sessionDeadline(userId, expiresInMs, true);
     const tick = () => {
       const ms = deadline.current - Date.now();
       setLeft(ms);
       if (ms <= 0) signOutNow();
     };
     const onActivity = (e: Event) => {
-      deadline.current = Date.now() + (e as CustomEvent<{ expiresInMs: number }>).detail.expiresInMs;
+      const ms = (e as CustomEvent<{ expiresInMs: number }>).detail.expiresInMs;
+      deadline.current = sessionDeadline(userId, ms, false);
       tick();
     };
+    registerOffline();
     const onSignedOut = () => setSignedOut(true);
     globalThis.addEventListener(EVENTS.activity, onActivity);
     globalThis.addEventListener(EVENTS.signedOut, onSignedOut);
@@ -78,6 +90,7 @@ export default function TabletIdle({ expiresInMs, csrf }: TabletIdleProps) {
 
   return (
     <div data-testid="idle-watch" data-ready={ready ? "" : undefined}>
+      <QueueStatus userId={userId} csrf={csrf} />
       {warning && (
         <div
           role="alertdialog"

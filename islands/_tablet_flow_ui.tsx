@@ -88,7 +88,7 @@ function PendingBar({ store, sending }: { store: FlowStore; sending: Sending }) 
   }
   if (sending.state === "waiting") {
     // No countdown here: this line is read out by screen readers on every change.
-    lines.push("Not sent yet: no connection. Trying again shortly.");
+    lines.push("Saved on this tablet, will send when online.");
   }
   const busy = uploading + waiting + preparing > 0 || sending.state !== "idle";
   return (

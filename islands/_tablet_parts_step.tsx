@@ -28,14 +28,15 @@ export function checkBeforeReview(
   if (confirmed.length === 0) return ui.setFormError(rules.noneSelected);
   let problem = false;
   for (const p of confirmed) {
+    // A photo kept on the tablet is enough: the queue sends it before the submission (offline too).
     const status = p.photo?.status;
-    if (status === "done") continue;
+    if (status && status !== "failed" && status !== "preparing") continue;
     problem = true;
     p.error = !p.photo
       ? "Take a photo of this part."
       : status === "failed"
       ? "The photo did not upload. Retry or retake it."
-      : "Wait for the photo to finish uploading.";
+      : "Wait a moment: the photo is being saved.";
   }
   ui.rerender();
   if (problem) {
@@ -78,13 +79,9 @@ export function PartsStep(props: {
             key={p.id}
             part={p}
             toggleLabel={job.toggle}
-            onToggle={(on) => {
-              p.confirmed = on;
-              p.error = undefined;
-              props.rerender();
-            }}
-            onPhoto={(file) => s.takePhoto(p.id, file, found.rego)}
-            onRetry={() => s.retry(p.id, found.rego)}
+            onToggle={(on) => s.toggle(p.id, on)}
+            onPhoto={(file) => s.takePhoto(p.id, file)}
+            onRetry={() => s.retry(p.id)}
           />
         ))}
       </ul>

@@ -1,70 +1,58 @@
 /**
- * The last step of the TabletFlow island: check what is about to be confirmed, then send it. The
- * submission is retried with backoff while the network is away; the server answers a repeat of an
- * applied submission with its original success (D16), so a retry never moves a part twice.
+ * The last step of the TabletFlow island: check what is about to be confirmed, then confirm. Confirming
+ * writes the submission to the device's queue (islands/_tablet_queue.ts) with or without a network; the
+ * sender sends the photos first, then the submission, and retries until the server answers. The server
+ * answers a repeat of an applied submission with its original success (D16), so a resend never moves a
+ * part twice. The receipt opens when the server has it; a refusal sends the driver back to the parts.
  */
-import { useState } from "preact/hooks";
-import type { FoundClaim, Job, JobName, SubmittedMovement } from "./_tablet_jobs.ts";
-import { backoffMs, isRetryable, postJson, waitOrOnline } from "./_tablet_net.ts";
+import { useEffect } from "preact/hooks";
+import type { FoundClaim, Job, JobName } from "./_tablet_jobs.ts";
+import type { Queue } from "./_tablet_queue.ts";
 import type { FlowStore } from "./_tablet_store.ts";
 import { ActionBar, type HeadingRef, type Sending, StepHeading } from "./_tablet_flow_ui.tsx";
 
 /**
- * The submission and its state. `leaving` is set before going to the receipt, so the leave guard lets
- * the page go; `onRefused` gets the message of a rule failure (the part it names carries it too).
+ * Where the confirmed movement stands, from the queue's sender. `leaving` is set before going to the
+ * receipt, so the leave guard lets the page go; `onRefused` gets what to tell the driver of a refusal
+ * (the part it names carries the server's message).
  */
 export function useSubmission(
-  job: JobName,
-  csrf: string,
   store: FlowStore,
+  queue: Queue,
   leaving: { current: boolean },
   onRefused: (message: string) => void,
-) {
-  const [sending, setSending] = useState<Sending>({ state: "idle", attempts: 0 });
-
-  async function submit(found: FoundClaim | null, repairerId: string) {
-    if (!found || sending.state !== "idle") return;
-    // Frozen now: every retry sends exactly this, so a repeat is recognised as the same submission (D16).
-    const body = {
-      job,
-      rego: found.rego,
-      repairer_id: job === "deliver" ? Number(repairerId) : undefined,
-      movement_id: found.movement_id,
-      parts: store.parts.map((p) => ({
-        parts_order_id: p.id,
-        confirm: p.confirmed,
-        image_id: p.confirmed ? p.photo?.imageId ?? null : null,
-      })),
-    };
-    for (let attempts = 1;; attempts++) {
-      setSending({ state: "sending", attempts });
-      const answer = await postJson<SubmittedMovement>("/tablet/api/movements", body, csrf, 30_000);
-      if (answer.data) {
+): { sending: Sending; submit: () => Promise<void> } {
+  useEffect(() =>
+    queue.subscribe(async (e) => {
+      if (!("key" in e) || e.key !== store.key) return;
+      if (e.type === "sent") {
         leaving.current = true;
-        location.assign(answer.data.receipt_url);
-        return;
+        location.assign(e.receiptUrl);
+      } else if (e.type === "refused") {
+        await store.resume();
+        onRefused(refusalText(store));
       }
-      if (answer.status === 401) break;
-      if (isRetryable(answer.status)) {
-        const delay = backoffMs(attempts);
-        setSending({ state: "waiting", attempts, retryAt: Date.now() + delay });
-        await waitOrOnline(delay);
-        continue;
-      }
-      // A rule failure: back to the parts, the message next to the part it names.
-      const part = answer.partId === undefined ? undefined : store.part(answer.partId);
-      if (part) part.error = answer.message;
-      onRefused(
-        part
-          ? `Nothing was saved. See the message next to ${part.part_no}.`
-          : answer.message ?? `Not saved (${answer.status}).`,
-      );
-      break;
-    }
-    setSending({ state: "idle", attempts: 0 });
-  }
+    }), []);
 
+  const transfer = store.state === "queued" ? queue.transfers.get(store.key) : undefined;
+  const sending: Sending = store.state !== "queued"
+    ? { state: "idle", attempts: 0 }
+    : transfer?.state === "sending" || (!transfer && navigator.onLine)
+    ? { state: "sending", attempts: transfer?.attempts ?? 1 }
+    : { state: "waiting", attempts: transfer?.attempts ?? 0, retryAt: transfer?.retryAt };
+
+  async function submit() {
+    if (store.state === "draft") await store.confirm();
+  }
   return { sending, submit };
+}
+
+/** What the driver is told when a queued submission came back refused. */
+export function refusalText(store: FlowStore): string {
+  const part = store.parts.find((p) => p.error);
+  return part
+    ? `Not sent: see the message next to ${part.part_no}. Untick that part to send the others (or retake its photo), then confirm again.`
+    : "Not sent: the server refused it. Check the parts and confirm again.";
 }
 
 export function ReviewStep(props: {
@@ -78,11 +66,22 @@ export function ReviewStep(props: {
   headingRef: HeadingRef;
   onBack: () => void;
   onSubmit: () => void;
+  onRetry: () => void;
 }) {
   const { job, found, store: s, sending } = props;
+  const saved = s.state === "queued";
   return (
     <div class="space-y-4">
-      <StepHeading headingRef={props.headingRef}>Check and confirm</StepHeading>
+      <StepHeading headingRef={props.headingRef}>
+        {saved ? "Saved on this tablet" : "Check and confirm"}
+      </StepHeading>
+      {saved && (
+        <p class="msg-info" data-testid="saved-on-tablet">
+          {sending.state === "waiting"
+            ? "Saved on this tablet, will send when online. The receipt opens when the server has it; you can start another job meanwhile."
+            : "Saved on this tablet. Sending…"}
+        </p>
+      )}
       <div class="card space-y-3">
         <p class="text-xl">
           {job.title}
@@ -115,31 +114,30 @@ export function ReviewStep(props: {
       </div>
       <ActionBar store={s} sending={sending}>
         <div class="flex flex-wrap gap-3">
-          <button
-            type="button"
-            class="btn btn-secondary"
-            disabled={sending.state !== "idle"}
-            onClick={props.onBack}
-          >
-            Back to parts
-          </button>
+          {saved
+            ? (
+              <a class="btn btn-secondary" href="/tablet">
+                Another job
+              </a>
+            )
+            : (
+              <button type="button" class="btn btn-secondary" onClick={props.onBack}>
+                Back to parts
+              </button>
+            )}
           {sending.state === "waiting" && (
-            // Wakes the retry loop now (it also wakes by itself when the tablet's network returns).
-            <button
-              type="button"
-              class="btn btn-secondary"
-              onClick={() => dispatchEvent(new Event("online"))}
-            >
+            // Wakes the sender now (it also wakes by itself when the tablet's network returns).
+            <button type="button" class="btn btn-secondary" onClick={props.onRetry}>
               Retry now
             </button>
           )}
           <button
             type="button"
             class="btn btn-success grow min-h-16 text-xl"
-            disabled={sending.state !== "idle"}
+            disabled={saved}
             onClick={props.onSubmit}
           >
-            {sending.state === "idle" ? job.confirm : "Sending…"}
+            {!saved ? job.confirm : sending.state === "sending" ? "Sending…" : "Saved on this tablet"}
           </button>
         </div>
       </ActionBar>

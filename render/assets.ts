@@ -16,6 +16,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildCss } from "./assets/css.ts";
 import { buildJs, listIslands } from "./assets/js.ts";
+import { buildServiceWorker, SERVICE_WORKER, STATIC_OFFLINE_FILES } from "./assets/sw.ts";
 import {
   type AssetManifest,
   type AssetProject,
@@ -195,6 +196,9 @@ async function buildNow(opts: Resolved): Promise<AssetManifest> {
   const cssFile = `styles-${createHash("sha256").update(css.code).digest("hex").slice(0, 10)}.css`;
   const outputs = new Map<string, Uint8Array>(js.outputs);
   outputs.set(cssFile, new TextEncoder().encode(css.code));
+  // The tablet's service worker caches every file above for offline use (render/assets/sw.ts).
+  const worker = await buildServiceWorker([...outputs.keys()].map((f) => ASSET_URL_PREFIX + f), REPO_ROOT);
+  outputs.set(worker.file, worker.code);
 
   const inRoot = (f: string) => relative(opts.root, f);
   // npm packages are pinned by deno.lock; files outside the root (this builder, when building
@@ -203,14 +207,21 @@ async function buildNow(opts: Resolved): Promise<AssetManifest> {
   const watch = {
     dirs: [...new Set([...css.dirs, BUILDER_DIR].map(inRoot))].filter(projectFile).sort(),
     files: [
-      ...new Set([inRoot(BUILDER_FILE), "deno.json", "deno.lock", ...js.inputs, ...css.inputs.map(inRoot)]),
+      ...new Set([
+        inRoot(BUILDER_FILE),
+        "deno.json",
+        "deno.lock",
+        ...js.inputs,
+        ...css.inputs.map(inRoot),
+        ...STATIC_OFFLINE_FILES.map((url) => inRoot(join(REPO_ROOT, url))),
+      ]),
     ].filter(projectFile).sort(),
   };
   const manifest = newManifest({
     fingerprint: await fingerprint(opts, watch),
     builtAt: new Date().toISOString(),
     buildMs: 0,
-    files: { "boot.js": js.boot, "styles.css": cssFile },
+    files: { "boot.js": js.boot, "styles.css": cssFile, [SERVICE_WORKER]: worker.file },
     islands: js.islands,
     imports: js.imports,
     watch,

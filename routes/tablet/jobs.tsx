@@ -22,7 +22,7 @@ export function headerOf(c: Context<SessionEnv>, deps: AppDeps, title?: string):
   const session = c.var.session!;
   return {
     title,
-    user: { name: session.user.name, role: session.user.role },
+    user: { id: session.user.id, name: session.user.name, role: session.user.role },
     csrf: session.csrfToken,
     expiresInMs: idleLeftMs(c, deps),
   };
@@ -82,6 +82,7 @@ export function jobRoutes(deps: AppDeps) {
     const rego = c.req.query("rego")?.slice(0, 64);
     const flow: TabletFlowProps = {
       job,
+      userId: c.var.session!.user.id,
       csrf: c.var.session!.csrfToken,
       noneSelected: FLOWS[JOBS[job].flow].noneSelected,
       ...(job === "deliver" ? { repairers: await listActiveRepairers(deps.db) } : {}),

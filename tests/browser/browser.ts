@@ -39,10 +39,16 @@ export interface ServedApp {
   close(): Promise<void>;
 }
 
-/** Serves an app (anything with Hono's `fetch`) on 127.0.0.1 at a port the OS picks. */
-export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }): ServedApp {
+/**
+ * Serves an app (anything with Hono's `fetch`) on 127.0.0.1 at a port the OS picks, or at `port` (a
+ * server brought back after a test stopped it to cut the tablet off).
+ */
+export function serveApp(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  port = 0,
+): ServedApp {
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    { hostname: "127.0.0.1", port, onListen() {} },
     (request) => app.fetch(request),
   );
   return {

@@ -6,41 +6,15 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { importData } from "@/lib/import.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
-import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
-import { freshDb } from "@/tests/helpers/db.ts";
 import { fixturePath } from "@/tests/helpers/photos.ts";
-import { launchBrowser, screenshot, serveApp, type ServedApp } from "./browser.ts";
+import { launchBrowser, screenshot } from "./browser.ts";
+import { chooseJob, demo, hydrated, PHOTO, photograph, signIn } from "./tablet_setup.ts";
 
 const LANDSCAPE = { width: 1280, height: 800 };
 const PORTRAIT = { width: 800, height: 1280 };
-const PHOTO = fixturePath("photo.jpg");
 const PNG = fixturePath("photo.png");
-
-interface Demo {
-  a: TestApp;
-  served: ServedApp;
-  close(): Promise<void>;
-}
-
-async function demo(): Promise<Demo> {
-  const t = await freshDb("pglite");
-  const a = await buildTestApp(t);
-  await importData(a.db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), a.clock);
-  const served = serveApp(a.app);
-  return {
-    a,
-    served,
-    close: async () => {
-      await served.close();
-      await t.close();
-      await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
-    },
-  };
-}
 
 /**
  * Both orientations of the current screen, then back to landscape. The viewport grows to the page's
@@ -118,39 +92,6 @@ async function openPage(browser: Browser) {
   };
 }
 
-const hydrated = (page: Page, island: string) =>
-  page.locator(`[data-island="${island}"][data-hydrated]`).first().waitFor({
-    state: "attached",
-    timeout: 15_000,
-  });
-
-async function signIn(page: Page, baseUrl: string, name: string, pin: string, shots = false) {
-  await page.goto(`${baseUrl}/tablet`);
-  await hydrated(page, "TabletSignIn");
-  if (shots) await shoot(page, "01_sign_in_list");
-  await page.getByRole("button", { name }).click();
-  const pad = page.getByRole("group", { name: "PIN keypad" });
-  for (const digit of pin) await pad.getByRole("button", { name: digit, exact: true }).click();
-  if (shots) await shoot(page, "02_pin_pad");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/tablet(\?|$)/);
-}
-
-async function chooseJob(page: Page, title: string, rego: string) {
-  await page.getByRole("link", { name: new RegExp(title) }).click();
-  await hydrated(page, "TabletFlow");
-  await page.getByLabel("Vehicle rego").fill(rego);
-  await page.getByRole("button", { name: "Find parts" }).click();
-}
-
-/** Selects a part and photographs it; waits until its photo is stored. */
-async function photograph(page: Page, partNo: string, file = PHOTO) {
-  const card = page.getByTestId(`part-${partNo}`);
-  await card.getByRole("checkbox").check();
-  await card.getByLabel(`Take photo of ${partNo}`).setInputFiles(file);
-  await card.getByTestId("photo-done").waitFor({ timeout: 15_000 });
-}
-
 async function confirmAndWaitForReceipt(page: Page, button: string) {
   await page.getByRole("button", { name: /^Review/ }).click();
   await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
@@ -192,7 +133,7 @@ Deno.test({
           await page.getByTestId("sign-in-error").waitFor();
           assert.equal(await page.getByTestId("sign-in-error").textContent(), "Wrong e-mail or PIN.");
           await shoot(page, "03_wrong_pin");
-          await signIn(page, d.served.baseUrl, "Dana Driver", "4821", true);
+          await signIn(page, d.served.baseUrl, "Dana Driver", "4821", (step) => shoot(page, step));
           await hydrated(page, "TabletIdle");
           await shoot(page, "04_jobs");
           await p.jsSince();
