@@ -3,7 +3,7 @@
  * part, and the checks made before the review.
  */
 import type { FoundClaim, Job, JobName } from "./_tablet_jobs.ts";
-import type { FlowStore } from "./_tablet_store.ts";
+import { type FlowStore, STORAGE_LOW } from "./_tablet_store.ts";
 import { ActionBar, type HeadingRef, type Sending, StepHeading } from "./_tablet_flow_ui.tsx";
 import { PartCard } from "./_tablet_parts.tsx";
 
@@ -65,6 +65,7 @@ export function PartsStep(props: {
     <div class="space-y-4">
       <StepHeading headingRef={props.headingRef}>{job.title}: select and photograph each part</StepHeading>
       {props.formError && <p class="msg-error" role="alert" data-testid="form-error">{props.formError}</p>}
+      {s.storageLow && <p class="msg-info" role="status" data-testid="storage-low">{STORAGE_LOW}</p>}
       {props.jobName === "deliver" && (
         <RepairShopPicker
           repairers={props.repairers}

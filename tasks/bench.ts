@@ -15,6 +15,7 @@ import { benchTrigram } from "@/bench/trigram.ts";
 import { benchDropOff } from "@/bench/drop_off.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { benchPages } from "@/bench/pages.ts";
+import { benchOfflineQueue } from "@/bench/offline_queue.ts";
 
 export interface BenchRow {
   figure: string;
@@ -88,6 +89,7 @@ try {
   rows.push(...await benchDropOff(target));
   rows.push(...await benchUpload(target));
   rows.push(...await benchPages());
+  rows.push(...await benchOfflineQueue());
 } finally {
   await dropScratch();
   await Deno.remove(dataDir, { recursive: true }).catch(() => {});

@@ -277,3 +277,35 @@ Deno.test("assets: the test build adds tests/islands in its own dist folder", as
   assert.ok(manifest.islands.TabletFlow);
   assert.equal((await checkAssets())?.islands.Counter, undefined, "static/dist is untouched");
 });
+
+Deno.test("assets route: the tablet's service worker, web app manifest, icons and favicon", async () => {
+  const manifest = await ensureAssets({ log: quiet });
+  const app = new Hono();
+  app.route("/", assetsRoutes());
+  const worker = await app.request("/static/tablet-sw.js");
+  assert.equal(worker.status, 200);
+  assert.equal(worker.headers.get("content-type"), "text/javascript; charset=utf-8");
+  // Revalidated on every update check, and allowed to control /tablet from its /static/ folder.
+  assert.equal(worker.headers.get("cache-control"), "no-cache");
+  assert.equal(worker.headers.get("service-worker-allowed"), "/tablet");
+  const code = await worker.text();
+  // It caches this build's files for offline use (a new build is a new worker).
+  assert.ok(code.includes(assetUrl(manifest, "boot.js")), "the boot module is precached");
+  assert.ok(code.includes(assetUrl(manifest, "styles.css")), "the stylesheet is precached");
+  assert.match(code, /\/static\/icons\/icon-192\.png\?v=[0-9a-f]{10}/);
+
+  const webManifest = await app.request("/static/tablet.webmanifest");
+  assert.equal(webManifest.headers.get("content-type"), "application/manifest+json");
+  const parsed = await webManifest.json();
+  assert.equal(parsed.start_url, "/tablet");
+  assert.equal(parsed.scope, "/tablet");
+  for (const icon of parsed.icons as { src: string; type: string }[]) {
+    const res = await app.request(icon.src);
+    assert.equal(res.status, 200, icon.src);
+    assert.equal(res.headers.get("content-type"), icon.type);
+    await res.body?.cancel();
+  }
+  const favicon = await app.request("/favicon.ico");
+  assert.equal(favicon.status, 301);
+  assert.equal(favicon.headers.get("location"), "/static/icons/icon.svg");
+});
