@@ -72,4 +72,9 @@ export function configureLogging({ format, level, write }: LogSetup): void {
   });
 }
 
-if (getConfig() === null) configureLogging({ format: "text", level: "error" });
+/** Back to the default a program starts with: errors alone, as text, on the console. */
+export function resetLogging(): void {
+  configureLogging({ format: "text", level: "error" });
+}
+
+if (getConfig() === null) resetLogging();
