@@ -49,11 +49,13 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
       // Immutable headers (a Response from fetch or Response.redirect): `c.header` copies the answer.
       c.header("X-Request-Id", requestId);
     }
+    const logging = log.isEnabledFor("info");
+    if (!metrics && !logging) return;
     const route = routeOf(c);
     const status = c.res.status;
     const ms = performance.now() - started;
     metrics?.request(c.req.method, route, status, ms / 1000);
-    if (!log.isEnabledFor("info")) return;
+    if (!logging) return;
     // Set by routes/web/session.ts loadSession on the faces with sign-in; absent elsewhere.
     const { session } = c.var as Partial<SessionEnv["Variables"]>;
     log.info("{method} {route} {status} in {duration_ms} ms", {
