@@ -9,15 +9,24 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { mountRoutes } from "@/routes/mod.ts";
 import { faultAnswer, notFoundAnswer } from "@/routes/web/error_pages.tsx";
 import { securityHeaders } from "@/routes/web/security_headers.ts";
+import { logger } from "@/io/log.ts";
+import { requestLog, routeOf } from "@/routes/web/request_log.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  app.use(requestLog(deps.metrics)); // first: its id and timing cover everything below
   app.use(securityHeaders());
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
-    // Unexpected faults (database down, a bug) are logged with an id and answered without internals.
-    const requestId = crypto.randomUUID();
-    console.error(`[${requestId}] ${c.req.method} ${c.req.path}: ${error.stack ?? error}`);
+    // Unexpected faults (database down, a bug) are logged with the request's id and answered without
+    // internals, that id as the answer's reference.
+    const requestId = c.var.requestId;
+    logger("http").error("Fault in {method} {route} (request {request_id}): {error}", {
+      request_id: requestId,
+      method: c.req.method,
+      route: routeOf(c),
+      error: error.stack ?? String(error),
+    });
     return faultAnswer(c, requestId);
   });
   app.notFound(notFoundAnswer);

@@ -18,7 +18,7 @@ export const serviceEnv = (target: BenchTarget) => ({
   RATE_LIMITS: "off",
 });
 
-async function measure(url: string, regos: string[]): Promise<LoadResult> {
+export async function measureSearch(url: string, regos: string[]): Promise<LoadResult> {
   const send = async (i: number) => {
     const res = await fetch(url, {
       method: "POST",
@@ -44,11 +44,11 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
   await db.destroy();
 
   const service = await startChild("tasks/start.ts", serviceEnv(target));
-  const ours = await measure(`${service.url}/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos).finally(() =>
-    service.stop()
+  const ours = await measureSearch(`${service.url}/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos).finally(
+    () => service.stop(),
   );
   const bare = await startChild("bench/baseline_search_server.ts", target.env);
-  const base = await measure(bare.url, regos).finally(() => bare.stop());
+  const base = await measureSearch(bare.url, regos).finally(() => bare.stop());
   assertNoFailures("search", ours, base);
   return [
     {

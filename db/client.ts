@@ -8,6 +8,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
+import { getLogger } from "@logtape/logtape";
 import type { Database } from "@/db/schema.ts";
 
 export type Db = Kysely<Database>;
@@ -28,6 +29,19 @@ export interface DbTarget {
 pg.types.setTypeParser(20, (v: string) => Number(v));
 pg.types.setTypeParser(1700, (v: string) => Number(v));
 
+// db/ imports nothing from io/: the category is io/log.ts LOG_ROOT's, spelled out (LogTape routes it).
+const log = getLogger(["parts-movement", "db"]);
+
+/** The pg pool under each server connection, for its use figures (PGlite has no pool). */
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The pool's connections now (pg's own counts), or null on the embedded database. */
+export function poolUse(db: Db): { total: number; idle: number; waiting: number; max: number } | null {
+  const pool = pools.get(db);
+  if (!pool) return null;
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max };
+}
+
 export function openDb(target: DbTarget): Db {
   if (target.url) {
     const pool = new pg.Pool({
@@ -39,12 +53,14 @@ export function openDb(target: DbTarget): Db {
     });
     // An idle client that the server disconnects emits 'error' on the pool; without a listener that
     // would crash the process.
-    pool.on("error", (err) => console.error(`database pool: ${err.message}`));
+    pool.on("error", (err) => log.warn("Database pool: {error}", { error: err.message }));
     // A client checked out of the pool has no pool listener: one disconnected between two statements (inside
     // a transaction, or while the caller awaits something else) would emit an unhandled 'error' and crash
     // the process. Its next query fails instead (answered 503) and the pool drops it on release.
     pool.on("connect", (client) => client.on("error", () => {}));
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
+    return db;
   }
   const pglite = target.pglite ?? (() => newPGlite({ dataDir: target.dir }));
   return new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });

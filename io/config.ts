@@ -6,6 +6,8 @@ import { z } from "zod";
 
 const APP_ENVS = ["development", "stage", "production"] as const;
 const CHAT_FORMATS = ["cliq", "slack", "teams", "json"] as const;
+const LOG_FORMATS = ["json", "text"] as const;
+const LOG_LEVELS = ["debug", "info", "warning", "error"] as const;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
@@ -26,10 +28,17 @@ const envSchema = z.object({
   CHAT_FORMAT: z.enum(CHAT_FORMATS).default("cliq"),
   // Not in D2: an operator's switch for load tests from one address (bench). On unless set to "off".
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  // Logs and metrics (docs/operations.md "Logs", "Metrics"). The format's default depends on APP_ENV.
+  LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  // A scraper's bearer token; long enough that guessing it is hopeless. Unset: no /metrics at all.
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
 export type ChatFormat = (typeof CHAT_FORMATS)[number];
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   port: number;
@@ -45,6 +54,11 @@ export interface Config {
   chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
   chatFormat: ChatFormat;
   rateLimits: boolean;
+  /** `text` for a person at a terminal (development default), `json` lines for a log pipeline. */
+  logFormat: LogFormat;
+  logLevel: LogLevel;
+  /** The bearer token of `GET /metrics`; undefined: metrics off (404), nothing collected. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +93,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     chatFormat: e.CHAT_FORMAT,
     rateLimits: e.RATE_LIMITS === "on",
+    logFormat: e.LOG_FORMAT ?? (e.APP_ENV === "development" ? "text" : "json"),
+    logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
   };
 }
 

@@ -7,6 +7,7 @@
 
 import type { ImageType } from "@/io/image_probe.ts";
 import { MAX_PIXELS } from "@/io/image_probe.ts";
+import { logger } from "@/io/log.ts";
 
 /** Long edge of a thumbnail, in pixels. */
 export const THUMBNAIL_EDGE = 320;
@@ -26,7 +27,9 @@ function loadSharp(): Promise<Sharp | null> {
     sharp.cache(false);
     return sharp;
   }).catch((error) => {
-    console.warn("thumbnail: sharp unavailable, serving originals only:", error);
+    logger("start").warn("Thumbnails off (sharp unavailable), serving originals only: {error}", {
+      error: String(error),
+    });
     return null;
   });
   return sharpLoad;

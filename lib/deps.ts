@@ -3,6 +3,7 @@ import type { Db } from "@/db/client.ts";
 import type { Clock } from "@/io/clock.ts";
 import type { Config } from "@/io/config.ts";
 import type { PhotoStorage } from "@/io/photo_storage.ts";
+import type { Metrics } from "@/lib/metrics.ts";
 
 export interface AppDeps {
   db: Db;
@@ -10,4 +11,6 @@ export interface AppDeps {
   clock: Clock;
   /** Photo files (`DATA_DIR/photos`). */
   storage: PhotoStorage;
+  /** Present only when `METRICS_TOKEN` is set (tasks/start.ts): the counters the app and worker share. */
+  metrics?: Metrics;
 }

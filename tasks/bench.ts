@@ -16,6 +16,7 @@ import { benchDropOff } from "@/bench/drop_off.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { benchPages } from "@/bench/pages.ts";
 import { benchOfflineQueue } from "@/bench/offline_queue.ts";
+import { benchObservability } from "@/bench/observability.ts";
 
 export interface BenchRow {
   figure: string;
@@ -85,6 +86,7 @@ try {
   await db.destroy();
 
   rows.push(...await benchSearch(target));
+  rows.push(...await benchObservability(target));
   rows.push(...await benchTrigram(target, claims));
   rows.push(...await benchDropOff(target));
   rows.push(...await benchUpload(target));

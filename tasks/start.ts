@@ -12,26 +12,36 @@ import { PhotoStorage } from "@/io/photo_storage.ts";
 import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
 import { startPurgeSchedule } from "@/lib/photos/purge.ts";
 import { createApp } from "@/main.ts";
+import { configureLogging, logger } from "@/io/log.ts";
+import { Metrics } from "@/lib/metrics.ts";
 
 /** `deno task start`: serves until SIGINT/SIGTERM. */
 async function start(): Promise<void> {
   const config = configOrExit();
+  configureLogging({ format: config.logFormat, level: config.logLevel });
+  const log = logger("start");
   const clock = systemClock;
   const db = await openConfiguredDb(config, "starting the server");
   await migrateToLatest(db);
   // Bundles islands and builds the CSS when a fresh clone has none or a source changed (fast when current).
   await ensureAssets();
+  // The hint is for the person at the terminal, not a log pipeline: plain text on stdout.
   if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
 
   const storage = new PhotoStorage(join(config.dataDir, "photos"));
-  const app = createApp({ db, config, clock, storage });
-  const announcer = startAnnouncementWorker({ db, config, clock }); // D22: posts the outbox after commit
+  // Counted only when a scraper can read them (METRICS_TOKEN); the app and the worker share the counters.
+  const metrics = config.metricsToken ? new Metrics() : undefined;
+  const app = createApp({ db, config, clock, storage, metrics });
+  const announcer = startAnnouncementWorker({ db, config, clock, metrics }); // D22: posts the outbox after commit
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",
     onListen: ({ port }) =>
-      console.log(`Parts Movement (${config.appEnv}) listening on http://localhost:${port}`),
+      log.info("Parts Movement ({app_env}) listening on http://localhost:{port}", {
+        app_env: config.appEnv,
+        port,
+      }),
   }, app.fetch);
 
   const stop = async () => {

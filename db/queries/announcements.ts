@@ -97,6 +97,15 @@ export async function announcementCounts(db: Db): Promise<Partial<Record<Announc
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }
 
+/** The outbox backlog for the metrics scrape: pending rows and the creation time of the oldest. */
+export async function pendingBacklog(db: Db): Promise<{ pending: number; oldest: Date | null }> {
+  const row = await db.selectFrom("announcements")
+    .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("created_at").as("oldest")])
+    .where("state", "=", "pending")
+    .executeTakeFirstOrThrow();
+  return { pending: Number(row.n), oldest: row.oldest === null ? null : new Date(row.oldest) };
+}
+
 /** The announcements about one movement, oldest first (its dashboard page). */
 export async function announcementsOfMovement(db: Db, movementId: number) {
   return await db.selectFrom("announcements")

@@ -30,8 +30,12 @@ import { formatChatBody } from "@/lib/announcements/formats.ts";
 import { onAnnouncementsWritten, webhookUrl } from "@/lib/announcements/outbox.ts";
 import { DEFAULT_TIMEOUT_MS, postAnnouncement, type WebhookResult } from "@/lib/announcements/webhook.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { logger } from "@/io/log.ts";
+import type { AttemptOutcome } from "@/lib/metrics.ts";
 
-export type WorkerDeps = Pick<AppDeps, "db" | "config" | "clock">;
+export type WorkerDeps = Pick<AppDeps, "db" | "config" | "clock" | "metrics">;
+
+const log = logger("announcements");
 
 export interface WorkerOptions {
   /** How often to look for due rows when nothing wakes the worker; default 5 s (the first backoff step). */
@@ -134,14 +138,16 @@ async function postChannel(
       };
     }
     const now = clock.now();
+    const attempts = row.attempts + 1;
+    const givenUp = outcome.outcome === "retry" && shouldGiveUp(new Date(row.created_at), now);
+    attempted(deps, row, attempts, outcome, givenUp ? "given_up" : outcome.outcome);
     if (outcome.outcome === "delivered") {
       await record(() => recordDelivered(db, row.id, now));
       result.delivered++;
       continue;
     }
-    const attempts = row.attempts + 1;
     const rest = rows.slice(i + 1).map((r) => r.id);
-    if (shouldGiveUp(new Date(row.created_at), now)) {
+    if (givenUp) {
       // Given up after 24 h: shown on the dashboard, and the channel moves on to the next one.
       await record(() =>
         recordFailedAttempt(db, row.id, { attempts, error: outcome.error, next: now, givenUp: true })
@@ -160,6 +166,31 @@ async function postChannel(
     await release(db, rest, next);
     return;
   }
+}
+
+/**
+ * One log record and one count per post (docs/operations.md "Logs"): the announcement, its channel, the
+ * outcome, the chat's status code and the attempt number. Never the webhook URL: it is the secret, and
+ * `outcome.error` is already cleared of it (lib/announcements/webhook.ts redact).
+ */
+function attempted(
+  deps: WorkerDeps,
+  row: AnnouncementRow,
+  attempt: number,
+  outcome: WebhookResult,
+  label: AttemptOutcome,
+): void {
+  deps.metrics?.announcementAttempt(row.channel, label);
+  const level = label === "delivered" ? "info" : label === "retry" ? "warn" : "error";
+  log[level]("Announcement {announcement_id} to {channel}: {outcome} (attempt {attempt}, status {status})", {
+    announcement_id: row.id,
+    message_id: row.message_id,
+    channel: row.channel,
+    outcome: label,
+    status: outcome.status ?? null,
+    attempt,
+    ...(outcome.outcome === "retry" ? { error: outcome.error } : {}),
+  });
 }
 
 /** Gives claimed rows that were not posted back to the queue, due at `at`. */
@@ -224,7 +255,9 @@ export function startAnnouncementWorker(deps: WorkerDeps, opts: WorkerOptions = 
         const r = await runAnnouncementWorkerOnce(deps, roundOpts);
         busy = r.delivered + r.retried + r.failed + r.feedOnly > 0;
       } catch (error) {
-        console.error(`announcement worker: ${error instanceof Error ? error.message : String(error)}`);
+        log.error("Announcement worker round failed: {error}", {
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
       if (stopped || busy || woken) continue;
       await new Promise<void>((resolve) => {

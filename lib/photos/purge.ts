@@ -18,6 +18,7 @@ import {
   unreferencedPhotoIds,
 } from "@/db/queries/photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { logger } from "@/io/log.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -92,6 +93,8 @@ export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<Pu
   return report;
 }
 
+const purgeLog = logger("purge");
+
 export interface PurgeSchedule {
   /** Cancels the next run and waits for one in progress. */
   stop(): Promise<void>;
@@ -106,7 +109,7 @@ export function startPurgeSchedule(
   opts: { firstDelayMs?: number; intervalMs?: number; log?: (line: string) => void } = {},
 ): PurgeSchedule {
   const intervalMs = opts.intervalMs ?? PURGE_INTERVAL_MS;
-  const log = opts.log ?? ((line) => console.log(line));
+  const log = opts.log ?? ((line) => purgeLog.info(line));
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -126,9 +129,10 @@ export function startPurgeSchedule(
         );
       }
     }).catch((error) => {
-      console.error(
-        `purge failed (next run in ${Math.round(intervalMs / 60_000)} min): ${error?.stack ?? error}`,
-      );
+      purgeLog.error("purge failed (next run in {next_run_min} min): {error}", {
+        next_run_min: Math.round(intervalMs / 60_000),
+        error: String(error?.stack ?? error),
+      });
     }).finally(() => {
       running = undefined;
       schedule(intervalMs);

@@ -153,7 +153,7 @@ const EXTENSIONS: Record<ImageType, string> = {
  * address, environment and header checks). Throws UploadRefused for every refusal.
  */
 export async function storeStagedPhoto(
-  { db, config, clock, storage }: Pick<AppDeps, "db" | "config" | "clock" | "storage">,
+  { db, config, clock, storage, metrics }: Pick<AppDeps, "db" | "config" | "clock" | "storage" | "metrics">,
   req: StagedPhotoRequest,
 ): Promise<UploadResult> {
   const hash = hashToken(req.token);
@@ -198,6 +198,7 @@ export async function storeStagedPhoto(
       if (!await attachPhoto(trx, req.recordId, row.id)) throw unauthorized();
       return row;
     });
+    metrics?.uploadStored(staged.bytes);
     return { filename: `${key}.${EXTENSIONS[info.type]}`, photoId: photo.id };
   } finally {
     await staged.discard(); // no-op once committed

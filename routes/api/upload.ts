@@ -30,7 +30,8 @@ function rawPath(url: string): string {
 }
 
 /** This face's one answer to a refusal, thrown anywhere on its routes (the onError below). */
-async function refuse(c: Context, error: UploadRefused) {
+async function refuse(c: Context, deps: AppDeps, error: UploadRefused) {
+  deps.metrics?.uploadRefused(error.reason);
   // Whatever of the body is still unread is not wanted (a no-op once the upload reader cancelled it).
   await c.req.raw.body?.cancel().catch(() => {});
   const { status, code } = UPLOAD_REFUSALS[error.reason];
@@ -41,7 +42,7 @@ export function uploadRoutes(deps: AppDeps) {
   const app = new Hono();
   const maxBytes = deps.config.maxPhotoBytes;
   app.onError((error, c) => {
-    if (error instanceof UploadRefused) return refuse(c, error);
+    if (error instanceof UploadRefused) return refuse(c, deps, error);
     throw error; // the app's onError: logged with an id, answered 503 without internals
   });
 

@@ -204,6 +204,7 @@ export function apiRoutes(deps: AppDeps) {
     if (!(error instanceof DomainError || error instanceof UploadRefused)) throw error;
     // A refused photo is not read to the end (a no-op when the body was already read).
     await c.req.raw.body?.cancel().catch(() => {});
+    if (error instanceof UploadRefused) deps.metrics?.uploadRefused(error.reason);
     return refusalAnswer(c, error);
   });
   app.route("/photos", photoRoutes(deps));

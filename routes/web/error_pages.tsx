@@ -10,6 +10,7 @@ import { TabletHeader } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
 import { renderPage } from "@/render/page.tsx";
 import { CODE } from "@/routes/api/codes.ts";
+import { logger } from "@/io/log.ts";
 
 export type ErrorStatus = 401 | 403 | 404 | 503;
 
@@ -68,7 +69,10 @@ async function htmlPage(c: Context, face: "hq" | "tablet", status: ErrorStatus, 
     return c.html(html, status);
   } catch (error) {
     // An error page must not fail in turn (assets not built, a fault while rendering): say it plainly.
-    console.error(`error page for ${c.req.path}: ${error}`);
+    logger("http").error("Error page failed (request {request_id}): {error}", {
+      request_id: c.var.requestId,
+      error: String(error),
+    });
     return c.text(message, status);
   }
 }
@@ -90,7 +94,10 @@ export function notFoundAnswer(c: Context): Response | Promise<Response> {
   return c.json({ code: CODE.notFound, message: "Not found." }, 404);
 }
 
-/** The app-wide answer to an unexpected fault, logged under `requestId`: no internals, on any face. */
+/**
+ * The app-wide answer to an unexpected fault, logged under `requestId` (the request's own id, also in its
+ * X-Request-Id header): no internals, on any face.
+ */
 export function faultAnswer(c: Context, requestId: string): Response | Promise<Response> {
   const message = `Service temporarily unavailable. Try again (ref ${requestId}).`;
   const face = faceOf(c.req.path);

@@ -9,7 +9,7 @@
  */
 
 const MAIN = new URL("../../tasks/start.ts", import.meta.url).pathname;
-const STDERR_KEEP = 64 * 1024;
+const TAIL_KEEP = 64 * 1024;
 
 export interface ServiceProcess {
   /** `http://127.0.0.1:<port>` */
@@ -20,6 +20,8 @@ export interface ServiceProcess {
   exited: Promise<Deno.CommandStatus>;
   /** The last 64 KiB the service wrote to stderr. */
   stderr(): string;
+  /** The last 64 KiB the service wrote to stdout (its info logs: tests/logs_test.ts). */
+  stdout(): string;
   /** Sends `signal` (default SIGKILL) and waits for the process to end; safe once it has ended. */
   kill(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
@@ -29,6 +31,20 @@ function freePort(): number {
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   return port;
+}
+
+/** The last 64 KiB of a stream, read to its end in the background. */
+function keepTail(stream: ReadableStream<Uint8Array>): { readonly text: string; done: Promise<void> } {
+  const decoder = new TextDecoder();
+  const kept = { text: "", done: Promise.resolve() };
+  kept.done = stream.pipeTo(
+    new WritableStream({
+      write(chunk) {
+        kept.text = (kept.text + decoder.decode(chunk, { stream: true })).slice(-TAIL_KEEP);
+      },
+    }),
+  ).catch(() => {});
+  return kept;
 }
 
 /**
@@ -45,21 +61,14 @@ export async function startService(
     args: ["run", "-A", MAIN],
     env: { APP_ENV: "development", RATE_LIMITS: "off", ...env, PUBLIC_KEY: publicKey, PORT: String(port) },
     stdin: "null",
-    stdout: "null",
+    stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let err = "";
-  const decoder = new TextDecoder();
-  // Read stderr all along, so the child never blocks on a full pipe and a failure can show it.
-  const reading = child.stderr.pipeTo(
-    new WritableStream({
-      write(chunk) {
-        err = (err + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEEP);
-      },
-    }),
-  ).catch(() => {});
+  // Read both all along, so the child never blocks on a full pipe and a failure can show them.
+  const err = keepTail(child.stderr);
+  const out = keepTail(child.stdout);
   const exited = child.status.then(async (s) => {
-    await reading;
+    await Promise.all([err.done, out.done]);
     return s;
   });
   let ended = false;
@@ -69,7 +78,8 @@ export async function startService(
     pid: child.pid,
     publicKey,
     exited,
-    stderr: () => err,
+    stderr: () => err.text,
+    stdout: () => out.text,
     async kill(signal: Deno.Signal = "SIGKILL") {
       if (!ended) {
         try {
@@ -82,7 +92,7 @@ export async function startService(
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 120_000);
   while (true) {
-    if (ended) throw new Error(`the service exited while starting:\n${err}`);
+    if (ended) throw new Error(`the service exited while starting:\n${err.text}`);
     try {
       const res = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(2000) });
       await res.body?.cancel();
@@ -90,7 +100,7 @@ export async function startService(
     } catch { /* not listening yet */ }
     if (Date.now() > deadline) {
       await service.kill();
-      throw new Error(`the service did not answer /healthz within the time:\n${err}`);
+      throw new Error(`the service did not answer /healthz within the time:\n${err.text}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -1,0 +1,80 @@
+/**
+ * The service's logs, through LogTape (docs/operations.md "Logs"): records with properties, written as
+ * one JSON line each (`LOG_FORMAT=json`, for a log pipeline) or as readable text (`text`, development).
+ * Every logger sits under the category `parts-movement`; `logger(area)` names the area (http, announcements,
+ * purge, db, start). Messages name their main properties in `{braces}`, so the text format shows them too.
+ *
+ * What is logged is chosen by the callers, never a request's raw URL, headers or body: secrets (tokens,
+ * PINs, the public key, cookies, webhook URLs) never reach a record (tests/logs_test.ts proves it).
+ *
+ * Until a program calls `configureLogging` (tasks/start.ts does, from the configuration), errors alone go
+ * to the console as text: a test or a task that never configures logging still sees a fault, and nothing
+ * else.
+ */
+import {
+  configureSync,
+  getConfig,
+  getConsoleSink,
+  getJsonLinesFormatter,
+  getLogger,
+  getTextFormatter,
+  type Logger,
+  type LogRecord,
+  type Sink,
+  type TextFormatter,
+} from "@logtape/logtape";
+import type { LogFormat, LogLevel } from "@/io/config.ts";
+
+export const LOG_ROOT = "parts-movement";
+
+export type LogArea = "http" | "announcements" | "purge" | "db" | "start";
+
+/** The logger of one area of the service. */
+export function logger(area: LogArea): Logger {
+  return getLogger([LOG_ROOT, area]);
+}
+
+/**
+ * One record as one line. JSON: the properties at the top level, and the message as its template (the
+ * same text for every record of a kind, easy to group by). Text: the message with its values, strings
+ * bare.
+ */
+export function formatterOf(format: LogFormat): TextFormatter {
+  return format === "json"
+    ? getJsonLinesFormatter({ properties: "flatten", message: "template" })
+    : getTextFormatter({ value: "bare" });
+}
+
+export interface LogSetup {
+  format: LogFormat;
+  level: LogLevel;
+  /**
+   * Where formatted lines go; default the console (info and below on stdout, warnings and errors on
+   * stderr). Tests capture lines here.
+   */
+  write?: (line: string, record: LogRecord) => void;
+}
+
+/** (Re)configures every logger of the process; the last call wins. */
+export function configureLogging({ format, level, write }: LogSetup): void {
+  const formatter = formatterOf(format);
+  const out: Sink = write
+    ? (record) => write(formatter(record).replace(/\r?\n$/, ""), record)
+    : getConsoleSink({ formatter });
+  configureSync({
+    reset: true,
+    sinks: { out },
+    loggers: [
+      { category: [LOG_ROOT], sinks: ["out"], lowestLevel: level },
+      // LogTape's own warnings (a sink that threw, …), so they are not lost.
+      { category: ["logtape", "meta"], sinks: ["out"], lowestLevel: "warning" },
+    ],
+  });
+}
+
+/** Back to the default a program starts with: errors alone, as text, on the console. */
+export function resetLogging(): void {
+  configureLogging({ format: "text", level: "error" });
+}
+
+if (getConfig() === null) resetLogging();

@@ -1,0 +1,70 @@
+/**
+ * The outermost middleware (main.ts): gives every request an id, answers it in `X-Request-Id` (a fault's
+ * reference in routes/web/error_pages.tsx is the same id), and once the answer is ready writes one log
+ * record and, when metrics are on, counts it (docs/operations.md "Logs", "Metrics").
+ *
+ * The record holds the route pattern that answered (`/photos/:id`, never the path: paths carry ids and the
+ * handler's `?publickey=`), the method, the status, the duration to the answer's headers and the signed-in
+ * user's id. Nothing else of the request is read: no query, header, cookie or body reaches a log.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import { logger } from "@/io/log.ts";
+import type { Metrics } from "@/lib/metrics.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** Set by requestLog for every request; X-Request-Id and a fault's reference. */
+    requestId: string;
+  }
+}
+
+/** The route label of a request no route answered (unknown paths, a method no route takes). */
+export const UNMATCHED = "unmatched";
+
+const log = logger("http");
+
+/**
+ * The pattern of the route that answered. A middleware that answered itself (a guard's refusal, a rate
+ * limit) counts under the route it stood in front of; a request no route matched is `unmatched`.
+ */
+export function routeOf(c: Context): string {
+  const routes = matchedRoutes(c);
+  for (let i = c.req.routeIndex; i < routes.length; i++) {
+    if (routes[i].method !== "ALL") return routes[i].path;
+  }
+  return UNMATCHED;
+}
+
+export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = crypto.randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    try {
+      c.res.headers.set("X-Request-Id", requestId);
+    } catch {
+      // Immutable headers (a Response from fetch or Response.redirect): `c.header` copies the answer.
+      c.header("X-Request-Id", requestId);
+    }
+    const logging = log.isEnabledFor("info");
+    if (!metrics && !logging) return;
+    const route = routeOf(c);
+    const status = c.res.status;
+    const ms = performance.now() - started;
+    metrics?.request(c.req.method, route, status, ms / 1000);
+    if (!logging) return;
+    // Set by routes/web/session.ts loadSession on the faces with sign-in; absent elsewhere.
+    const { session } = c.var as Partial<SessionEnv["Variables"]>;
+    log.info("{method} {route} {status} in {duration_ms} ms", {
+      request_id: requestId,
+      method: c.req.method,
+      route,
+      status,
+      duration_ms: Math.round(ms * 10) / 10,
+      ...(session ? { user_id: session.user.id } : {}),
+    });
+  };
+}
