@@ -8,6 +8,7 @@ const APP_ENVS = ["development", "stage", "production"] as const;
 const CHAT_FORMATS = ["cliq", "slack", "teams", "json"] as const;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const millis = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 const envSchema = z.object({
@@ -26,6 +27,12 @@ const envSchema = z.object({
   CHAT_FORMAT: z.enum(CHAT_FORMATS).default("cliq"),
   // Not in D2: an operator's switch for load tests from one address (bench). On unless set to "off".
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  // Not in D2 (issue 15): database time bounds, in milliseconds; 0 turns a server-side one off.
+  DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  DB_STATEMENT_TIMEOUT_MS: millis(15_000),
+  DB_LOCK_TIMEOUT_MS: millis(5_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(60_000),
+  DB_HEALTH_TIMEOUT_MS: positiveInt(2_000),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -45,6 +52,21 @@ export interface Config {
   chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
   chatFormat: ChatFormat;
   rateLimits: boolean;
+  db: DbTimeouts;
+}
+
+/** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
+export interface DbTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** One statement (PostgreSQL `statement_timeout`), lock waits included. */
+  statementMs: number;
+  /** Waiting for one lock (PostgreSQL `lock_timeout`). */
+  lockMs: number;
+  /** A transaction left idle (PostgreSQL `idle_in_transaction_session_timeout`): the session is ended. */
+  idleInTransactionMs: number;
+  /** The whole check of `/healthz` and `/readyz`. */
+  healthMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +101,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     chatFormat: e.CHAT_FORMAT,
     rateLimits: e.RATE_LIMITS === "on",
+    db: {
+      connectMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementMs: e.DB_STATEMENT_TIMEOUT_MS,
+      lockMs: e.DB_LOCK_TIMEOUT_MS,
+      idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      healthMs: e.DB_HEALTH_TIMEOUT_MS,
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { assetsRoutes } from "@/routes/assets.ts";
 import { handlerRoutes } from "@/routes/api/handler.ts";
-import { healthRoutes } from "@/routes/healthz.ts";
+import { healthRoutes, readyRoutes } from "@/routes/healthz.ts";
 import { uploadRoutes } from "@/routes/api/upload.ts";
 import { photoRoutes } from "@/routes/photos.ts";
 import { hqRoutes } from "@/routes/hq/mod.ts";
@@ -12,6 +12,7 @@ import { tabletRoutes } from "@/routes/tablet/mod.ts";
 
 export function mountRoutes(app: Hono, deps: AppDeps): void {
   app.route("/healthz", healthRoutes(deps));
+  app.route("/readyz", readyRoutes(deps));
   app.route("/", assetsRoutes());
   app.route("/api/handler", handlerRoutes(deps));
   app.route("/api/v2.1", uploadRoutes(deps));
