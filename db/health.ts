@@ -1,8 +1,8 @@
 /**
  * The database side of `/healthz` and `/readyz`: the latest migration applied, read within a short bound of
  * its own, so a probe answers in time even when the database does not (issue 15). Two bounds: the statement
- * runs under its own `statement_timeout` (SET LOCAL, so the pooled connection keeps the pool's), and the
- * whole read, waiting for a free connection included, is raced against a timer. A read that loses the race
+ * runs under its own `statement_timeout` (readLatest), and the whole read, waiting for a free connection
+ * included, is raced against a timer. A read that loses the race
  * still ends by itself (at the statement bound) and gives its connection back to the pool.
  */
 import { sql } from "kysely";
@@ -31,13 +31,22 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 const ATTEMPTS = 3;
 const RETRY_DELAY_MS = 100;
 
+/**
+ * The read, on one connection whose statement bound is the probe's for its duration and the pool's again
+ * after (RESET returns to the value the connection opened with). Not a transaction with SET LOCAL: Kysely's
+ * PGlite driver leaves a rejected promise unhandled when a transaction is begun on a closed database.
+ */
 async function readLatest(db: Db, statementMs: number): Promise<string | null> {
-  return await db.transaction().execute(async (tx) => {
-    await sql`select set_config('statement_timeout', ${String(statementMs)}, true)`.execute(tx);
-    // The table exists only once the migrator ran, so this one query proves both (D3).
-    const { rows } = await sql<{ name: string }>`
-      select name from kysely_migration order by name desc limit 1`.execute(tx);
-    return rows[0]?.name ?? null;
+  return await db.connection().execute(async (conn) => {
+    await sql`select set_config('statement_timeout', ${String(statementMs)}, false)`.execute(conn);
+    try {
+      // The table exists only once the migrator ran, so this one query proves both (D3).
+      const { rows } = await sql<{ name: string }>`
+        select name from kysely_migration order by name desc limit 1`.execute(conn);
+      return rows[0]?.name ?? null;
+    } finally {
+      await sql`reset statement_timeout`.execute(conn);
+    }
   });
 }
 

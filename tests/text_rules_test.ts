@@ -139,17 +139,21 @@ appTest(
 appTest("text rules: admin forms refuse controls in names and addresses with their form error", async (a) => {
   const admin = await signedIn(a, "admin");
   const cases: [string, Record<string, string>, RegExp][] = [
-    ["/hq/admin/places/repairers", { name: `Evil${RLO}Panels`, address: "" }, /no control characters/],
+    [
+      "/hq/admin/places/repairers",
+      { name: `Evil${RLO}Panels`, address: "" },
+      /repair shop's name must not contain control/,
+    ],
     [
       "/hq/admin/places/repairers",
       { name: "Fine Panels", address: `1 St${NUL}` },
       /address must not contain/,
     ],
-    ["/hq/admin/places/hq", { name: `HQ${NUL}` }, /no control characters/],
+    ["/hq/admin/places/hq", { name: `HQ${NUL}` }, /HQ location's name must not contain control/],
     [
       "/hq/admin/users",
       { email: "n@depot.example", name: `N${NUL}`, role: "driver", pin: "1234" },
-      /no control/,
+      /The name must not contain control characters\./,
     ],
     ["/hq/admin/users", { email: `n${NUL}@depot.example`, name: "N", role: "driver", pin: "1234" }, /e-mail/],
   ];

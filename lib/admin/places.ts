@@ -23,11 +23,11 @@ const PLACES: Record<PlaceTable, { what: string; a: string }> = {
 
 function cleanName(name: string, table: PlaceTable): string {
   const clean = name.trim().replace(/\s+/g, " ");
-  if (!clean || clean.length > 200 || !isLineText(clean)) {
-    throw new DomainError(
-      "invalid",
-      `Enter the ${PLACES[table].what}'s name (at most 200 characters, no control characters).`,
-    );
+  if (!clean || clean.length > 200) {
+    throw new DomainError("invalid", `Enter the ${PLACES[table].what}'s name (at most 200 characters).`);
+  }
+  if (!isLineText(clean)) {
+    throw new DomainError("invalid", `The ${PLACES[table].what}'s name must not contain control characters.`);
   }
   return clean;
 }

@@ -26,9 +26,8 @@ export async function addUser(db: Db, input: NewUserInput): Promise<User> {
   const email = emailField.safeParse(input.email);
   if (!email.success) throw new DomainError("invalid", "Enter a valid e-mail address.");
   const name = input.name.trim();
-  if (!name || name.length > 200 || !isLineText(name)) {
-    throw new DomainError("invalid", "Enter a name (at most 200 characters, no control characters).");
-  }
+  if (!name || name.length > 200) throw new DomainError("invalid", "Enter a name (at most 200 characters).");
+  if (!isLineText(name)) throw new DomainError("invalid", "The name must not contain control characters.");
   if (!(ROLES as readonly string[]).includes(input.role)) {
     throw new DomainError("invalid", `Choose a role: ${ROLES.join(", ")}.`);
   }
