@@ -5,12 +5,16 @@
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { isDatabaseUnavailable } from "@/db/client.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { mountRoutes } from "@/routes/mod.ts";
 import { faultAnswer, notFoundAnswer } from "@/routes/web/error_pages.tsx";
 import { securityHeaders } from "@/routes/web/security_headers.ts";
 import { logger } from "@/io/log.ts";
 import { requestLog, routeOf } from "@/routes/web/request_log.ts";
+
+/** How long a client is asked to wait after the database did not answer in time. */
+const RETRY_AFTER_SECONDS = "5";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -21,12 +25,21 @@ export function createApp(deps: AppDeps): Hono {
     // Unexpected faults (database down, a bug) are logged with the request's id and answered without
     // internals, that id as the answer's reference.
     const requestId = c.var.requestId;
-    logger("http").error("Fault in {method} {route} (request {request_id}): {error}", {
-      request_id: requestId,
-      method: c.req.method,
-      route: routeOf(c),
-      error: error.stack ?? String(error),
-    });
+    const fields = { request_id: requestId, method: c.req.method, route: routeOf(c) };
+    if (isDatabaseUnavailable(error)) {
+      // A bound of db/client.ts ran out (or no connection): the same 503 as any fault (code 5030 on the
+      // APIs), told apart by kind, logged in one line without a stack, with a hint of when to retry.
+      logger("http").warning("Database unavailable in {method} {route} (request {request_id}): {error}", {
+        ...fields,
+        error: error.message,
+      });
+      c.header("Retry-After", RETRY_AFTER_SECONDS);
+    } else {
+      logger("http").error("Fault in {method} {route} (request {request_id}): {error}", {
+        ...fields,
+        error: error.stack ?? String(error),
+      });
+    }
     return faultAnswer(c, requestId);
   });
   app.notFound(notFoundAnswer);

@@ -22,6 +22,49 @@ export interface DbTarget {
   pglite?: PGlite;
   /** Server: pool size. */
   poolSize?: number;
+  /** Server: time bounds (see PoolTimeouts); none when absent (tests' admin pools, tools). */
+  timeouts?: PoolTimeouts;
+}
+
+/**
+ * The server's time bounds, in milliseconds (issue 15: a locked table used to hang requests for as long as
+ * the lock lasted). 0 turns a server-side one off, as in PostgreSQL. On PGlite none applies: it has one
+ * connection, so no other session can hold a lock against a request, and its single-threaded build never
+ * fires `statement_timeout` (a `pg_sleep(1)` under a 200 ms bound ran its full second).
+ */
+export interface PoolTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool (pg's `connectionTimeoutMillis`). */
+  connectMs: number;
+  /** One statement, lock waits included (`statement_timeout`): cancelled with SQLSTATE 57014. */
+  statementMs: number;
+  /** Waiting for one lock (`lock_timeout`): 55P03. Below the statement bound, a lock wait fails first. */
+  lockMs: number;
+  /** A transaction left idle (`idle_in_transaction_session_timeout`): the server ends the session. */
+  idleInTransactionMs: number;
+}
+
+/** The pool could not give a connection (server unreachable, refused, or no free one in time). */
+export class DatabaseUnreachable extends Error {
+  constructor(cause: unknown) {
+    super(`database unreachable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "DatabaseUnreachable";
+  }
+}
+
+/**
+ * SQLSTATEs of a bound that ran out: query_canceled (statement_timeout), lock_not_available (lock_timeout),
+ * idle_in_transaction_session_timeout. Nothing in the service cancels or uses NOWAIT otherwise.
+ */
+const TIMEOUT_STATES = new Set(["57014", "55P03", "25P03"]);
+
+/**
+ * Whether `error` means the database did not answer in time or could not be reached, decided by its kind
+ * (SQLSTATE, or the pool's own error), never by its text. Such a request is answered 503 (main.ts).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnreachable) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && TIMEOUT_STATES.has(code);
 }
 
 // Count columns, sums and identities fit in a JS number for this service's sizes; parse them as numbers
@@ -44,12 +87,20 @@ export function poolUse(db: Db): { total: number; idle: number; waiting: number;
 
 export function openDb(target: DbTarget): Db {
   if (target.url) {
+    const t = target.timeouts;
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolSize ?? 10,
       // A connection killed by the server (pg_terminate_backend, restart) is dropped from the pool and
       // the next query opens a new one; the error is answered cleanly by the caller.
       idleTimeoutMillis: 30_000,
+      // Sent as session settings when each connection opens, so every statement of the service is bounded.
+      ...(t && {
+        connectionTimeoutMillis: t.connectMs,
+        statement_timeout: t.statementMs,
+        lock_timeout: t.lockMs,
+        idle_in_transaction_session_timeout: t.idleInTransactionMs,
+      }),
     });
     // An idle client that the server disconnects emits 'error' on the pool; without a listener that
     // would crash the process.
@@ -58,7 +109,14 @@ export function openDb(target: DbTarget): Db {
     // a transaction, or while the caller awaits something else) would emit an unhandled 'error' and crash
     // the process. Its next query fails instead (answered 503) and the pool drops it on release.
     pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // A failed checkout is told apart by where it failed (DatabaseUnreachable), not by pg's message.
+    const bounded = {
+      Client: pg.Client,
+      options: pool.options,
+      connect: () => pool.connect().catch((cause) => Promise.reject(new DatabaseUnreachable(cause))),
+      end: () => pool.end(),
+    };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded }) });
     pools.set(db, pool);
     return db;
   }

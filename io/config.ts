@@ -10,6 +10,7 @@ const LOG_FORMATS = ["json", "text"] as const;
 const LOG_LEVELS = ["debug", "info", "warning", "error"] as const;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const millis = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 const envSchema = z.object({
@@ -33,6 +34,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   // A scraper's bearer token; long enough that guessing it is hopeless. Unset: no /metrics at all.
   METRICS_TOKEN: z.string().min(16).optional(),
+  // Not in D2 (issue 15): database time bounds, in milliseconds; 0 turns a server-side one off.
+  DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  DB_STATEMENT_TIMEOUT_MS: millis(15_000),
+  DB_LOCK_TIMEOUT_MS: millis(5_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(60_000),
+  DB_HEALTH_TIMEOUT_MS: positiveInt(2_000),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -59,6 +66,21 @@ export interface Config {
   logLevel: LogLevel;
   /** The bearer token of `GET /metrics`; undefined: metrics off (404), nothing collected. */
   metricsToken: string | undefined;
+  db: DbTimeouts;
+}
+
+/** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
+export interface DbTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** One statement (PostgreSQL `statement_timeout`), lock waits included. */
+  statementMs: number;
+  /** Waiting for one lock (PostgreSQL `lock_timeout`). */
+  lockMs: number;
+  /** A transaction left idle (PostgreSQL `idle_in_transaction_session_timeout`): the session is ended. */
+  idleInTransactionMs: number;
+  /** The whole check of `/healthz` and `/readyz`. */
+  healthMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -96,6 +118,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logFormat: e.LOG_FORMAT ?? (e.APP_ENV === "development" ? "text" : "json"),
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
+    db: {
+      connectMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementMs: e.DB_STATEMENT_TIMEOUT_MS,
+      lockMs: e.DB_LOCK_TIMEOUT_MS,
+      idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      healthMs: e.DB_HEALTH_TIMEOUT_MS,
+    },
   };
 }
 

@@ -20,13 +20,21 @@ import {
 import { upsertUsers } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
-import { emailField, listProblems, safeParseInput } from "@/lib/validation.ts";
+import {
+  emailField,
+  freeTextField,
+  isLineText,
+  listProblems,
+  safeParseInput,
+  textField,
+} from "@/lib/validation.ts";
 
-const text = (max: number) => z.string().trim().min(1, { message: "must not be empty" }).max(max);
+/** A name or key (text rules of lib/validation.ts: controls refused), not empty. */
+const text = (max: number) => textField(max).min(1, { message: "must not be empty" });
 
 const importSchema = z.strictObject({
   hq_locations: z.array(z.strictObject({ name: text(200) })).optional(),
-  repairers: z.array(z.strictObject({ name: text(200), address: z.string().trim().max(500).nullish() }))
+  repairers: z.array(z.strictObject({ name: text(200), address: freeTextField(500).nullish() }))
     .optional(),
   users: z.array(z.strictObject({
     email: emailField,
@@ -41,7 +49,7 @@ const importSchema = z.strictObject({
     management: z.strictObject({ repairer: text(200).nullable() }).nullish(),
     parts: z.array(z.strictObject({
       part_no: text(100),
-      description: z.string().trim().max(500),
+      description: freeTextField(500),
       qty: z.number().int().positive().max(100_000).default(1),
       status: z.enum(PART_STATUSES),
     })).optional(),
@@ -121,13 +129,14 @@ async function referenceProblems(db: Db, file: LooseFile): Promise<ImportProblem
  * so a file with schema problems also gets its duplicate and unknown-repairer problems listed (D5: every
  * problem). A key that is itself malformed is left out here; the schema reports it.
  */
-const looseKey = z.string().trim().min(1).optional().catch(undefined);
+// A key holding a control character is malformed (the schema reports it) and never reaches a query.
+const looseKey = z.string().trim().min(1).refine(isLineText).optional().catch(undefined);
 const looseRows = <T extends z.ZodRawShape>(shape: T) =>
   z.array(z.object(shape).catch(() => z.object(shape).parse({}))).optional().catch(undefined);
 const looseSchema = z.object({
   hq_locations: looseRows({ name: looseKey }),
   repairers: looseRows({ name: looseKey }),
-  users: looseRows({ email: z.string().trim().toLowerCase().min(1).optional().catch(undefined) }),
+  users: looseRows({ email: looseKey.transform((v) => v?.toLowerCase()) }),
   claims: looseRows({
     claim_number: looseKey,
     management: z.object({ repairer: looseKey }).nullish().catch(undefined),

@@ -19,6 +19,7 @@ import { openReturnTripOf } from "@/db/queries/movements.ts";
 import { changePartStatusIf, partStatusNow } from "@/db/queries/parts.ts";
 import type { Clock } from "@/io/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
+import { cleanFreeText } from "@/lib/validation.ts";
 
 export interface DispatcherTransition {
   from: PartStatus;
@@ -115,7 +116,12 @@ export async function changeStatusByDispatcher(
       `A part cannot be changed from ${input.from} to ${input.to} on the dashboard.`,
     );
   }
-  const reason = input.reason?.trim() || null;
+  // Free text (lib/validation.ts): line breaks kept, bidi controls stripped, other controls refused.
+  const cleaned = cleanFreeText(input.reason ?? "");
+  if (cleaned === null) {
+    throw new DomainError("invalid", "The reason must not contain control characters.", input.partId);
+  }
+  const reason = cleaned.trim() || null;
   if (transition.correction && !reason) {
     throw new DomainError("invalid", "Give a reason for this correction.", input.partId);
   }

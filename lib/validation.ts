@@ -23,13 +23,70 @@ export const idField = z.union([z.number(), z.string().trim().regex(/^\d+$/, { m
   .transform((v) => Number(v))
   .refine(isId, { message: "must be an ID" });
 
+/**
+ * Text rules (issue 15), one per kind of field, for every face. Why: PostgreSQL refuses U+0000 in text (it
+ * used to surface as a 503), the other C0 controls and DEL have no business in what people type, and the
+ * Unicode bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) make a page, a CSV
+ * cell or a chat line read differently from what it holds ("Trojan Source").
+ * - Names and identifiers (rego, e-mail, part no., claim number, names of people and places, list filters,
+ *   `event_type`): any of those controls is refused, as a validation error of the field
+ *   ("must not contain control characters"): nobody types one on purpose, and silently changing a key
+ *   would match something else than was asked for.
+ * - Free text (a status change's reason, a part's description, a repair shop's address): tab and line
+ *   breaks are kept (CRLF and CR become LF), bidirectional controls are stripped (they carry nothing the
+ *   service keeps), any other C0 control or DEL is refused.
+ * Output keeps a second line of defence for rows written before these rules: CSV cells and chat texts strip
+ * bidirectional controls (`stripBidi`).
+ */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f]/;
+// deno-lint-ignore no-control-regex -- likewise
+const FREE_TEXT_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, "g");
+
+/** The D9 problem of a text holding a control its field refuses. */
+export const CONTROL_PROBLEM = "must not contain control characters";
+
+/** Whether `s` may be a name or identifier: no C0 control, DEL or bidirectional control. */
+export function isLineText(s: string): boolean {
+  return !CONTROLS.test(s) && !BIDI_CONTROL.test(s);
+}
+
+/** `s` without bidirectional controls (free text, and CSV cells and chat texts on the way out). */
+export const stripBidi = (s: string): string => s.replace(BIDI_CONTROLS, "");
+
+/** Free text as kept: bidi controls stripped, line breaks as LF; null when it holds a refused control. */
+export function cleanFreeText(s: string): string | null {
+  return FREE_TEXT_CONTROLS.test(s) ? null : stripBidi(s).replace(/\r\n?/g, "\n");
+}
+
+/** A name or identifier as sent, checked only for controls (see the text rules above). */
+export const lineTextField = z.string().refine(isLineText, { message: CONTROL_PROBLEM });
+
+/** A name or identifier of at most `max` characters, trimmed (see the text rules above). */
+export const textField = (max: number) =>
+  z.string().trim().max(max).refine(isLineText, { message: CONTROL_PROBLEM });
+
+/** Free text of at most `max` characters, trimmed and cleaned (see the text rules above). */
+export const freeTextField = (max: number) =>
+  z.string().max(max).refine((s) => cleanFreeText(s) !== null, { message: CONTROL_PROBLEM })
+    .transform((s) => cleanFreeText(s)!.trim());
+
 /** An e-mail address, compared in lower case. */
-export const emailField = z.string().trim().max(254).toLowerCase().pipe(
-  z.email({ message: "must be an e-mail address" }),
-);
+export const emailField = z.string().trim().max(254).refine(isLineText, { message: CONTROL_PROBLEM })
+  .toLowerCase().pipe(z.email({ message: "must be an e-mail address" }));
+
+/**
+ * The e-mail typed into a sign-in form, trimmed. One holding a control character can be no user's address
+ * (emailField refuses them), so it reads as empty: the sign-in answers as for any unknown address, and the
+ * value never reaches the database (PostgreSQL refuses U+0000).
+ */
+export const signInEmailField = z.string().catch("").transform((v) => isLineText(v.trim()) ? v.trim() : "");
 
 /** A rego as typed; the search normalises it (D11). */
-export const regoField = z.string().max(64, { message: "must be at most 64 characters" });
+export const regoField = z.string().max(64, { message: "must be at most 64 characters" })
+  .refine(isLineText, { message: CONTROL_PROBLEM });
 
 /**
  * The D9 problem text of an issue, chosen by its code and parameters. It is the per-parse error map of

@@ -1,25 +1,37 @@
-/** `GET /healthz` (D3): 200 once migrations ran and the database answers, 503 otherwise. */
+/**
+ * `GET /healthz` (D3): 200 once migrations ran and the database answers, 503 otherwise. `GET /readyz`
+ * (D26, the database part): 200 when the database answers and the latest migration of this code is
+ * applied, 503 otherwise. Both answer within `DB_HEALTH_TIMEOUT_MS` whatever the database does
+ * (db/health.ts), so a load balancer's probe never hangs on a locked table or a full pool.
+ */
 import { Hono } from "hono";
-import { migrationsRan } from "@/db/migrate.ts";
+import { appliedMigration, LATEST_MIGRATION } from "@/db/health.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 
-/**
- * A pooled connection the server has just closed (restart, pg_terminate_backend) fails its next query
- * once and is then dropped from the pool; quick retries keep that from reading as an outage.
- */
-const ATTEMPTS = 3;
-const RETRY_DELAY_MS = 100;
+const UNAVAILABLE = { status: "unavailable" } as const;
 
-export function healthRoutes({ db }: AppDeps) {
+export function healthRoutes({ db, config }: AppDeps) {
   return new Hono().get("/", async (c) => {
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        await migrationsRan(db);
-        return c.json({ status: "ok" });
-      } catch {
-        if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
-      }
+    try {
+      await appliedMigration(db, config.db.healthMs);
+      return c.json({ status: "ok" });
+    } catch {
+      return c.json(UNAVAILABLE, 503);
     }
-    return c.json({ status: "unavailable" }, 503);
+  });
+}
+
+export function readyRoutes({ db, config }: AppDeps) {
+  return new Hono().get("/", async (c) => {
+    let applied: string | null;
+    try {
+      applied = await appliedMigration(db, config.db.healthMs);
+    } catch {
+      return c.json({ ...UNAVAILABLE, reason: "database" }, 503);
+    }
+    if (applied !== LATEST_MIGRATION) {
+      return c.json({ ...UNAVAILABLE, reason: "migrations", applied, expected: LATEST_MIGRATION }, 503);
+    }
+    return c.json({ status: "ok", migration: applied });
   });
 }

@@ -3,8 +3,8 @@ import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { assetsRoutes } from "@/routes/assets.ts";
 import { handlerRoutes } from "@/routes/api/handler.ts";
-import { healthRoutes } from "@/routes/healthz.ts";
 import { metricsRoutes } from "@/routes/metrics.ts";
+import { healthRoutes, readyRoutes } from "@/routes/healthz.ts";
 import { uploadRoutes } from "@/routes/api/upload.ts";
 import { photoRoutes } from "@/routes/photos.ts";
 import { hqRoutes } from "@/routes/hq/mod.ts";
@@ -14,6 +14,7 @@ import { tabletRoutes } from "@/routes/tablet/mod.ts";
 export function mountRoutes(app: Hono, deps: AppDeps): void {
   app.route("/healthz", healthRoutes(deps));
   app.route("/metrics", metricsRoutes(deps)); // no route at all without METRICS_TOKEN: 404
+  app.route("/readyz", readyRoutes(deps));
   app.route("/", assetsRoutes());
   app.route("/api/handler", handlerRoutes(deps));
   app.route("/api/v2.1", uploadRoutes(deps));

@@ -22,7 +22,8 @@ export function configOrExit(): Config {
  * what to do instead while a server holds the embedded database.
  */
 export async function openConfiguredDb(config: Config, purpose: string, alternative?: string) {
-  if (config.databaseUrl) return openDb({ url: config.databaseUrl });
+  // The time bounds apply to a server only (db/client.ts says why not to PGlite).
+  if (config.databaseUrl) return openDb({ url: config.databaseUrl, timeouts: config.db });
   try {
     await lockEmbeddedDb(config.dataDir, purpose, alternative);
   } catch (error) {

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ComponentChildren } from "preact";
 import { type HqSection, hqShell, type HqViewer } from "@/components/hq/HqShell.tsx";
+import { ValidationError } from "@/lib/errors.ts";
 import { renderPage } from "@/render/page.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
 
@@ -56,6 +57,23 @@ export function notFoundPage(c: HqContext, what = "page"): Promise<Response> {
     children: (
       <>
         This {what} does not exist. <a class="text-sky-800 underline" href="/hq/parts">Back to parts</a>
+      </>
+    ),
+  });
+}
+
+/**
+ * A list or export asked with a filter the dashboard refuses (a control character, lib/validation.ts): 400
+ * with the reason, before any row is read or any byte of an export is sent. Anything else is rethrown.
+ */
+export function refusedQueryPage(c: HqContext, error: unknown, back: string): Promise<Response> {
+  if (!(error instanceof ValidationError)) throw error;
+  return errorPage(c, {
+    status: 400,
+    title: "Invalid search",
+    children: (
+      <>
+        {error.message} <a class="text-sky-800 underline" href={back}>Clear the filters</a>
       </>
     ),
   });

@@ -13,6 +13,7 @@ import {
   updateRepairerActive,
 } from "@/db/queries/places.ts";
 import { DomainError } from "@/lib/errors.ts";
+import { cleanFreeText, isLineText } from "@/lib/validation.ts";
 
 /** The two kinds of place (by table), as the messages name them. */
 const PLACES: Record<PlaceTable, { what: string; a: string }> = {
@@ -24,6 +25,9 @@ function cleanName(name: string, table: PlaceTable): string {
   const clean = name.trim().replace(/\s+/g, " ");
   if (!clean || clean.length > 200) {
     throw new DomainError("invalid", `Enter the ${PLACES[table].what}'s name (at most 200 characters).`);
+  }
+  if (!isLineText(clean)) {
+    throw new DomainError("invalid", `The ${PLACES[table].what}'s name must not contain control characters.`);
   }
   return clean;
 }
@@ -61,8 +65,12 @@ async function renamePlace(
   });
 }
 
+/** An address is free text (lib/validation.ts): line breaks kept, bidi controls stripped. */
 function cleanAddress(address: string | undefined): string | null {
-  const clean = address?.trim() ?? "";
+  const clean = cleanFreeText(address ?? "")?.trim();
+  if (clean === undefined) {
+    throw new DomainError("invalid", "The address must not contain control characters.");
+  }
   if (clean.length > 500) throw new DomainError("invalid", "Keep the address under 500 characters.");
   return clean || null;
 }

@@ -8,7 +8,7 @@ import { deleteSessionsOfUser } from "@/db/queries/sessions.ts";
 import { insertUserUnlessEmailTaken, updateUserAndUnlock } from "@/db/queries/users.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
-import { emailField } from "@/lib/validation.ts";
+import { emailField, isLineText } from "@/lib/validation.ts";
 
 export interface NewUserInput {
   email: string;
@@ -27,6 +27,7 @@ export async function addUser(db: Db, input: NewUserInput): Promise<User> {
   if (!email.success) throw new DomainError("invalid", "Enter a valid e-mail address.");
   const name = input.name.trim();
   if (!name || name.length > 200) throw new DomainError("invalid", "Enter a name (at most 200 characters).");
+  if (!isLineText(name)) throw new DomainError("invalid", "The name must not contain control characters.");
   if (!(ROLES as readonly string[]).includes(input.role)) {
     throw new DomainError("invalid", `Choose a role: ${ROLES.join(", ")}.`);
   }

@@ -5,6 +5,7 @@
  * The announcement's shape (`Announcement`, `AnnouncementTitle`) is declared once, in db/schema.ts.
  */
 import type { Announcement, AnnouncementPart, AnnouncementTitle } from "@/db/schema.ts";
+import { stripBidi } from "@/lib/validation.ts";
 
 /** How the place reads for each announcement, so "Smith Panels" is clearly a destination or a source. */
 export function placeLabel(title: AnnouncementTitle): string {
@@ -37,10 +38,12 @@ export function formatUtcMinute(d: Date): string {
 
 /**
  * Collapses line breaks and runs of spaces. Every user-typed value sits on the line of its label,
- * so a description with a line break cannot forge a "Driver:" line of its own.
+ * so a description with a line break cannot forge a "Driver:" line of its own. Bidirectional controls
+ * are stripped (lib/validation.ts), so no value can reorder what its line shows; every chat format's
+ * values pass through here.
  */
 export function oneLine(value: string): string {
-  return value.replace(/\s+/g, " ").trim();
+  return stripBidi(value).replace(/\s+/g, " ").trim();
 }
 
 /** "PN-1 — Front bumper", single-line (the description is left out when empty). */

@@ -1,6 +1,7 @@
 /**
  * The dashboard's CSV exports of parts and movements (same filters as their lists). Streamed: rows are
  * fetched 500 at a time by keyset as the client reads (io/csv.ts), never the whole export in memory.
+ * Text cells lose any bidirectional control (lib/validation.ts), so a cell reads as what it holds.
  */
 import type { Db } from "@/db/client.ts";
 import { partExportBatch, type PartExportRow, type PartFilters } from "@/db/queries/parts.ts";
@@ -9,7 +10,8 @@ import {
   type MovementExportRow,
   type MovementFilters,
 } from "@/db/queries/movement_reads.ts";
-import { csvStream } from "@/io/csv.ts";
+import { csvStream, type CsvValue } from "@/io/csv.ts";
+import { stripBidi } from "@/lib/validation.ts";
 
 const EXPORT_BATCH = 500;
 
@@ -48,53 +50,77 @@ export const MOVEMENT_HEADER = [
   "Part numbers",
 ];
 
-/** Pulls batches after the last id seen, until one comes back empty. */
-function keyset<T extends { id: number }>(fetch: (afterId: number) => Promise<T[]>): () => Promise<T[]> {
+/**
+ * Pulls batches after the last id seen, until one comes back empty. The first batch is read before the
+ * stream exists, so a database fault or timeout there is answered 503 before any byte of the file is sent
+ * instead of a 200 that breaks off.
+ */
+async function keyset<T extends { id: number }>(
+  fetch: (afterId: number) => Promise<T[]>,
+): Promise<() => Promise<T[]>> {
   let afterId = 0;
-  return async () => {
+  const next = async () => {
     const rows = await fetch(afterId);
     if (rows.length) afterId = rows[rows.length - 1].id;
     return rows;
   };
+  let first: T[] | undefined = await next();
+  return () => {
+    const rows = first;
+    first = undefined;
+    return rows ? Promise.resolve(rows) : next();
+  };
 }
 
+/** A row's cells without bidirectional controls (lib/validation.ts), also for rows older than that rule. */
+const cleanCells = <T>(toRow: (item: T) => CsvValue[]) => (item: T) =>
+  toRow(item).map((v) => typeof v === "string" ? stripBidi(v) : v);
+
 /** The parts CSV as a byte stream. */
-export function partsCsv(db: Db, filters: PartFilters): ReadableStream<Uint8Array> {
-  const next = keyset((afterId) => partExportBatch(db, filters, afterId, EXPORT_BATCH));
-  return csvStream(PART_HEADER, next, (p: PartExportRow) => [
-    p.id,
-    p.part_no,
-    p.description,
-    p.qty_ordered,
-    p.status,
-    p.updated_at,
-    p.claim_number,
-    p.registration,
-    p.repairer_name,
-    p.arrived_at,
-    p.delivered_at,
-    p.flagged_at,
-    p.picked_up_at,
-    p.returned_at,
-  ]);
+export async function partsCsv(db: Db, filters: PartFilters): Promise<ReadableStream<Uint8Array>> {
+  const next = await keyset((afterId) => partExportBatch(db, filters, afterId, EXPORT_BATCH));
+  return csvStream(
+    PART_HEADER,
+    next,
+    cleanCells((p: PartExportRow) => [
+      p.id,
+      p.part_no,
+      p.description,
+      p.qty_ordered,
+      p.status,
+      p.updated_at,
+      p.claim_number,
+      p.registration,
+      p.repairer_name,
+      p.arrived_at,
+      p.delivered_at,
+      p.flagged_at,
+      p.picked_up_at,
+      p.returned_at,
+    ]),
+  );
 }
 
 /** The movements CSV as a byte stream. */
-export function movementsCsv(db: Db, filters: MovementFilters): ReadableStream<Uint8Array> {
-  const next = keyset((afterId) => movementExportBatch(db, filters, afterId, EXPORT_BATCH));
-  return csvStream(MOVEMENT_HEADER, next, (m: MovementExportRow) => [
-    m.id,
-    m.movement_type,
-    m.movement_status,
-    m.claim_number,
-    m.registration,
-    m.repairer_name,
-    m.hq_name,
-    m.picked_up_by_name,
-    m.pick_up_at,
-    m.dropped_off_by_name,
-    m.dropped_off_at,
-    m.part_count,
-    m.part_numbers,
-  ]);
+export async function movementsCsv(db: Db, filters: MovementFilters): Promise<ReadableStream<Uint8Array>> {
+  const next = await keyset((afterId) => movementExportBatch(db, filters, afterId, EXPORT_BATCH));
+  return csvStream(
+    MOVEMENT_HEADER,
+    next,
+    cleanCells((m: MovementExportRow) => [
+      m.id,
+      m.movement_type,
+      m.movement_status,
+      m.claim_number,
+      m.registration,
+      m.repairer_name,
+      m.hq_name,
+      m.picked_up_by_name,
+      m.pick_up_at,
+      m.dropped_off_by_name,
+      m.dropped_off_at,
+      m.part_count,
+      m.part_numbers,
+    ]),
+  );
 }

@@ -1,19 +1,25 @@
 /**
  * The query strings of the dashboard's lists (parts, movements) and of their CSV exports: the values they
  * keep, what those mean to the searches, and the page number. Parsed with zod; a value that fits no filter
- * was typed into the address bar, so it is ignored (the list shows unfiltered) rather than refused.
+ * was typed into the address bar, so it is ignored (the list shows unfiltered) rather than refused, except
+ * a control character (below).
  */
 import { z } from "zod";
 import type { PartFilters } from "@/db/queries/parts.ts";
 import type { MovementFilters } from "@/db/queries/movement_reads.ts";
 import { PART_STATUSES } from "@/db/schema.ts";
 import { normaliseRego } from "@/lib/rego.ts";
-import { parseId } from "@/lib/validation.ts";
+import { lineTextField, parseId, parseInput } from "@/lib/validation.ts";
 
 export const PAGE_SIZE = 25;
 
-/** A query value as typed (trimmed); absent when empty. */
-const text = z.string().trim().optional().catch(undefined).transform((v) => v || undefined);
+/**
+ * A query value as typed (trimmed); absent when empty. One holding a control character (lib/validation.ts)
+ * is refused rather than ignored: it can only have been forged, and it must never reach a query
+ * (PostgreSQL refuses U+0000) nor start an export that would then break off.
+ */
+const text = z.string().optional().catch(undefined).transform((v) => v?.trim() || undefined)
+  .pipe(lineTextField.optional());
 
 const partStatus = z.enum(PART_STATUSES).optional().catch(undefined);
 const movementType = z.enum(["direct", "reverse"]).optional().catch(undefined);
@@ -54,11 +60,11 @@ const movementQuery = z.object({ type: text, status: text, rego: text, driver: t
     },
   }));
 
-/** What the parts list and the parts export filter by. */
-export const partQueryOf = (raw: Record<string, string>) => partQuery.parse(raw);
+/** What the parts list and the parts export filter by; throws ValidationError for a refused value. */
+export const partQueryOf = (raw: Record<string, string>) => parseInput(partQuery, raw);
 
-/** What the movements list and the movements export filter by. */
-export const movementQueryOf = (raw: Record<string, string>) => movementQuery.parse(raw);
+/** What the movements list and the movements export filter by; throws ValidationError likewise. */
+export const movementQueryOf = (raw: Record<string, string>) => parseInput(movementQuery, raw);
 
 /** `?page=N` (1-based, capped so an offset stays sane). */
 const pageNumber = z.coerce.number().int().min(1).max(10_000).catch(1);

@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { secretMatcher } from "@/io/secure_compare.ts";
 import { requireActiveUser } from "@/lib/users.ts";
-import { parseInput } from "@/lib/validation.ts";
+import { lineTextField, parseInput } from "@/lib/validation.ts";
 import { CODE } from "@/routes/api/codes.ts";
 import { envelopeOf, fault, success } from "@/routes/api/envelope.ts";
 import { eventOf } from "@/routes/api/events/mod.ts";
@@ -21,7 +21,7 @@ export const HANDLER_BODY_LIMIT = 64 * 1024;
 
 // Paths in messages are relative to `payload` (D9: `details.rego`), so the envelope is read in two steps.
 const bodySchema = z.object({ payload: z.record(z.string(), z.unknown()) });
-const eventTypeSchema = z.object({ event_type: z.string() });
+const eventTypeSchema = z.object({ event_type: lineTextField });
 
 const tooLarge = (c: Context) =>
   c.json(fault(CODE.bodyTooLarge, "Request body too large (64 KiB at most)."), 413);

@@ -9,7 +9,7 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { movementsCsv, partsCsv } from "@/lib/dashboard/exports.ts";
 import { movementQueryOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { type HqContext, hqPage } from "@/components/hq/page.tsx";
+import { type HqContext, hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { buttonClass, Field, inputClass, PageTitle } from "@/components/hq/ui.tsx";
 
 /** A download named after what it holds and the day it was made. */
@@ -26,14 +26,25 @@ export function exportsRoutes(deps: AppDeps) {
 
   app.get("/", (c) => hqPage(c, { title: "Exports", section: "exports" }, <Page />));
 
-  app.get("/parts.csv", (c) => {
-    const { filters } = partQueryOf(c.req.query());
-    return csvResponse(c, "parts", partsCsv(deps.db, filters), deps.clock.now());
+  // A refused filter is answered before the download starts (refusedQueryPage), never as a broken file.
+  app.get("/parts.csv", async (c) => {
+    let filters;
+    try {
+      filters = partQueryOf(c.req.query()).filters;
+    } catch (error) {
+      return refusedQueryPage(c, error, "/hq/exports");
+    }
+    return csvResponse(c, "parts", await partsCsv(deps.db, filters), deps.clock.now());
   });
 
-  app.get("/movements.csv", (c) => {
-    const { filters } = movementQueryOf(c.req.query());
-    return csvResponse(c, "movements", movementsCsv(deps.db, filters), deps.clock.now());
+  app.get("/movements.csv", async (c) => {
+    let filters;
+    try {
+      filters = movementQueryOf(c.req.query()).filters;
+    } catch (error) {
+      return refusedQueryPage(c, error, "/hq/exports");
+    }
+    return csvResponse(c, "movements", await movementsCsv(deps.db, filters), deps.clock.now());
   });
 
   return app;

@@ -4,7 +4,7 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { movementQueryOf, pageOf } from "@/lib/dashboard/lists.ts";
 import { type MovementRow, movementsPage, type MovementsPageData } from "@/lib/dashboard/movements.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { hqPage } from "@/components/hq/page.tsx";
+import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
 import {
@@ -23,7 +23,13 @@ export function movementsRoutes(deps: AppDeps) {
 
   app.get("/", async (c) => {
     const raw = c.req.query();
-    const { query, filters } = movementQueryOf(raw);
+    let list;
+    try {
+      list = movementQueryOf(raw);
+    } catch (error) {
+      return refusedQueryPage(c, error, "/hq/movements");
+    }
+    const { query, filters } = list;
     const { page, paging } = pageOf(raw);
     const data = await movementsPage(deps.db, filters, paging);
     return hqPage(c, { title: "Movements", section: "movements" }, <Page data={{ ...data, query, page }} />);

@@ -5,7 +5,7 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { pageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import { partsPage, type PartsPageData } from "@/lib/dashboard/parts.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { hqPage } from "@/components/hq/page.tsx";
+import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
 import { PartCells } from "@/components/hq/part_cells.tsx";
 import { Field, inputClass, PageTitle, Pagination, Table, tdClass, TimeCell } from "@/components/hq/ui.tsx";
@@ -15,7 +15,13 @@ export function partsRoutes(deps: AppDeps) {
 
   app.get("/", async (c) => {
     const raw = c.req.query();
-    const { query, filters } = partQueryOf(raw);
+    let list;
+    try {
+      list = partQueryOf(raw);
+    } catch (error) {
+      return refusedQueryPage(c, error, "/hq/parts");
+    }
+    const { query, filters } = list;
     const { page, paging } = pageOf(raw);
     const data = await partsPage(deps.db, filters, paging);
     return hqPage(c, { title: "Parts", section: "parts" }, <Page data={{ ...data, query, page }} />);

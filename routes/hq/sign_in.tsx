@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { formText } from "@/lib/dashboard/forms.ts";
 import { signIn, signOut } from "@/lib/sessions.ts";
+import { signInEmailField } from "@/lib/validation.ts";
 import {
   clearSession,
   safeNext,
@@ -20,7 +21,7 @@ const HOME = "/hq/parts";
 
 /** The sign-in form; `next` is where to go afterwards (kept inside /hq by safeNext). */
 const signInForm = z.object({
-  email: formText.transform((v) => v.trim()),
+  email: signInEmailField,
   pin: formText,
   next: formText.transform((v) => safeNext(v, "/hq", HOME)),
 });

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { dropOff } from "@/lib/movements/drop_off.ts";
 import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";
-import { emailField, regoField } from "@/lib/validation.ts";
+import { emailField, lineTextField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 
 export const dropOffEvent = defineEvent({
@@ -11,7 +11,7 @@ export const dropOffEvent = defineEvent({
     details: z.object({
       rego: regoField,
       movement_type: z.literal("direct"),
-      delivery_location: z.object({ id: repairShopIdField, name: z.string().optional() }),
+      delivery_location: z.object({ id: repairShopIdField, name: lineTextField.optional() }),
       parts: submittedPartsField,
     }),
   }),
