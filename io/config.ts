@@ -3,6 +3,7 @@
  * service reads `Deno.env`; every module receives the parsed `Config` through `createApp(deps)`.
  */
 import { z } from "zod";
+import { canonicalTimeZone } from "@/io/time_zone.ts";
 
 const APP_ENVS = ["development", "stage", "production"] as const;
 const CHAT_FORMATS = ["cliq", "slack", "teams", "json"] as const;
@@ -26,6 +27,14 @@ const envSchema = z.object({
   CHAT_FORMAT: z.enum(CHAT_FORMATS).default("cliq"),
   // Not in D2: an operator's switch for load tests from one address (bench). On unless set to "off".
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  // Every page, CSV export and announcement shows times in this zone (io/time_zone.ts).
+  DEPOT_TIME_ZONE: z.string().transform((name, ctx) => {
+    const zone = canonicalTimeZone(name);
+    if (!zone) {
+      ctx.addIssue({ code: "custom", message: "must be an IANA time zone name such as Australia/Sydney" });
+    }
+    return zone ?? z.NEVER;
+  }).default("UTC"),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -45,6 +54,8 @@ export interface Config {
   chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
   chatFormat: ChatFormat;
   rateLimits: boolean;
+  /** IANA name, canonical spelling ("Australia/Sydney"); "UTC" by default. */
+  depotTimeZone: string;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +90,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     chatFormat: e.CHAT_FORMAT,
     rateLimits: e.RATE_LIMITS === "on",
+    depotTimeZone: e.DEPOT_TIME_ZONE,
   };
 }
 
