@@ -58,8 +58,8 @@ function keyset<T extends { id: number }>(fetch: (afterId: number) => Promise<T[
   };
 }
 
-/** The parts CSV as a byte stream. */
-export function partsCsv(db: Db, filters: PartFilters): ReadableStream<Uint8Array> {
+/** The parts CSV as a byte stream, times in the depot's zone. */
+export function partsCsv(db: Db, filters: PartFilters, timeZone: string): ReadableStream<Uint8Array> {
   const next = keyset((afterId) => partExportBatch(db, filters, afterId, EXPORT_BATCH));
   return csvStream(PART_HEADER, next, (p: PartExportRow) => [
     p.id,
@@ -76,11 +76,11 @@ export function partsCsv(db: Db, filters: PartFilters): ReadableStream<Uint8Arra
     p.flagged_at,
     p.picked_up_at,
     p.returned_at,
-  ]);
+  ], timeZone);
 }
 
-/** The movements CSV as a byte stream. */
-export function movementsCsv(db: Db, filters: MovementFilters): ReadableStream<Uint8Array> {
+/** The movements CSV as a byte stream, times in the depot's zone. */
+export function movementsCsv(db: Db, filters: MovementFilters, timeZone: string): ReadableStream<Uint8Array> {
   const next = keyset((afterId) => movementExportBatch(db, filters, afterId, EXPORT_BATCH));
   return csvStream(MOVEMENT_HEADER, next, (m: MovementExportRow) => [
     m.id,
@@ -96,5 +96,5 @@ export function movementsCsv(db: Db, filters: MovementFilters): ReadableStream<U
     m.dropped_off_at,
     m.part_count,
     m.part_numbers,
-  ]);
+  ], timeZone);
 }
