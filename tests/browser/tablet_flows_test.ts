@@ -5,170 +5,22 @@
  * 1280×800 and 800×1280 in test-output/screenshots/tablet_*.png.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { importData } from "@/lib/import.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
-import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
-import { freshDb } from "@/tests/helpers/db.ts";
-import { fixturePath } from "@/tests/helpers/photos.ts";
-import { launchBrowser, screenshot, serveApp, type ServedApp } from "./browser.ts";
-
-const LANDSCAPE = { width: 1280, height: 800 };
-const PORTRAIT = { width: 800, height: 1280 };
-const PHOTO = fixturePath("photo.jpg");
-const PNG = fixturePath("photo.png");
-
-interface Demo {
-  a: TestApp;
-  served: ServedApp;
-  close(): Promise<void>;
-}
-
-async function demo(): Promise<Demo> {
-  const t = await freshDb("pglite");
-  const a = await buildTestApp(t);
-  await importData(a.db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), a.clock);
-  const served = serveApp(a.app);
-  return {
-    a,
-    served,
-    close: async () => {
-      await served.close();
-      await t.close();
-      await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
-    },
-  };
-}
-
-/**
- * Both orientations of the current screen, then back to landscape. The viewport grows to the page's
- * height first, so bars stuck to the bottom of the screen are drawn where they belong, not mid-page.
- */
-async function shoot(page: Page, name: string): Promise<void> {
-  assert.deepEqual(await smallTargets(page), [], `${name}: touch targets under 48 px`);
-  for (const [size, orientation] of [[LANDSCAPE, "landscape"], [PORTRAIT, "portrait"]] as const) {
-    await page.setViewportSize(size);
-    const height = await page.evaluate(() => document.documentElement.scrollHeight);
-    if (height > size.height) await page.setViewportSize({ width: size.width, height });
-    await screenshot(page, `tablet_${name}_${orientation}`);
-  }
-  await page.setViewportSize(LANDSCAPE);
-}
-
-/**
- * Controls smaller than 48×48 CSS px on screen. A checkbox or file input counts by its <label> (the
- * whole label is the target); links inside running text are exempt (WCAG 2.5.8 "inline").
- */
-function smallTargets(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const small: string[] = [];
-    for (const el of document.querySelectorAll<HTMLElement>("a, button, input, select, textarea")) {
-      if (el.closest("p, dd, li > span") && el.tagName === "A") continue;
-      if (el instanceof HTMLInputElement && el.type === "hidden") continue;
-      const target = el instanceof HTMLInputElement && ["checkbox", "file"].includes(el.type)
-        ? el.closest("label") ?? el
-        : el;
-      const box = target.getBoundingClientRect();
-      const style = getComputedStyle(target);
-      if (box.width === 0 || box.height === 0 || style.visibility === "hidden") continue;
-      // The skip link is off-screen until focused.
-      if (target.classList.contains("sr-only")) continue;
-      if (box.width < 48 || box.height < 48) {
-        small.push(
-          `${target.tagName} "${target.textContent?.trim().slice(0, 30)}" ${box.width}x${box.height}`,
-        );
-      }
-    }
-    return small;
-  });
-}
-
-async function gzipSize(bytes: Uint8Array<ArrayBuffer>): Promise<number> {
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
-  return (await new Response(stream).arrayBuffer()).byteLength;
-}
-
-/** A page that fails the test on script errors and measures the JavaScript it loads. */
-async function openPage(browser: Browser) {
-  const context = await browser.newContext({ viewport: LANDSCAPE, hasTouch: true });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
-  });
-  const scripts = new Map<string, Promise<number>>();
-  page.on("response", (r) => {
-    if (r.request().resourceType() === "script" && !scripts.has(r.url())) {
-      scripts.set(r.url(), r.body().then((b) => gzipSize(new Uint8Array(b))));
-    }
-  });
-  return {
-    page,
-    errors,
-    /** Gzipped bytes of the scripts loaded since the last call (one page's JavaScript). */
-    async jsSince(): Promise<number> {
-      const sizes = await Promise.all(scripts.values());
-      scripts.clear();
-      return sizes.reduce((x, y) => x + y, 0);
-    },
-    close: () => context.close(),
-  };
-}
-
-const hydrated = (page: Page, island: string) =>
-  page.locator(`[data-island="${island}"][data-hydrated]`).first().waitFor({
-    state: "attached",
-    timeout: 15_000,
-  });
-
-async function signIn(page: Page, baseUrl: string, name: string, pin: string, shots = false) {
-  await page.goto(`${baseUrl}/tablet`);
-  await hydrated(page, "TabletSignIn");
-  if (shots) await shoot(page, "01_sign_in_list");
-  await page.getByRole("button", { name }).click();
-  const pad = page.getByRole("group", { name: "PIN keypad" });
-  for (const digit of pin) await pad.getByRole("button", { name: digit, exact: true }).click();
-  if (shots) await shoot(page, "02_pin_pad");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/tablet(\?|$)/);
-}
-
-async function chooseJob(page: Page, title: string, rego: string) {
-  await page.getByRole("link", { name: new RegExp(title) }).click();
-  await hydrated(page, "TabletFlow");
-  await page.getByLabel("Vehicle rego").fill(rego);
-  await page.getByRole("button", { name: "Find parts" }).click();
-}
-
-/** Selects a part and photographs it; waits until its photo is stored. */
-async function photograph(page: Page, partNo: string, file = PHOTO) {
-  const card = page.getByTestId(`part-${partNo}`);
-  await card.getByRole("checkbox").check();
-  await card.getByLabel(`Take photo of ${partNo}`).setInputFiles(file);
-  await card.getByTestId("photo-done").waitFor({ timeout: 15_000 });
-}
-
-async function confirmAndWaitForReceipt(page: Page, button: string) {
-  await page.getByRole("button", { name: /^Review/ }).click();
-  await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
-  await page.getByRole("button", { name: button }).click();
-  await page.waitForURL(/\/tablet\/movements\/\d+/);
-  return Number(await page.getByTestId("movement-id").textContent().then((t) => t!.replace("#", "")));
-}
-
-async function thumbnailsLoaded(page: Page): Promise<number> {
-  const images = page.locator('img[src^="/photos/"]');
-  await images.first().waitFor();
-  // Every receipt thumbnail came from /photos/:id/thumb and decoded.
-  return await images.evaluateAll((imgs) =>
-    Promise.all(
-      (imgs as HTMLImageElement[]).map((img) => img.decode().then(() => img.naturalWidth > 0, () => false)),
-    ).then((ok) => ok.filter(Boolean).length)
-  );
-}
+import { launchBrowser } from "./browser.ts";
+import {
+  chooseJob,
+  confirmAndWaitForReceipt,
+  demo,
+  hydrated,
+  openPage,
+  PHOTO,
+  photograph,
+  PNG,
+  shoot,
+  signIn,
+  thumbnailsLoaded,
+} from "./tablet_setup.ts";
 
 Deno.test({
   name: "tablet in Chromium: every flow end to end on the demo data",
