@@ -58,7 +58,7 @@ Deno.test({
           const error = page.getByTestId("search-error");
           await error.waitFor();
           assert.match(
-            (await error.textContent())!,
+            (await error.locator("p").first().textContent())!,
             /^Several vehicles match 456: .+\. Enter the full rego\.$/,
           );
           await shoot(page, "06_search_error");
@@ -186,7 +186,7 @@ Deno.test({
             await photograph(page, "75310-0K020");
             const again = await confirmAndWaitForReceipt(page, "Confirm return to HQ");
             assert.equal(again, movementId);
-            await page.getByText(/Parts Dropped off/).first().waitFor();
+            await page.getByText(/· Delivered$/).first().waitFor();
             assert.equal(await thumbnailsLoaded(page), 4, "pickup and drop-off photos of both parts");
             const statuses = await d.a.db.selectFrom("parts_orders").select("status")
               .where("part_no", "in", ["87940-0K010", "75310-0K020"]).execute();
