@@ -179,7 +179,7 @@ Deno.test({
             await hydrated(page, "TabletFlow");
             await page.getByTestId("part-75310-0K020").waitFor();
             assert.equal(
-              await page.locator('[data-testid^="part-"]').count(),
+              await page.locator("[data-part-id]").count(),
               1,
               "only the part still on the truck",
             );
