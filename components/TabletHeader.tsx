@@ -13,11 +13,14 @@ export interface TabletHeaderProps {
   expiresInMs?: number;
 }
 
-/** The banner of every tablet page: where you are, who is signed in, and the way out. */
+/**
+ * The banner of every tablet page: where you are, who is signed in, and the way out. One slim row (48 px
+ * targets) so it and the flow's action bar keep to a fifth of a landscape screen.
+ */
 export function TabletHeader({ title, user, csrf, expiresInMs }: TabletHeaderProps) {
   return (
     <header class="sticky top-0 z-20 border-b-4 border-blue-900 bg-white">
-      <div class="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2">
+      <div class="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-1">
         <a href="/tablet" class="tablet-link flex min-h-12 items-center text-xl text-slate-950 no-underline">
           Parts Movement
         </a>
@@ -29,7 +32,7 @@ export function TabletHeader({ title, user, csrf, expiresInMs }: TabletHeaderPro
             </span>
             <form method="post" action="/tablet/sign-out">
               <input type="hidden" name="_csrf" value={csrf} />
-              <button type="submit" class="btn btn-secondary">Sign out</button>
+              <button type="submit" class="btn btn-secondary min-h-12 py-1">Sign out</button>
             </form>
           </div>
         )}

@@ -3,6 +3,7 @@
  * service reads `Deno.env`; every module receives the parsed `Config` through `createApp(deps)`.
  */
 import { z } from "zod";
+import { canonicalTimeZone } from "@/io/time_zone.ts";
 
 const APP_ENVS = ["development", "stage", "production"] as const;
 const CHAT_FORMATS = ["cliq", "slack", "teams", "json"] as const;
@@ -40,6 +41,14 @@ const envSchema = z.object({
   DB_LOCK_TIMEOUT_MS: millis(5_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(60_000),
   DB_HEALTH_TIMEOUT_MS: positiveInt(2_000),
+  // Every page, CSV export and announcement shows times in this zone (io/time_zone.ts).
+  DEPOT_TIME_ZONE: z.string().transform((name, ctx) => {
+    const zone = canonicalTimeZone(name);
+    if (!zone) {
+      ctx.addIssue({ code: "custom", message: "must be an IANA time zone name such as Australia/Sydney" });
+    }
+    return zone ?? z.NEVER;
+  }).default("UTC"),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -67,6 +76,8 @@ export interface Config {
   /** The bearer token of `GET /metrics`; undefined: metrics off (404), nothing collected. */
   metricsToken: string | undefined;
   db: DbTimeouts;
+  /** IANA name, canonical spelling ("Australia/Sydney"); "UTC" by default. */
+  depotTimeZone: string;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -125,6 +136,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       healthMs: e.DB_HEALTH_TIMEOUT_MS,
     },
+    depotTimeZone: e.DEPOT_TIME_ZONE,
   };
 }
 

@@ -3,36 +3,41 @@
  * Excel reads accents correctly), safe against formula injection, and streamed: rows are pulled batch by
  * batch from the database as the client reads, so an export of a million parts never sits in memory.
  */
+import { isoInZone } from "@/io/time_zone.ts";
 
 export type CsvValue = string | number | boolean | Date | null | undefined;
 
 /** A spreadsheet treats a cell starting with one of these as a formula (OWASP "CSV injection"). */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** One cell: dates as ISO 8601 UTC, text defused against formulas, quoted when it must be. */
-export function csvCell(value: CsvValue): string {
+/**
+ * One cell: dates as ISO 8601 in the depot's zone with its offset ("2026-11-21T20:30:00.000+11:00", "Z"
+ * in UTC), text defused against formulas, quoted when it must be.
+ */
+export function csvCell(value: CsvValue, timeZone: string): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  let text = value instanceof Date ? value.toISOString() : value;
+  let text = value instanceof Date ? isoInZone(value, timeZone) : value;
   if (FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function csvRow(values: readonly CsvValue[]): string {
-  return values.map(csvCell).join(",") + "\r\n";
+export function csvRow(values: readonly CsvValue[], timeZone: string): string {
+  return values.map((v) => csvCell(v, timeZone)).join(",") + "\r\n";
 }
 
 const BOM = "\uFEFF";
 
 /**
  * A byte stream of a CSV file: the header, then the rows of each batch `nextBatch` returns, until it
- * returns an empty batch. `nextBatch` is called only when the reader wants more (back-pressure), so a slow
+ * returns an empty batch, dates in `timeZone`. `nextBatch` is called only when the reader wants more (back-pressure), so a slow
  * download holds at most one batch. Cancelling the stream (client went away) stops the fetching.
  */
 export function csvStream<T>(
   header: readonly string[],
   nextBatch: () => Promise<T[]>,
   toRow: (item: T) => readonly CsvValue[],
+  timeZone: string,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let started = false;
@@ -40,7 +45,7 @@ export function csvStream<T>(
     async pull(controller) {
       if (!started) {
         started = true;
-        controller.enqueue(encoder.encode(BOM + csvRow(header)));
+        controller.enqueue(encoder.encode(BOM + csvRow(header, timeZone)));
         return;
       }
       const batch = await nextBatch();
@@ -48,7 +53,7 @@ export function csvStream<T>(
         controller.close();
         return;
       }
-      controller.enqueue(encoder.encode(batch.map((item) => csvRow(toRow(item))).join("")));
+      controller.enqueue(encoder.encode(batch.map((item) => csvRow(toRow(item), timeZone)).join("")));
     },
   }, { highWaterMark: 0 });
 }

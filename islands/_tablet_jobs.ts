@@ -2,6 +2,7 @@
  * The three jobs a driver picks on the tablet and the words each one uses, shared by the server pages
  * (routes/tablet) and the browser islands. Pure data and types: safe on both sides.
  */
+import type { MovementStatus, PartStatus } from "@/db/schema.ts";
 
 export type JobName = "deliver" | "collect" | "return";
 /** lib/flows.ts FlowName of each job (kept as a string union here: islands import no server code). */
@@ -53,6 +54,25 @@ export const JOBS: Record<JobName, Job> = {
 
 export const JOB_NAMES = Object.keys(JOBS) as JobName[];
 
+/**
+ * The words a driver reads for the statuses the database keeps (the one mapping of the tablet: receipts,
+ * parts not ready yet). The HQ dashboard and the handler keep the internal names, which dispatchers
+ * and the phone app know.
+ */
+export const PART_STATUS_WORDS: Record<PartStatus, string> = {
+  "Ordered": "Ordered, not at HQ yet",
+  "Arrived": "At HQ, ready to deliver",
+  "Delivered to Repair Shop directly": "Delivered to the repair shop",
+  "Pending Repair Shop Pick-Up": "Waiting at the repair shop for pickup",
+  "Picked Up from Repair Shop": "On the truck back to HQ",
+  "Returned to HQ": "Back at HQ",
+};
+
+export const MOVEMENT_STATUS_WORDS: Record<MovementStatus, string> = {
+  "Parts Picked Up": "Picked up, on the truck",
+  "Parts Dropped off": "Delivered",
+};
+
 export const isJobName = (v: unknown): v is JobName => typeof v === "string" && Object.hasOwn(JOBS, v);
 
 /** What /tablet/api/search answers: the claim and the parts the job may move. */
@@ -61,7 +81,9 @@ export interface FoundClaim {
   /** The rego as typed (submissions resolve the claim from it again, D11). */
   rego: string;
   claim_number: string;
-  parts: { id: number; part_no: string; description: string }[];
+  parts: { id: number; part_no: string; description: string; qty: number }[];
+  /** The claim's other parts, not movable in this job now, each with its status in a driver's words. */
+  not_ready: { id: number; part_no: string; description: string; qty: number; status: string }[];
   /** deliver: the claim's repairer, preselected in the dropdown (null when the claim has none). */
   repairer_id?: number | null;
   repairer_name?: string | null;
@@ -88,4 +110,8 @@ export interface ApiRefusal {
   part_id?: number;
   /** Search for "collect" found an open return trip: the job that applies instead. */
   switch_to?: JobName;
+  /** Search: the regos the typed one matches, when it matches several vehicles (each one tap). */
+  regos?: string[];
+  /** Search: what the driver can do next (the message itself stays the handler's, word for word). */
+  next_step?: string;
 }

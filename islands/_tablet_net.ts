@@ -27,6 +27,9 @@ export interface ApiAnswer<T = unknown> {
   partId?: number;
   /** A search for the wrong job: the job that applies (e.g. an open return trip). */
   switchTo?: string;
+  /** A refused search: the regos it matched (several vehicles) and what to do next. */
+  regos?: string[];
+  nextStep?: string;
 }
 
 /** Worth trying again later: no answer, a timeout, or a server that is busy or down. */
@@ -50,13 +53,21 @@ function noteSession(getHeader: (name: string) => string | null, status: number)
 
 function answerOf<T>(status: number, body: unknown): ApiAnswer<T> {
   if (status >= 200 && status < 300) return { status, data: body as T };
-  const b = (body ?? {}) as { message?: string; part_id?: number; switch_to?: string };
+  const b = (body ?? {}) as {
+    message?: string;
+    part_id?: number;
+    switch_to?: string;
+    regos?: unknown;
+    next_step?: string;
+  };
   return {
     status,
     data: null,
     message: typeof body === "string" && body ? body : b.message,
     partId: typeof b.part_id === "number" ? b.part_id : undefined,
     switchTo: typeof b.switch_to === "string" ? b.switch_to : undefined,
+    regos: Array.isArray(b.regos) ? b.regos.filter((r): r is string => typeof r === "string") : undefined,
+    nextStep: typeof b.next_step === "string" ? b.next_step : undefined,
   };
 }
 

@@ -1,5 +1,13 @@
-/** One part's card in the TabletFlow island: the toggle, its photo and the photo's upload state. */
+/**
+ * One part's card in the TabletFlow island: the toggle, the quantity, its photo and the photo's upload
+ * state. Faults are red; a photo still on its way (waiting for the network, uploading) is amber, never red.
+ */
 import type { PartState, PhotoState } from "./_tablet_store.ts";
+
+/** A photo taken and not yet stored or refused: something to wait for, not a fault. */
+export const onItsWay = (photo?: PhotoState) =>
+  photo?.status === "preparing" || photo?.status === "queued" || photo?.status === "uploading" ||
+  photo?.status === "waiting";
 
 const seconds = (at?: number) => Math.max(0, Math.ceil(((at ?? 0) - Date.now()) / 1000));
 
@@ -58,8 +66,10 @@ function PhotoStatusLine({ photo }: { photo: PhotoState }) {
 }
 
 export function PartCard(
-  { part, toggleLabel, onToggle, onPhoto, onRetry }: {
+  { part, qty, toggleLabel, onToggle, onPhoto, onRetry }: {
     part: PartState;
+    /** How many of this part the claim ordered (the driver counts them onto the truck). */
+    qty?: number;
     toggleLabel: string;
     onToggle: (on: boolean) => void;
     onPhoto: (file: File) => void;
@@ -69,7 +79,12 @@ export function PartCard(
   const errorId = `part-error-${part.id}`;
   const border = part.error ? "border-red-800" : part.confirmed ? "border-blue-800" : "";
   return (
-    <li class={`card space-y-3 ${border}`} data-testid={`part-${part.part_no}`}>
+    // scroll-my: a part scrolled to (a rule failure names it) stays clear of the sticky header and bar.
+    <li
+      class={`card scroll-my-40 space-y-3 ${border}`}
+      data-testid={`part-${part.part_no}`}
+      data-part-id={part.id}
+    >
       <label class="flex min-h-14 cursor-pointer items-center gap-4">
         <input
           type="checkbox"
@@ -82,6 +97,9 @@ export function PartCard(
           <span class="sr-only">{toggleLabel}:</span>
           <strong class="block font-mono text-xl">{part.part_no}</strong>
           {part.description}
+          {qty !== undefined && (
+            <span class="ml-2 font-semibold whitespace-nowrap" data-testid="part-qty">· Qty {qty}</span>
+          )}
         </span>
         <span
           aria-hidden="true"

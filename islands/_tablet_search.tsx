@@ -1,7 +1,12 @@
-/** The first step of the TabletFlow island: find the claim by rego (or hear why not, and where to go). */
-import { useState } from "preact/hooks";
+/**
+ * The first step of the TabletFlow island: find the claim by rego (or hear why not, and where to go).
+ * The rego field has focus on arrival; the regos this tablet found last, and the vehicles a short rego
+ * matched, are one tap each.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from "./_tablet_jobs.ts";
 import { postJson } from "./_tablet_net.ts";
+import { recentRegos, rememberRego } from "./_tablet_recent.ts";
 import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";
 
 /** The rego field, the search in flight and its refusal; `onFound` gets the claim the server found. */
@@ -16,11 +21,13 @@ export function useClaimSearch(
   const [error, setError] = useState<ApiRefusal | null>(null);
 
   async function search(value: string) {
+    setRego(value);
     setSearching(true);
     setError(null);
     const answer = await postJson<FoundClaim>("/tablet/api/search", { job, rego: value }, csrf);
     setSearching(false);
     if (answer.data) {
+      rememberRego(value);
       onFound(answer.data);
     } else if (answer.status !== 401) {
       setError({
@@ -29,6 +36,8 @@ export function useClaimSearch(
             ? "No answer from the server. Check the Wi-Fi and search again."
             : `Search failed (${answer.status}). Try again.`),
         switch_to: isJobName(answer.switchTo) ? answer.switchTo : undefined,
+        regos: answer.regos,
+        next_step: answer.nextStep,
       });
     }
   }
@@ -38,6 +47,31 @@ export function useClaimSearch(
 
 export type ClaimSearch = ReturnType<typeof useClaimSearch>;
 
+/** One-tap regos: a labelled row of buttons, each searching for its rego at once. */
+function RegoButtons(
+  { label, regos, search, testId }: { label: string; regos: string[]; search: ClaimSearch; testId: string },
+) {
+  return (
+    <div class="space-y-2" data-testid={testId}>
+      <p id={`${testId}-label`} class="font-semibold">{label}</p>
+      <ul class="flex flex-wrap gap-3" aria-labelledby={`${testId}-label`}>
+        {regos.map((r) => (
+          <li key={r}>
+            <button
+              type="button"
+              class="btn btn-secondary font-mono text-xl"
+              disabled={search.searching}
+              onClick={() => search.search(r)}
+            >
+              {r}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 export function SearchStep(
   { title, search, headingRef }: {
     title: string;
@@ -46,6 +80,13 @@ export function SearchStep(
   },
 ) {
   const { rego, searching, error } = search;
+  const field = useRef<HTMLInputElement>(null);
+  const [recent, setRecent] = useState<string[]>([]);
+  useEffect(() => {
+    // Read after hydration (the server has no localStorage), and the keyboard is up for the rego at once.
+    setRecent(recentRegos());
+    field.current?.focus();
+  }, []);
   return (
     <form
       class="card space-y-4"
@@ -60,6 +101,7 @@ export function SearchStep(
         <div class="flex flex-wrap gap-3">
           <input
             id="rego"
+            ref={field}
             class="field grow basis-64 font-mono text-2xl uppercase"
             value={rego}
             onInput={(e) => search.setRego(e.currentTarget.value)}
@@ -80,12 +122,19 @@ export function SearchStep(
       {error && (
         <div id="search-error" class="msg-error space-y-3" role="alert" data-testid="search-error">
           <p>{error.message}</p>
+          {error.next_step && <p class="font-normal" data-testid="search-next-step">{error.next_step}</p>}
           {error.switch_to && (
             <a class="btn btn-secondary" href={`/tablet/${error.switch_to}?rego=${encodeURIComponent(rego)}`}>
               {JOBS[error.switch_to].title}
             </a>
           )}
         </div>
+      )}
+      {error?.regos && error.regos.length > 1 && (
+        <RegoButtons label="Vehicles matching:" regos={error.regos} search={search} testId="matching-regos" />
+      )}
+      {recent.length > 0 && (
+        <RegoButtons label="Recent on this tablet:" regos={recent} search={search} testId="recent-regos" />
       )}
     </form>
   );

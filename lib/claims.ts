@@ -5,7 +5,7 @@ import { DomainError } from "@/lib/errors.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 
 /** How many vehicles the "several vehicles" message names before it summarises the rest. */
-const LISTED_VEHICLES = 5;
+export const LISTED_VEHICLES = 5;
 
 export interface ResolvedClaim {
   id: number;

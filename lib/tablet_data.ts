@@ -4,10 +4,14 @@
  * "validate, call, render".
  */
 import type { Db } from "@/db/client.ts";
+import { matchingVehicles } from "@/db/queries/claims.ts";
 import { movementParts, receiptMovement } from "@/db/queries/movement_reads.ts";
+import { partsOfClaimNumber } from "@/db/queries/parts.ts";
 import { activeRepairersByName } from "@/db/queries/places.ts";
 import { activeDrivers, activeUserEmail } from "@/db/queries/users.ts";
 import type { MovementStatus, MovementType, PartStatus, Role } from "@/db/schema.ts";
+import { LISTED_VEHICLES } from "@/lib/claims.ts";
+import { normaliseRego } from "@/lib/rego.ts";
 
 /** Who may use the tablet (D24): drivers make movements; an admin may too (covering a shift, testing). */
 export const TABLET_ROLES: readonly Role[] = ["driver", "admin"];
@@ -35,6 +39,33 @@ export interface RepairerChoice {
 /** The repair shops a direct delivery may go to: active repairers, by name. */
 export async function listActiveRepairers(db: Db): Promise<RepairerChoice[]> {
   return await activeRepairersByName(db);
+}
+
+export interface ClaimPart {
+  id: number;
+  part_no: string;
+  description: string;
+  qty: number;
+  status: PartStatus;
+}
+
+/**
+ * Every part of a claim (by its unique number) with quantity and status, in id order: the tablet shows the
+ * quantity on each part it offers and lists the others, greyed, with their status.
+ */
+export async function claimParts(db: Db, claimNumber: string): Promise<ClaimPart[]> {
+  const rows = await partsOfClaimNumber(db, claimNumber);
+  return rows.map(({ qty_ordered, ...p }) => ({ ...p, qty: qty_ordered }));
+}
+
+/**
+ * The registrations a typed rego matches (D11's rule, the search's own query), as many as the handler's
+ * "Several vehicles match …" message names: the tablet offers each as a button. Empty when too short.
+ */
+export async function matchingRegos(db: Db, rego: string): Promise<string[]> {
+  const norm = normaliseRego(rego);
+  if (norm.length < 2) return [];
+  return (await matchingVehicles(db, norm, LISTED_VEHICLES)).map((v) => v.registration);
 }
 
 export interface ReceiptPart {

@@ -1,7 +1,8 @@
 /**
  * Builds the browser assets into static/dist/ (git-ignored) and answers "which hashed file is X".
  * The work is split by job under render/assets/: js.ts (esbuild bundle of the islands), css.ts
- * (Tailwind), manifest.ts (the manifest, its fingerprint and the dist folder's files).
+ * (Tailwind), compress.ts (brotli and gzip copies of each), manifest.ts (the manifest, its fingerprint
+ * and the dist folder's files).
  *
  * `ensureAssets()` runs at server start: it rebuilds only when the fingerprint of the inputs
  * (sources, styles, lockfile, this builder) differs from the one in static/dist/manifest.json,
@@ -14,6 +15,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { precompress } from "./assets/compress.ts";
 import { buildCss } from "./assets/css.ts";
 import { buildJs, listIslands } from "./assets/js.ts";
 import { buildServiceWorker, SERVICE_WORKER, STATIC_OFFLINE_FILES } from "./assets/sw.ts";
@@ -217,6 +219,7 @@ async function buildNow(opts: Resolved): Promise<AssetManifest> {
       ]),
     ].filter(projectFile).sort(),
   };
+  const compressed = precompress(outputs);
   const manifest = newManifest({
     fingerprint: await fingerprint(opts, watch),
     builtAt: new Date().toISOString(),
@@ -224,15 +227,17 @@ async function buildNow(opts: Resolved): Promise<AssetManifest> {
     files: { "boot.js": js.boot, "styles.css": cssFile, [SERVICE_WORKER]: worker.file },
     islands: js.islands,
     imports: js.imports,
+    compressed: [...compressed.keys()].sort(),
     watch,
   });
 
-  await writeOutputs(opts.distDir, outputs);
+  await writeOutputs(opts.distDir, new Map([...outputs, ...compressed]));
   manifest.buildMs = Math.round(performance.now() - started);
   await writeManifest(opts.distDir, manifest);
-  await prune(opts.distDir, new Set([MANIFEST_FILE, ...outputs.keys()]));
+  await prune(opts.distDir, new Set([MANIFEST_FILE, ...outputs.keys(), ...compressed.keys()]));
   opts.log(
-    `assets: built ${outputs.size} files in ${manifest.buildMs} ms → ${relative(opts.root, opts.distDir)}`,
+    `assets: built ${outputs.size} files (+${compressed.size} compressed) in ${manifest.buildMs} ms → ` +
+      relative(opts.root, opts.distDir),
   );
   return manifest;
 }

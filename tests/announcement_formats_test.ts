@@ -3,6 +3,9 @@ import type { Announcement } from "@/db/schema.ts";
 import { escapeCliq, escapeSlack, escapeTeams, formatChatBody } from "@/lib/announcements/formats.ts";
 import { announcementText, formatAnnouncementTime } from "@/lib/announcements/text.ts";
 
+/** The depot of these tests keeps Sydney time: 09:30 UTC on 21 November is 20:30 summer time (AEDT). */
+const ZONE = "Australia/Sydney";
+
 function announcement(overrides: Partial<Announcement> = {}): Announcement {
   return {
     messageId: "6f1c2b1e-8d7a-4c3b-9e2f-0a1b2c3d4e5f",
@@ -30,7 +33,7 @@ function allText(value: unknown): string {
 }
 
 function assertNamesEverything(text: string, a: Announcement) {
-  for (const expected of [a.rego, a.place, a.driver, "2026-11-21 09:30 UTC", a.link]) {
+  for (const expected of [a.rego, a.place, a.driver, "2026-11-21 20:30 AEDT", a.link]) {
     assert.ok(text.includes(expected), `expected ${JSON.stringify(expected)} in:\n${text}`);
   }
   for (const p of a.parts) {
@@ -39,9 +42,9 @@ function assertNamesEverything(text: string, a: Announcement) {
   }
 }
 
-Deno.test("announcement text: names rego, place, each part, driver, time in UTC and the link", () => {
+Deno.test("announcement text: names rego, place, each part, driver, time in the depot's zone and the link", () => {
   const a = announcement();
-  const text = announcementText(a);
+  const text = announcementText(a, ZONE);
   assertNamesEverything(text, a);
   assert.match(text, /^Parts Delivered: ABC123\n/);
   assert.ok(text.includes("Delivered to: Smith Panel Beaters"));
@@ -50,10 +53,12 @@ Deno.test("announcement text: names rego, place, each part, driver, time in UTC 
 
 Deno.test("announcement text: the place is labelled by what happened there", () => {
   assert.ok(
-    announcementText(announcement({ title: "Parts Picked Up From Repair Shop" })).includes("Picked up from:"),
+    announcementText(announcement({ title: "Parts Picked Up From Repair Shop" }), ZONE).includes(
+      "Picked up from:",
+    ),
   );
   assert.ok(
-    announcementText(announcement({ title: "Parts Returned to HQ", place: "HQ Depot" })).includes(
+    announcementText(announcement({ title: "Parts Returned to HQ", place: "HQ Depot" }), ZONE).includes(
       "Returned to: HQ Depot",
     ),
   );
@@ -62,20 +67,22 @@ Deno.test("announcement text: the place is labelled by what happened there", () 
 Deno.test("announcement text: a line break in a value cannot forge a line of its own", () => {
   const text = announcementText(
     announcement({ parts: [{ partNo: "PN-1", description: "Bumper\nDriver: Mallory" }] }),
+    ZONE,
   );
   assert.equal(text.split("\n").filter((l) => l.startsWith("Driver:")).length, 1);
   assert.ok(text.includes("- PN-1 — Bumper Driver: Mallory"));
 });
 
-Deno.test("announcement time: UTC with the zone named, whatever offset it was written with", () => {
-  assert.equal(formatAnnouncementTime("2026-11-21T20:05:00+10:00"), "2026-11-21 10:05 UTC");
-  assert.equal(formatAnnouncementTime("2026-01-02T03:04:59.999Z"), "2026-01-02 03:04 UTC");
-  assert.equal(formatAnnouncementTime("not a time"), "not a time");
+Deno.test("announcement time: the depot's zone named, whatever offset it was written with", () => {
+  assert.equal(formatAnnouncementTime("2026-11-21T20:05:00+10:00", "UTC"), "2026-11-21 10:05 UTC");
+  assert.equal(formatAnnouncementTime("2026-11-21T20:05:00+10:00", ZONE), "2026-11-21 21:05 AEDT");
+  assert.equal(formatAnnouncementTime("2026-01-02T03:04:59.999Z", "UTC"), "2026-01-02 03:04 UTC");
+  assert.equal(formatAnnouncementTime("not a time", ZONE), "not a time");
 });
 
 Deno.test("cliq body: text and a modern-inline card with a button to the movement", () => {
   const a = announcement();
-  const body = formatChatBody("cliq", a) as {
+  const body = formatChatBody("cliq", a, ZONE) as {
     text: string;
     card: {
       theme: string;
@@ -95,7 +102,7 @@ Deno.test("cliq body: text and a modern-inline card with a button to the movemen
 
 Deno.test("cliq body: stays within Cliq's 5,000 characters, summarising the parts that do not fit", () => {
   const parts = Array.from({ length: 200 }, (_, i) => ({ partNo: `PN-${i}`, description: "x".repeat(40) }));
-  const body = formatChatBody("cliq", announcement({ parts })) as { text: string };
+  const body = formatChatBody("cliq", announcement({ parts }), ZONE) as { text: string };
   assert.ok(body.text.length <= 5000);
   assert.match(body.text, /…and \d+ more \(see the movement page\)/);
   assert.ok(body.text.includes("Driver: Jo Bloggs"), "facts after the parts are kept");
@@ -111,7 +118,7 @@ Deno.test("cliq escaping: mentions and inline links are defused, the text still 
 
 Deno.test("slack body: fallback text, header, facts, parts list, link, and the id in block ids and metadata", () => {
   const a = announcement();
-  const body = formatChatBody("slack", a) as {
+  const body = formatChatBody("slack", a, ZONE) as {
     text: string;
     blocks: {
       type: string;
@@ -137,7 +144,9 @@ Deno.test("slack body: fallback text, header, facts, parts list, link, and the i
 
 Deno.test("slack body: many parts are split across sections within Slack's limits", () => {
   const parts = Array.from({ length: 400 }, (_, i) => ({ partNo: `PN-${i}`, description: "y".repeat(60) }));
-  const body = formatChatBody("slack", announcement({ parts })) as { blocks: { text?: { text: string } }[] };
+  const body = formatChatBody("slack", announcement({ parts }), ZONE) as {
+    blocks: { text?: { text: string } }[];
+  };
   assert.ok(body.blocks.length <= 50);
   for (const b of body.blocks) assert.ok((b.text?.text.length ?? 0) <= 3000);
   const shown = allText(body.blocks);
@@ -146,7 +155,7 @@ Deno.test("slack body: many parts are split across sections within Slack's limit
 
 Deno.test("slack escaping: &, < and > are escaped in mrkdwn, so <!channel> cannot ping anyone", () => {
   assert.equal(escapeSlack("A&B <!channel> <http://x|y>"), "A&amp;B &lt;!channel&gt; &lt;http://x|y&gt;");
-  const body = formatChatBody("slack", announcement({ place: "Smith & Sons <!here>" })) as {
+  const body = formatChatBody("slack", announcement({ place: "Smith & Sons <!here>" }), ZONE) as {
     text: string;
     blocks: { fields?: { text: string }[] }[];
   };
@@ -157,7 +166,7 @@ Deno.test("slack escaping: &, < and > are escaped in mrkdwn, so <!channel> canno
 
 Deno.test("teams body: an Adaptive Card 1.4 with facts, parts, an OpenUrl action and the id", () => {
   const a = announcement();
-  const body = formatChatBody("teams", a) as {
+  const body = formatChatBody("teams", a, ZONE) as {
     type: string;
     attachments: {
       contentType: string;
@@ -206,7 +215,7 @@ Deno.test("teams escaping: markdown markers show as typed", () => {
 
 Deno.test("json body: snake_case fields, the raw values and the plain text", () => {
   const a = announcement({ title: "Parts Returned to HQ", place: "HQ Depot" });
-  const body = formatChatBody("json", a);
+  const body = formatChatBody("json", a, ZONE);
   assert.deepEqual(body, {
     message_id: a.messageId,
     title: "Parts Returned to HQ",
@@ -220,14 +229,14 @@ Deno.test("json body: snake_case fields, the raw values and the plain text", () 
     at: "2026-11-21T09:30:00Z",
     link: a.link,
     movement_id: 42,
-    text: announcementText(a),
+    text: announcementText(a, ZONE),
   });
 });
 
 Deno.test("every format: the body is JSON-serialisable and carries the message id", () => {
   const a = announcement();
   for (const format of ["cliq", "slack", "teams", "json"] as const) {
-    const json = JSON.stringify(formatChatBody(format, a));
+    const json = JSON.stringify(formatChatBody(format, a, ZONE));
     assert.ok(json.includes(a.messageId), `${format} carries the id`);
   }
 });

@@ -144,14 +144,19 @@ for (const format of ["cliq", "slack", "teams", "json"] as const) {
         assert.equal(post.path, o.channel === "parts_movement" ? PM : NRJ);
         assert.equal(post.headers["idempotency-key"], o.message_id);
         assert.match(post.headers["content-type"], /^application\/json/);
-        assert.deepEqual(post.body, JSON.parse(JSON.stringify(formatChatBody(format, expected(o)))));
+        // The worker writes the time in the configured depot zone (Sydney: 09:00 UTC is 20:00 AEDT).
+        assert.deepEqual(
+          post.body,
+          JSON.parse(JSON.stringify(formatChatBody(format, expected(o), "Australia/Sydney"))),
+        );
+        assert.match(JSON.stringify(post.body), /2026-11-21 20:0[0-3] AEDT/);
         assert.equal(o.delivered_at!.getTime(), a.clock.now().getTime());
       }
       // Nothing is posted twice.
       await drain(a);
       assert.equal(chat.posts.length, 4);
     },
-    { format },
+    { format, config: { depotTimeZone: "Australia/Sydney" } },
   );
 }
 
@@ -322,7 +327,7 @@ chatTest(
     await chat.setMode({ kind: "ok" }, PM);
     await deliver(a);
     await drain(a);
-    const feed = await listAnnouncements(a.db, { limit: 10, state: "failed" });
+    const feed = await listAnnouncements(a.db, { limit: 10, state: "failed", timeZone: "UTC" });
     assert.deepEqual(feed.map((f) => [f.movementId, f.channel, f.lastError]), [
       [movementId, "parts_movement", "HTTP 500: Internal Server Error"],
     ]);
@@ -423,7 +428,7 @@ appTest("announcements: without webhook URLs they are feed only and still listed
   const r = await flowSetup(a, { status: "Pending Repair Shop Pick-Up", stage: "reverse_pickup" });
   const leg1 = await ok(a, pickUpPayload(r.user.email, r.claim.registration, confirmed(r.pairs)));
   assert.deepEqual(await runAnnouncementWorkerOnce(a), { delivered: 0, retried: 0, failed: 0, feedOnly: 0 });
-  const feed = await listAnnouncements(a.db, { limit: 10 });
+  const feed = await listAnnouncements(a.db, { limit: 10, timeZone: "UTC" });
   assert.deepEqual(feed.map((f) => [f.title, f.channel, f.state, f.movementId]), [
     ["Parts Picked Up From Repair Shop", "parts_movement", "feed_only", leg1.parts_movement_id],
     ["Parts Delivered", "new_repair_jobs", "feed_only", first.movementId],
@@ -432,8 +437,8 @@ appTest("announcements: without webhook URLs they are feed only and still listed
   assert.equal(feed[0].announcement.place, r.shop.name);
   assert.equal(feed[0].announcement.driver, r.user.name);
   assert.ok(feed[0].text.includes(`Picked up from: ${r.shop.name}`));
-  assert.equal((await listAnnouncements(a.db, { limit: 1 })).length, 1);
-  assert.equal((await listAnnouncements(a.db, { limit: 10, state: "pending" })).length, 0);
+  assert.equal((await listAnnouncements(a.db, { limit: 1, timeZone: "UTC" })).length, 1);
+  assert.equal((await listAnnouncements(a.db, { limit: 10, state: "pending", timeZone: "UTC" })).length, 0);
 });
 
 appTest("announcements: a refused submission leaves no outbox row", async (a) => {

@@ -22,7 +22,7 @@ const body = formatChatBody("json", {
   at: "2026-11-21T09:30:00Z",
   link: "https://parts.example.com/hq/movements/42",
   movementId: 42,
-});
+}, "UTC");
 
 function options(clock = new FakeClock(), timeoutMs?: number) {
   return { messageId: MESSAGE_ID, now: () => clock.now(), ...(timeoutMs ? { timeoutMs } : {}) };

@@ -177,3 +177,20 @@ Deno.test("config D2: the start command with a bad value exits non-zero printing
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("config: DEPOT_TIME_ZONE is UTC by default and takes an IANA name in its canonical spelling", () => {
+  assert.equal(parseConfig({}).depotTimeZone, "UTC");
+  assert.equal(parseConfig({ DEPOT_TIME_ZONE: "" }).depotTimeZone, "UTC");
+  assert.equal(parseConfig({ DEPOT_TIME_ZONE: "Australia/Sydney" }).depotTimeZone, "Australia/Sydney");
+  assert.equal(parseConfig({ DEPOT_TIME_ZONE: "australia/sydney" }).depotTimeZone, "Australia/Sydney");
+});
+
+Deno.test("config: a DEPOT_TIME_ZONE Intl does not know, or a bare offset, stops the start with one line", () => {
+  for (const value of ["Mars/Olympus_Mons", "+10:00", "AEST", "Australia/../etc", "Europe/Lndon"]) {
+    assert.match(
+      configError({ DEPOT_TIME_ZONE: value }),
+      /^Invalid configuration: DEPOT_TIME_ZONE must be an IANA time zone name such as Australia\/Sydney$/,
+      value,
+    );
+  }
+});

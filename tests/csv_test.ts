@@ -3,33 +3,40 @@ import fc from "fast-check";
 import { csvCell, csvRow, csvStream, parseCsv } from "@/io/csv.ts";
 
 Deno.test("csv: cells are quoted only when needed, quotes doubled", () => {
-  assert.equal(csvCell("plain"), "plain");
-  assert.equal(csvCell("a,b"), '"a,b"');
-  assert.equal(csvCell('say "hi"'), '"say ""hi"""');
-  assert.equal(csvCell("two\nlines"), '"two\nlines"');
-  assert.equal(csvCell("cr\rhere"), '"cr\rhere"');
-  assert.equal(csvCell(null), "");
-  assert.equal(csvCell(undefined), "");
-  assert.equal(csvCell(42), "42");
-  assert.equal(csvCell(-3), "-3", "numbers are data, not formulas");
-  assert.equal(csvCell(new Date("2026-11-21T09:30:00Z")), "2026-11-21T09:30:00.000Z");
-  assert.equal(csvCell("Ünïcødé ✓"), "Ünïcødé ✓");
+  assert.equal(csvCell("plain", "UTC"), "plain");
+  assert.equal(csvCell("a,b", "UTC"), '"a,b"');
+  assert.equal(csvCell('say "hi"', "UTC"), '"say ""hi"""');
+  assert.equal(csvCell("two\nlines", "UTC"), '"two\nlines"');
+  assert.equal(csvCell("cr\rhere", "UTC"), '"cr\rhere"');
+  assert.equal(csvCell(null, "UTC"), "");
+  assert.equal(csvCell(undefined, "UTC"), "");
+  assert.equal(csvCell(42, "UTC"), "42");
+  assert.equal(csvCell(-3, "UTC"), "-3", "numbers are data, not formulas");
+  assert.equal(csvCell(new Date("2026-11-21T09:30:00Z"), "UTC"), "2026-11-21T09:30:00.000Z");
+  assert.equal(csvCell("Ünïcødé ✓", "UTC"), "Ünïcødé ✓");
+});
+
+Deno.test("csv: dates are ISO 8601 in the depot's zone with its offset, the same instant", () => {
+  const at = new Date("2026-11-21T09:30:00Z");
+  assert.equal(csvCell(at, "Australia/Sydney"), "2026-11-21T20:30:00.000+11:00");
+  assert.equal(csvCell(at, "America/New_York"), "2026-11-21T04:30:00.000-05:00");
+  assert.equal(new Date(csvCell(at, "Australia/Sydney")).getTime(), at.getTime());
 });
 
 Deno.test("csv: text that a spreadsheet would run as a formula gets a leading apostrophe", () => {
   for (const start of ["=", "+", "-", "@", "\t", "\r"]) {
-    const cell = csvCell(`${start}1+1`);
+    const cell = csvCell(`${start}1+1`, "UTC");
     assert.ok(cell === `'${start}1+1` || cell === `"'${start}1+1"`, JSON.stringify(cell));
   }
   assert.equal(
-    csvCell('=HYPERLINK("http://evil.example","x")'),
+    csvCell('=HYPERLINK("http://evil.example","x")', "UTC"),
     `"'=HYPERLINK(""http://evil.example"",""x"")"`,
   );
-  assert.equal(csvCell("a=b"), "a=b", "only the first character counts");
+  assert.equal(csvCell("a=b", "UTC"), "a=b", "only the first character counts");
 });
 
 Deno.test("csv: rows end with CRLF", () => {
-  assert.equal(csvRow(["a", 1, null, "b,c"]), 'a,1,,"b,c"\r\n');
+  assert.equal(csvRow(["a", 1, null, "b,c"], "UTC"), 'a,1,,"b,c"\r\n');
 });
 
 Deno.test("csv: any text survives a write and parse round trip (defused formulas keep their apostrophe)", () => {
@@ -37,7 +44,7 @@ Deno.test("csv: any text survives a write and parse round trip (defused formulas
     fc.property(
       fc.array(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 5 }),
       (rows) => {
-        const text = rows.map(csvRow).join("");
+        const text = rows.map((r) => csvRow(r, "UTC")).join("");
         const back = parseCsv(text);
         const expected = rows.map((r) => r.map((c) => (/^[=+\-@\t\r]/.test(c) ? `'${c}` : c)));
         assert.deepEqual(back, expected);
@@ -50,10 +57,15 @@ Deno.test("csv: any text survives a write and parse round trip (defused formulas
 Deno.test("csv: the stream starts with a BOM and the header, then pulls one batch per read", async () => {
   const batches = [[{ n: 1 }, { n: 2 }], [{ n: 3 }], []];
   let pulled = 0;
-  const stream = csvStream(["N", "Label"], () => {
-    pulled++;
-    return Promise.resolve(batches.shift() ?? []);
-  }, (r) => [r.n, `row ${r.n}`]);
+  const stream = csvStream(
+    ["N", "Label"],
+    () => {
+      pulled++;
+      return Promise.resolve(batches.shift() ?? []);
+    },
+    (r) => [r.n, `row ${r.n}`],
+    "UTC",
+  );
   const reader = stream.getReader();
   const first = await reader.read();
   assert.equal(pulled, 0, "the header needs no database read");
@@ -72,10 +84,15 @@ Deno.test("csv: the stream starts with a BOM and the header, then pulls one batc
 
 Deno.test("csv: cancelling the stream stops fetching", async () => {
   let pulled = 0;
-  const stream = csvStream(["N"], () => {
-    pulled++;
-    return Promise.resolve([{ n: pulled }]);
-  }, (r) => [r.n]);
+  const stream = csvStream(
+    ["N"],
+    () => {
+      pulled++;
+      return Promise.resolve([{ n: pulled }]);
+    },
+    (r) => [r.n],
+    "UTC",
+  );
   const reader = stream.getReader();
   await reader.read();
   await reader.read();

@@ -41,39 +41,79 @@ async function photographed(t: Tablet, job: string, rego: string, partIds: numbe
   return items;
 }
 
-appTest("tablet api: search for a delivery lists the Arrived parts and the claim's repairer", async (a) => {
-  const { t, shop, parts } = await setup(a, ["Arrived", "Ordered", "Arrived"]);
-  const found = await json(await t.postJson("/tablet/api/search", { job: "deliver", rego: "abc 123" }));
-  assert.deepEqual(found, {
-    job: "deliver",
-    rego: "abc 123",
-    claim_number: found.claim_number,
-    parts: [
-      { id: parts[0].id, part_no: "PN-1", description: parts[0].description },
-      { id: parts[2].id, part_no: "PN-3", description: parts[2].description },
-    ],
-    repairer_id: shop.id,
-    repairer_name: "North Smash Repairs",
-  });
-});
+appTest(
+  "tablet api: search for a delivery lists the Arrived parts with their quantity, the claim's repairer, " +
+    "and the parts not ready yet with their status in a driver's words",
+  async (a) => {
+    const { t, shop, parts } = await setup(a, ["Arrived", "Ordered", "Arrived", "Returned to HQ"]);
+    await a.db.updateTable("parts_orders").set({ qty_ordered: 4 }).where("id", "=", parts[2].id).execute();
+    const found = await json(await t.postJson("/tablet/api/search", { job: "deliver", rego: "abc 123" }));
+    assert.deepEqual(found, {
+      job: "deliver",
+      rego: "abc 123",
+      claim_number: found.claim_number,
+      parts: [
+        { id: parts[0].id, part_no: "PN-1", description: parts[0].description, qty: 1 },
+        { id: parts[2].id, part_no: "PN-3", description: parts[2].description, qty: 4 },
+      ],
+      not_ready: [
+        {
+          id: parts[1].id,
+          part_no: "PN-2",
+          description: parts[1].description,
+          qty: 1,
+          status: "Ordered, not at HQ yet",
+        },
+        { id: parts[3].id, part_no: "PN-4", description: parts[3].description, qty: 1, status: "Back at HQ" },
+      ],
+      repairer_id: shop.id,
+      repairer_name: "North Smash Repairs",
+    });
+  },
+);
+
+appTest(
+  "tablet api: a rego matching several vehicles answers the handler's message and each rego to pick",
+  async (a) => {
+    const { t } = await setup(a, ["Arrived"], "KLM-456");
+    await makeClaim(a.db, { registration: "456 XYZ", parts: [{ status: "Arrived" }] });
+    await makeClaim(a.db, { registration: "Q 4567", parts: [{ status: "Arrived" }] });
+    const several = await json(await t.postJson("/tablet/api/search", { job: "deliver", rego: "456" }), 422);
+    assert.deepEqual(several, {
+      message: "Several vehicles match 456: 456 XYZ, KLM-456, Q 4567. Enter the full rego.",
+      regos: ["456 XYZ", "KLM-456", "Q 4567"],
+      next_step: "Tap the vehicle you mean, or type the full rego.",
+    });
+    // Each offered rego finds its one vehicle.
+    for (const rego of several.regos) {
+      const found = await json(await t.postJson("/tablet/api/search", { job: "deliver", rego }));
+      assert.equal(found.rego, rego);
+    }
+    // Too short is "invalid" too, but names no vehicles.
+    assert.deepEqual(
+      await json(await t.postJson("/tablet/api/search", { job: "deliver", rego: "4" }), 422),
+      { message: "Enter at least 2 characters of the rego." },
+    );
+  },
+);
 
 appTest("tablet api: search answers the exact messages of the handler", async (a) => {
   const { t } = await setup(a, ["Ordered"]);
   await makeClaim(a.db, { registration: "FLT 900", management: false, parts: [{ status: "Arrived" }] });
-  const cases: [string, string, string][] = [
-    ["deliver", "ZZZ999", "Rego not found"],
-    ["deliver", "A", "Enter at least 2 characters of the rego."],
-    ["deliver", "ABC123", "No parts ready for delivery to a repair shop"],
-    ["deliver", "FLT900", "Record not found"],
-    ["collect", "ABC123", "No parts flagged for return at a repair shop"],
-    ["return", "ABC123", "Return trip not found."],
+  // "Rego not found" and "Record not found" stay word for word; the tablet adds what to do next.
+  const nextStep =
+    "Check the rego on the vehicle and search again. If it is right, call HQ: the claim may not be set up yet.";
+  const cases: [string, string, Record<string, string>][] = [
+    ["deliver", "ZZZ999", { message: "Rego not found", next_step: nextStep }],
+    ["collect", "ZZZ999", { message: "Rego not found", next_step: nextStep }],
+    ["deliver", "A", { message: "Enter at least 2 characters of the rego." }],
+    ["deliver", "ABC123", { message: "No parts ready for delivery to a repair shop" }],
+    ["deliver", "FLT900", { message: "Record not found", next_step: nextStep }],
+    ["collect", "ABC123", { message: "No parts flagged for return at a repair shop" }],
+    ["return", "ABC123", { message: "Return trip not found." }],
   ];
-  for (const [job, rego, message] of cases) {
-    assert.deepEqual(
-      await json(await t.postJson("/tablet/api/search", { job, rego }), 422),
-      { message },
-      rego,
-    );
+  for (const [job, rego, answer] of cases) {
+    assert.deepEqual(await json(await t.postJson("/tablet/api/search", { job, rego }), 422), answer, rego);
   }
   const bad = await json(await t.postJson("/tablet/api/search", { job: "fly", rego: "ABC123" }), 422);
   assert.match(bad.message, /^Invalid request: job must be one of deliver, collect, return\.$/);
@@ -212,7 +252,10 @@ appTest("tablet api: collect, then return to HQ in two drops; the receipts follo
     }),
   );
   html = await (await t.request(partial.receipt_url)).text();
-  assert.match(html, /Parts Dropped off/);
+  // The driver reads "Delivered" and "Back at HQ", not the internal "Parts Dropped off" / "Returned to HQ".
+  assert.match(html, /Movement <strong[^>]*>#\d+<\/strong> · Delivered/);
+  assert.doesNotMatch(html, /Parts Dropped off/);
+  assert.equal(html.match(/Back at HQ/g)?.length, 2);
   assert.doesNotMatch(html, /still on the truck/);
   const statuses = await a.db.selectFrom("parts_orders").select("status").where("id", "in", ids).execute();
   assert.deepEqual(statuses.map((s) => s.status), ["Returned to HQ", "Returned to HQ"]);

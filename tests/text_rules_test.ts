@@ -251,6 +251,7 @@ appTest(
         at: "2026-11-21T09:30:00Z",
         link: "http://x",
       } as Parameters<typeof announcementText>[0],
+      "UTC",
     );
     assert.doesNotMatch(text, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
     assert.match(text, /Rego: EVIL1/);

@@ -2,15 +2,31 @@
  * The answers of the dashboard's pages: a page in the HQ shell, and its styled error pages (so a browser
  * never gets a bare text or JSON answer inside /hq). Every route module of routes/hq renders through here.
  */
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ComponentChildren } from "preact";
 import { type HqSection, hqShell, type HqViewer } from "@/components/hq/HqShell.tsx";
 import { ValidationError } from "@/lib/errors.ts";
+import { DepotTimeZone } from "@/components/hq/ui.tsx";
 import { renderPage } from "@/render/page.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
 
 export type HqContext = Context<SessionEnv>;
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The depot's time zone for the dashboard's times (set by `depotTimeZoneOf`). */
+    depotTimeZone: string;
+  }
+}
+
+/** Puts the depot's time zone on the request, for hqPage to hand to every <Time> of the page. */
+export function depotTimeZoneOf(timeZone: string): MiddlewareHandler {
+  return async (c, next) => {
+    c.set("depotTimeZone", timeZone);
+    await next();
+  };
+}
 
 function viewerOf(c: HqContext): HqViewer | null {
   const s = c.var.session;
@@ -30,7 +46,11 @@ export async function hqPage(
   opts: { title: string; section: HqSection; status?: ContentfulStatusCode },
   body: ComponentChildren,
 ): Promise<Response> {
-  const html = await renderPage(body, { title: opts.title, layout: hqShell(viewerOf(c), opts.section) });
+  const zone = c.get("depotTimeZone") ?? "UTC";
+  const html = await renderPage(
+    <DepotTimeZone.Provider value={zone}>{body}</DepotTimeZone.Provider>,
+    { title: opts.title, layout: hqShell(viewerOf(c), opts.section) },
+  );
   return c.html(html, opts.status ?? 200);
 }
 

@@ -1,7 +1,8 @@
 /** Small server-only building blocks of the HQ dashboard pages: forms, messages, badges, paging, times. */
-import type { ComponentChildren } from "preact";
+import { type ComponentChildren, createContext } from "preact";
+import { useContext } from "preact/hooks";
 import type { PartStatus } from "@/db/schema.ts";
-import { formatUtcMinute } from "@/lib/announcements/text.ts";
+import { formatDepotTime } from "@/io/time_zone.ts";
 
 /** The session's CSRF token as the hidden field csrfProtect reads. Every dashboard form has one. */
 export function Csrf({ token }: { token: string }) {
@@ -162,14 +163,18 @@ export function Pagination(
   );
 }
 
-/** "2026-11-21 09:30 UTC": the same unambiguous form the announcements use. */
-function formatTime(d: Date | string | null | undefined): string {
-  return d ? formatUtcMinute(new Date(d)) : "";
-}
+/**
+ * The depot's time zone (`DEPOT_TIME_ZONE`) for the times of a page; components/hq/page.tsx provides it
+ * around every dashboard page, so a page component needs no zone of its own.
+ */
+export const DepotTimeZone = createContext("UTC");
 
+/** "2026-11-21 20:30 AEDT" in the depot's zone: the same unambiguous form the announcements use. */
 export function Time({ at }: { at: Date | string | null | undefined }) {
+  const zone = useContext(DepotTimeZone);
   if (!at) return <span class="text-slate-400">—</span>;
-  return <time datetime={new Date(at).toISOString()}>{formatTime(at)}</time>;
+  const d = new Date(at);
+  return <time datetime={d.toISOString()}>{formatDepotTime(d, zone)}</time>;
 }
 
 /** "2 d 4 h", "3 h 20 min", "12 min". */

@@ -36,6 +36,22 @@ export async function partsAwaitingPickUp(db: QueryRunner, claimId: number) {
     .execute();
 }
 
+/** Every part of the claim with this number, with its quantity and status, in id order (the tablet's list). */
+export async function partsOfClaimNumber(db: QueryRunner, claimNumber: string) {
+  return await db.selectFrom("parts_orders")
+    .innerJoin("claims", "claims.id", "parts_orders.claim_id")
+    .select([
+      "parts_orders.id",
+      "parts_orders.part_no",
+      "parts_orders.description",
+      "parts_orders.qty_ordered",
+      "parts_orders.status",
+    ])
+    .where("claims.claim_number", "=", claimNumber)
+    .orderBy("parts_orders.id")
+    .execute();
+}
+
 /** The part with this id if it belongs to the claim. */
 export async function partOfClaim(db: QueryRunner, partId: number, claimId: number) {
   return await db.selectFrom("parts_orders").select(["id", "part_no", "status"])

@@ -31,10 +31,10 @@ export interface FeedItem {
 
 export const FEED_MAX_LIMIT = 500;
 
-/** The newest announcements first, optionally only those in one state. */
+/** The newest announcements first, optionally only those in one state; times in the depot's zone. */
 export async function listAnnouncements(
   db: Db,
-  opts: { limit: number; state?: AnnouncementState },
+  opts: { limit: number; state?: AnnouncementState; timeZone: string },
 ): Promise<FeedItem[]> {
   const limit = Math.min(Math.max(Math.floor(opts.limit), 1), FEED_MAX_LIMIT);
   const rows = await latestAnnouncements(db, limit, opts.state);
@@ -53,7 +53,7 @@ export async function listAnnouncements(
       deliveredAt: r.delivered_at,
       createdAt: r.created_at,
       announcement,
-      text: announcementText(announcement),
+      text: announcementText(announcement, opts.timeZone),
     };
   });
 }

@@ -17,17 +17,20 @@ import {
   placeLabel,
 } from "@/lib/announcements/text.ts";
 
-/** The JSON body to POST to a channel's incoming webhook in the given chat format. */
-export function formatChatBody(format: ChatFormat, a: Announcement): unknown {
+/**
+ * The JSON body to POST to a channel's incoming webhook in the given chat format, its time shown in the
+ * depot's zone (`DEPOT_TIME_ZONE`).
+ */
+export function formatChatBody(format: ChatFormat, a: Announcement, timeZone: string): unknown {
   switch (format) {
     case "cliq":
-      return cliqBody(a);
+      return cliqBody(a, timeZone);
     case "slack":
-      return slackBody(a);
+      return slackBody(a, timeZone);
     case "teams":
-      return teamsBody(a);
+      return teamsBody(a, timeZone);
     case "json":
-      return jsonBody(a);
+      return jsonBody(a, timeZone);
   }
 }
 
@@ -79,7 +82,7 @@ function markdownUrl(url: string): string {
   return url.replace(/[()\s<>]/g, (c) => encodeURIComponent(c));
 }
 
-function cliqBody(a: Announcement) {
+function cliqBody(a: Announcement, timeZone: string) {
   const e = escapeCliq;
   const text = fitLines(
     [
@@ -91,7 +94,7 @@ function cliqBody(a: Announcement) {
     a.parts.map((p) => `- ${e(partLine(p))}`),
     [
       `Driver: ${e(a.driver)}`,
-      `Time: ${formatAnnouncementTime(a.at)}`,
+      `Time: ${formatAnnouncementTime(a.at, timeZone)}`,
       `[Open movement #${a.movementId}](${markdownUrl(a.link)})`,
       // Cliq's message API has no free-form field for an id, and Zoho's input validation may
       // reject unknown keys, so the id travels as a short reference line a person can quote too.
@@ -128,7 +131,7 @@ function slackUrl(url: string): string {
   return escapeSlack(url.replace(/\|/g, "%7C"));
 }
 
-function slackBody(a: Announcement) {
+function slackBody(a: Announcement, timeZone: string) {
   const e = (v: string) => escapeSlack(oneLine(v));
   const id = a.messageId;
   const field = (label: string, value: string) => ({
@@ -159,7 +162,7 @@ function slackBody(a: Announcement) {
 
   return {
     // The fallback shown in notifications and by clients that cannot draw blocks.
-    text: escapeSlack(announcementText(a)),
+    text: escapeSlack(announcementText(a, timeZone)),
     blocks: [
       {
         type: "header",
@@ -173,7 +176,7 @@ function slackBody(a: Announcement) {
           field("Rego", e(a.rego)),
           field(placeLabel(a.title), e(a.place)),
           field("Driver", e(a.driver)),
-          field("Time", formatAnnouncementTime(a.at)),
+          field("Time", formatAnnouncementTime(a.at, timeZone)),
         ],
       },
       ...chunks.map((text, i) => ({
@@ -212,7 +215,7 @@ export function escapeTeams(value: string): string {
     .replace(/^(\d+)\./, "$1\\.");
 }
 
-function teamsBody(a: Announcement) {
+function teamsBody(a: Announcement, timeZone: string) {
   const e = escapeTeams;
   const shown = a.parts.slice(0, TEAMS_MAX_PARTS);
   const hidden = a.parts.length - shown.length;
@@ -226,7 +229,7 @@ function teamsBody(a: Announcement) {
           $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
           type: "AdaptiveCard",
           version: "1.4",
-          fallbackText: announcementText(a),
+          fallbackText: announcementText(a, timeZone),
           msteams: { width: "Full" },
           body: [
             {
@@ -242,7 +245,7 @@ function teamsBody(a: Announcement) {
                     { title: "Rego", value: e(a.rego) },
                     { title: placeLabel(a.title), value: e(a.place) },
                     { title: "Driver", value: e(a.driver) },
-                    { title: "Time", value: formatAnnouncementTime(a.at) },
+                    { title: "Time", value: formatAnnouncementTime(a.at, timeZone) },
                   ],
                 },
                 { type: "TextBlock", text: `Parts (${a.parts.length})`, weight: "Bolder", wrap: true },
@@ -266,6 +269,6 @@ function teamsBody(a: Announcement) {
 // ---------------------------------------------------------------------------------------------
 // Plain JSON for a custom receiver (an integration, a bot, or tests).
 
-function jsonBody(a: Announcement) {
-  return { message_id: a.messageId, ...announcementJson(a), text: announcementText(a) };
+function jsonBody(a: Announcement, timeZone: string) {
+  return { message_id: a.messageId, ...announcementJson(a), text: announcementText(a, timeZone) };
 }

@@ -6,6 +6,7 @@
  */
 import type { Announcement, AnnouncementPart, AnnouncementTitle } from "@/db/schema.ts";
 import { stripBidi } from "@/lib/validation.ts";
+import { formatDepotTime } from "@/io/time_zone.ts";
 
 /** How the place reads for each announcement, so "Smith Panels" is clearly a destination or a source. */
 export function placeLabel(title: AnnouncementTitle): string {
@@ -20,20 +21,14 @@ export function placeLabel(title: AnnouncementTitle): string {
 }
 
 /**
- * "2026-11-21 09:30 UTC": the depot and the chat readers may sit in different time zones and a
- * bare "09:30" or "21/11" is ambiguous, so the time is always shown in UTC with the zone named.
- * An unparsable value is shown as given rather than hidden: the reader still gets something.
+ * "2026-11-21 20:30 AEDT": the time in the depot's zone (`DEPOT_TIME_ZONE`) with the zone named, since
+ * chat readers may sit elsewhere and a bare "20:30" is ambiguous; the pages show times the same way
+ * (io/time_zone.ts). An unparsable value is shown as given rather than hidden: the reader still gets
+ * something.
  */
-export function formatAnnouncementTime(at: string): string {
+export function formatAnnouncementTime(at: string, timeZone: string): string {
   const d = new Date(at);
-  return Number.isNaN(d.getTime()) ? at : formatUtcMinute(d);
-}
-
-/** "2026-11-21 09:30 UTC" (see formatAnnouncementTime); the dashboard shows its times the same way. */
-export function formatUtcMinute(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ` +
-    `${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
+  return Number.isNaN(d.getTime()) ? at : formatDepotTime(d, timeZone);
 }
 
 /**
@@ -54,7 +49,7 @@ export function partLine(part: AnnouncementPart): string {
 }
 
 /** Plain text, one fact per line; no markup, so it is safe as a fallback anywhere. */
-export function announcementText(a: Announcement): string {
+export function announcementText(a: Announcement, timeZone: string): string {
   const rego = oneLine(a.rego);
   return [
     `${a.title}: ${rego}`,
@@ -63,7 +58,7 @@ export function announcementText(a: Announcement): string {
     `Parts (${a.parts.length}):`,
     ...a.parts.map((p) => `- ${partLine(p)}`),
     `Driver: ${oneLine(a.driver)}`,
-    `Time: ${formatAnnouncementTime(a.at)}`,
+    `Time: ${formatAnnouncementTime(a.at, timeZone)}`,
     `Movement: ${a.link}`,
   ].join("\n");
 }

@@ -123,11 +123,15 @@ async function postChannel(
     }
     let outcome: WebhookResult;
     try {
-      outcome = await postAnnouncement(url, formatChatBody(config.chatFormat, announcementOf(row)), {
-        messageId: row.message_id,
-        timeoutMs: opts.timeoutMs,
-        now: () => clock.now(),
-      });
+      outcome = await postAnnouncement(
+        url,
+        formatChatBody(config.chatFormat, announcementOf(row), config.depotTimeZone),
+        {
+          messageId: row.message_id,
+          timeoutMs: opts.timeoutMs,
+          now: () => clock.now(),
+        },
+      );
     } catch (error) {
       // postAnnouncement answers every chat problem as a retry; this is a bug (e.g. a body that cannot be
       // formatted). Treat it as a failed attempt so the channel is not blocked silently.

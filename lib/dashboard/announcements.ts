@@ -16,10 +16,13 @@ export const FEED_STATES = [
 /** The feed shows the newest ones; older ones are in the database. */
 const FEED_LIMIT = 200;
 
-/** The newest announcements (only those in `state`, when given) and how many there are in each state. */
-export async function announcementsPage(db: Db, state: AnnouncementState | null) {
+/**
+ * The newest announcements (only those in `state`, when given) and how many there are in each state; their
+ * text shows times in `timeZone` (the depot's).
+ */
+export async function announcementsPage(db: Db, state: AnnouncementState | null, timeZone: string) {
   const [items, counts] = await Promise.all([
-    listAnnouncements(db, { limit: FEED_LIMIT, state: state ?? undefined }),
+    listAnnouncements(db, { limit: FEED_LIMIT, state: state ?? undefined, timeZone }),
     announcementCounts(db),
   ]);
   return { items, counts };

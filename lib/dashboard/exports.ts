@@ -76,8 +76,12 @@ async function keyset<T extends { id: number }>(
 const cleanCells = <T>(toRow: (item: T) => CsvValue[]) => (item: T) =>
   toRow(item).map((v) => typeof v === "string" ? stripBidi(v) : v);
 
-/** The parts CSV as a byte stream. */
-export async function partsCsv(db: Db, filters: PartFilters): Promise<ReadableStream<Uint8Array>> {
+/** The parts CSV as a byte stream, times in the depot's zone. */
+export async function partsCsv(
+  db: Db,
+  filters: PartFilters,
+  timeZone: string,
+): Promise<ReadableStream<Uint8Array>> {
   const next = await keyset((afterId) => partExportBatch(db, filters, afterId, EXPORT_BATCH));
   return csvStream(
     PART_HEADER,
@@ -98,11 +102,16 @@ export async function partsCsv(db: Db, filters: PartFilters): Promise<ReadableSt
       p.picked_up_at,
       p.returned_at,
     ]),
+    timeZone,
   );
 }
 
-/** The movements CSV as a byte stream. */
-export async function movementsCsv(db: Db, filters: MovementFilters): Promise<ReadableStream<Uint8Array>> {
+/** The movements CSV as a byte stream, times in the depot's zone. */
+export async function movementsCsv(
+  db: Db,
+  filters: MovementFilters,
+  timeZone: string,
+): Promise<ReadableStream<Uint8Array>> {
   const next = await keyset((afterId) => movementExportBatch(db, filters, afterId, EXPORT_BATCH));
   return csvStream(
     MOVEMENT_HEADER,
@@ -122,5 +131,6 @@ export async function movementsCsv(db: Db, filters: MovementFilters): Promise<Re
       m.part_count,
       m.part_numbers,
     ]),
+    timeZone,
   );
 }

@@ -7,7 +7,7 @@ import { dirname, join, relative } from "node:path";
 
 export const MANIFEST_FILE = "manifest.json";
 // Bump when the manifest shape changes, so old manifests read as stale rather than malformed.
-const MANIFEST_VERSION = 1;
+const MANIFEST_VERSION = 2;
 // Files that were built but are no longer referenced are kept this long: a page rendered just
 // before a rebuild (or by another process on an older build) can still fetch its scripts.
 const PRUNE_AFTER_MS = 10 * 60 * 1000;
@@ -24,6 +24,8 @@ export interface AssetManifest {
   islands: Record<string, string>;
   /** Built JS file → every JS file it imports statically, directly or not (for modulepreload). */
   imports: Record<string, string[]>;
+  /** The precompressed copies (`boot-X.js.br`, `styles-Y.css.gz`), written beside their files. */
+  compressed: string[];
   /** What the fingerprint covers, relative to the root: folders walked whole, and single files. */
   watch: { dirs: string[]; files: string[] };
 }
@@ -59,7 +61,11 @@ export function writeManifest(distDir: string, manifest: AssetManifest): Promise
 
 /** True when every file the manifest names exists and no input changed since it was built. */
 export async function isFresh(manifest: AssetManifest, project: AssetProject): Promise<boolean> {
-  const outputs = [...Object.values(manifest.files), ...Object.values(manifest.islands)];
+  const outputs = [
+    ...Object.values(manifest.files),
+    ...Object.values(manifest.islands),
+    ...manifest.compressed,
+  ];
   for (const deps of Object.values(manifest.imports)) outputs.push(...deps);
   for (const file of outputs) {
     if (!await exists(join(project.distDir, file))) return false;

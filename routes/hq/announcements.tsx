@@ -44,7 +44,7 @@ export function announcementsRoutes(deps: AppDeps) {
 
   app.get("/", async (c) => {
     const { state, done } = feedQuery.parse(c.req.query());
-    const data = await announcementsPage(deps.db, state);
+    const data = await announcementsPage(deps.db, state, deps.config.depotTimeZone);
     return hqPage(
       c,
       { title: "Announcements", section: "announcements" },

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { ComponentChildren } from "preact";
 import { PART_STATUSES } from "@/db/schema.ts";
+import { isoInZone } from "@/io/time_zone.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { movementsCsv, partsCsv } from "@/lib/dashboard/exports.ts";
 import { movementQueryOf, partQueryOf } from "@/lib/dashboard/lists.ts";
@@ -12,11 +13,12 @@ import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { buttonClass, Field, inputClass, PageTitle } from "@/components/hq/ui.tsx";
 
-/** A download named after what it holds and the day it was made. */
-function csvResponse(c: HqContext, name: string, body: ReadableStream<Uint8Array>, today: Date) {
+/** A download named after what it holds and the day it was made (at the depot). */
+function csvResponse(c: HqContext, name: string, body: ReadableStream<Uint8Array>, deps: AppDeps) {
+  const today = isoInZone(deps.clock.now(), deps.config.depotTimeZone).slice(0, 10);
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
-    "Content-Disposition": `attachment; filename="${name}-${today.toISOString().slice(0, 10)}.csv"`,
+    "Content-Disposition": `attachment; filename="${name}-${today}.csv"`,
     "Cache-Control": "no-store",
   });
 }
@@ -34,7 +36,7 @@ export function exportsRoutes(deps: AppDeps) {
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/exports");
     }
-    return csvResponse(c, "parts", await partsCsv(deps.db, filters), deps.clock.now());
+    return csvResponse(c, "parts", await partsCsv(deps.db, filters, deps.config.depotTimeZone), deps);
   });
 
   app.get("/movements.csv", async (c) => {
@@ -44,7 +46,7 @@ export function exportsRoutes(deps: AppDeps) {
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/exports");
     }
-    return csvResponse(c, "movements", await movementsCsv(deps.db, filters), deps.clock.now());
+    return csvResponse(c, "movements", await movementsCsv(deps.db, filters, deps.config.depotTimeZone), deps);
   });
 
   return app;

@@ -10,6 +10,7 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { depotTimeZoneOf } from "@/components/hq/page.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { requireAdmin, requireStaff } from "@/routes/hq/guards.ts";
 import { signInRoutes } from "@/routes/hq/sign_in.tsx";
@@ -68,7 +69,7 @@ function staffArea(deps: AppDeps) {
 
 export function hqRoutes(deps: AppDeps): Hono<SessionEnv> {
   const app = new Hono<SessionEnv>();
-  app.use(loadSession(deps));
+  app.use(loadSession(deps), depotTimeZoneOf(deps.config.depotTimeZone));
   app.route("/", openArea(deps));
   app.route("/admin", adminArea(deps));
   app.route("/", staffArea(deps));

@@ -5,7 +5,7 @@
  * with the payload the phone would send for the job, so rules and messages are the handler's; photos go
  * through 2a and the one upload entry point. A refusal answers `{message, part_id?}` (refusalAnswer).
  *
- *   POST /search      {job, rego}                                → FoundClaim
+ *   POST /search      {job, rego}                                → FoundClaim (refused: {message, next_step?, regos?})
  *   POST /photos?job=&rego=&part_id=   body: the photo bytes      → {image_id, photo_id} (calls 2a + 2b)
  *   POST /movements   {job, rego, repairer_id?, movement_id?, parts[]} → {movement_id, receipt_url}
  *   POST /ping        keeps the session alive (the idle warning's "Stay signed in")
@@ -13,10 +13,18 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { User } from "@/db/schema.ts";
-import { type ApiRefusal, type FoundClaim, JOB_NAMES, type JobName, JOBS } from "@/islands/_tablet_jobs.ts";
+import {
+  type ApiRefusal,
+  type FoundClaim,
+  JOB_NAMES,
+  type JobName,
+  JOBS,
+  PART_STATUS_WORDS,
+} from "@/islands/_tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
+import { claimParts, matchingRegos } from "@/lib/tablet_data.ts";
 import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";
 import { photoTooLarge, storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
 import { idField, parseId, parseInput, regoField } from "@/lib/validation.ts";
@@ -59,15 +67,22 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-/** What every job's answer says of the claim a search found: its rego, number and the parts offered. */
-function claimFound(
+/**
+ * What every job's answer says of the claim a search found: its rego, number, the parts offered with their
+ * quantity, and the claim's other parts (not movable in this job now) with their status in a driver's words.
+ */
+async function claimFound(
+  deps: AppDeps,
   job: JobName,
   r: {
     rego: string;
     claim_number: string;
     parts_list: { parts_order_id: number; part_no: string; description: string }[];
   },
-): FoundClaim {
+): Promise<FoundClaim> {
+  const all = await claimParts(deps.db, r.claim_number);
+  const offered = new Set(r.parts_list.map((p) => p.parts_order_id));
+  const qty = new Map(all.map((p) => [p.id, p.qty]));
   return {
     job,
     rego: r.rego,
@@ -76,8 +91,36 @@ function claimFound(
       id: p.parts_order_id,
       part_no: p.part_no,
       description: p.description,
+      // No code deletes a part row, so every offered part is among the claim's parts read just after.
+      qty: qty.get(p.parts_order_id)!,
+    })),
+    not_ready: all.filter((p) => !offered.has(p.id)).map((p) => ({
+      id: p.id,
+      part_no: p.part_no,
+      description: p.description,
+      qty: p.qty,
+      status: PART_STATUS_WORDS[p.status],
     })),
   };
+}
+
+/** What a driver can do after a search refusal of this kind (tablet only: the message stays the handler's). */
+const SEARCH_NEXT_STEP: Partial<Record<DomainError["kind"], string>> = {
+  not_found:
+    "Check the rego on the vehicle and search again. If it is right, call HQ: the claim may not be set up yet.",
+};
+
+/**
+ * A refused search as the tablet answers it: the handler's message word for word, what to do next, and,
+ * when the rego matches several vehicles, their regos (from the search's own query) to pick from.
+ */
+async function searchRefusal(deps: AppDeps, rego: string, error: DomainError): Promise<ApiRefusal> {
+  const regos = error.kind === "invalid" ? await matchingRegos(deps.db, rego) : [];
+  if (regos.length > 1) {
+    return { message: error.message, regos, next_step: "Tap the vehicle you mean, or type the full rego." };
+  }
+  const next = SEARCH_NEXT_STEP[error.kind];
+  return { message: error.message, ...(next ? { next_step: next } : {}) };
 }
 
 /** What the job finds for a rego. "collect" with an open return trip, and "return" without one, say so. */
@@ -102,7 +145,7 @@ async function findForJob(
     throw error;
   }
   if (!("stage" in r)) {
-    return { ...claimFound(job, r), repairer_id: r.repairer, repairer_name: r.repairer_name };
+    return { ...await claimFound(deps, job, r), repairer_id: r.repairer, repairer_name: r.repairer_name };
   }
   if (r.stage === "dropoff" && job === "collect") {
     return {
@@ -113,7 +156,7 @@ async function findForJob(
   }
   if (r.stage === "pickup" && job === "return") return { message: "Return trip not found." };
   return {
-    ...claimFound(job, r),
+    ...await claimFound(deps, job, r),
     ...(r.stage === "dropoff" ? { hq_location: r.hq_location, movement_id: r.parts_movement_id } : {}),
   };
 }
@@ -155,7 +198,13 @@ function jsonRoutes(deps: AppDeps) {
 
   app.post("/search", async (c) => {
     const { job, rego } = parseInput(searchSchema, await readJson(c));
-    const found = await findForJob(deps, c.var.session!.user, job, rego);
+    let found;
+    try {
+      found = await findForJob(deps, c.var.session!.user, job, rego);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return c.json(await searchRefusal(deps, rego, error), 422);
+    }
     return "parts" in found ? c.json(found) : c.json(found, 422);
   });
 

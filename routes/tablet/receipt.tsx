@@ -7,15 +7,14 @@ import { Hono } from "hono";
 import type { TabletHeaderProps } from "@/components/TabletHeader.tsx";
 import { TabletHeader } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
-import { JOBS } from "@/islands/_tablet_jobs.ts";
+import { formatDepotTime } from "@/io/time_zone.ts";
+import { JOBS, MOVEMENT_STATUS_WORDS, PART_STATUS_WORDS } from "@/islands/_tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { renderPage } from "@/render/page.tsx";
 import { loadReceipt, type Receipt } from "@/lib/tablet_data.ts";
 import { headerOf } from "@/routes/tablet/jobs.tsx";
 import { refusal } from "@/routes/web/error_pages.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
-
-const when = (d: Date) => d.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 
 function jobOf(r: Receipt) {
   if (r.movement_type === "direct") return JOBS.deliver;
@@ -36,8 +35,12 @@ function Thumb({ id, alt }: { id: number; alt: string }) {
   );
 }
 
-export function ReceiptPage({ data }: { data: { header: TabletHeaderProps; receipt: Receipt } }) {
+export function ReceiptPage(
+  { data }: { data: { header: TabletHeaderProps; receipt: Receipt; timeZone: string } },
+) {
   const r = data.receipt;
+  // The depot's clock with its zone named ("2026-11-21 20:30 AEDT"), as on every page (io/time_zone.ts).
+  const when = (d: Date) => formatDepotTime(d, data.timeZone);
   const job = jobOf(r);
   const open = r.movement_type === "reverse" && r.movement_status === "Parts Picked Up";
   const partly = open && job === JOBS.return;
@@ -52,7 +55,8 @@ export function ReceiptPage({ data }: { data: { header: TabletHeaderProps; recei
             {partly && ": part of the trip"}
           </h1>
           <p class="text-xl">
-            Movement <strong data-testid="movement-id">#{r.id}</strong> · {r.movement_status}
+            Movement <strong data-testid="movement-id">#{r.id}</strong> ·{" "}
+            {MOVEMENT_STATUS_WORDS[r.movement_status]}
           </p>
         </div>
         <dl class="card grid grid-cols-1 gap-x-6 gap-y-2 sm:grid-cols-[max-content_1fr]">
@@ -83,7 +87,7 @@ export function ReceiptPage({ data }: { data: { header: TabletHeaderProps; recei
               <div class="grow">
                 <strong class="block font-mono text-xl">{p.part_no}</strong>
                 <span class="block">{p.description} · qty {p.qty}</span>
-                <span class="block font-semibold">{p.status}</span>
+                <span class="block font-semibold">{PART_STATUS_WORDS[p.status]}</span>
               </div>
             </li>
           ))}
@@ -118,10 +122,15 @@ export function receiptRoutes(deps: AppDeps) {
       (user.role === "admin" || receipt.picked_up_by_id === user.id || receipt.dropped_off_by_id === user.id);
     if (!mine) return await refusal(c, 404, "Movement not found.");
     return c.html(
-      await renderPage(<ReceiptPage data={{ header: headerOf(c, deps, "Receipt"), receipt }} />, {
-        title: `Movement #${receipt.id} · Depot tablet`,
-        layout: TabletLayout,
-      }),
+      await renderPage(
+        <ReceiptPage
+          data={{ header: headerOf(c, deps, "Receipt"), receipt, timeZone: deps.config.depotTimeZone }}
+        />,
+        {
+          title: `Movement #${receipt.id} · Depot tablet`,
+          layout: TabletLayout,
+        },
+      ),
     );
   });
   return app;

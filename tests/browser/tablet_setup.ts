@@ -1,17 +1,22 @@
 /**
- * The tablet's browser tests share this set-up: the app over a fresh PGlite database with the demo data
- * imported, served on a local port, and the steps a driver takes on the real pages (sign in with the PIN
- * pad, choose a job and a rego, photograph a part).
+ * The depot tablet's browser-test setup, shared by the flow tests and the field tests: the demo app on a
+ * free port, a page that collects script errors and measures its JavaScript, sign-in, the job and search,
+ * photographing a part, the review and receipt, and screenshots of both orientations with the 48 px
+ * target check.
  */
-import type { Page } from "playwright-core";
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
 import { importData } from "@/lib/import.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
 import { freshDb } from "@/tests/helpers/db.ts";
 import { fixturePath } from "@/tests/helpers/photos.ts";
-import { serveApp, type ServedApp } from "./browser.ts";
+import { screenshot, serveApp, type ServedApp } from "./browser.ts";
 
+export const LANDSCAPE = { width: 1280, height: 800 };
+const PORTRAIT = { width: 800, height: 1280 };
 export const PHOTO = fixturePath("photo.jpg");
+export const PNG = fixturePath("photo.png");
 
 export interface Demo {
   a: TestApp;
@@ -24,16 +29,91 @@ export async function demo(): Promise<Demo> {
   const a = await buildTestApp(t);
   await importData(a.db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), a.clock);
   const served = serveApp(a.app);
-  const d: Demo = {
+  return {
     a,
     served,
     close: async () => {
-      await d.served.close();
+      await served.close();
       await t.close();
       await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
     },
   };
-  return d;
+}
+
+/**
+ * Both orientations of the current screen, then back to landscape. The viewport grows to the page's
+ * height first, so bars stuck to the bottom of the screen are drawn where they belong, not mid-page.
+ */
+export async function shoot(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await smallTargets(page), [], `${name}: touch targets under 48 px`);
+  for (const [size, orientation] of [[LANDSCAPE, "landscape"], [PORTRAIT, "portrait"]] as const) {
+    await page.setViewportSize(size);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    if (height > size.height) await page.setViewportSize({ width: size.width, height });
+    await screenshot(page, `tablet_${name}_${orientation}`);
+  }
+  await page.setViewportSize(LANDSCAPE);
+}
+
+/**
+ * Controls smaller than 48×48 CSS px on screen. A checkbox or file input counts by its <label> (the
+ * whole label is the target); links inside running text are exempt (WCAG 2.5.8 "inline").
+ */
+function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const small: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>("a, button, input, select, textarea")) {
+      if (el.closest("p, dd, li > span") && el.tagName === "A") continue;
+      if (el instanceof HTMLInputElement && el.type === "hidden") continue;
+      const target = el instanceof HTMLInputElement && ["checkbox", "file"].includes(el.type)
+        ? el.closest("label") ?? el
+        : el;
+      const box = target.getBoundingClientRect();
+      const style = getComputedStyle(target);
+      if (box.width === 0 || box.height === 0 || style.visibility === "hidden") continue;
+      // The skip link is off-screen until focused.
+      if (target.classList.contains("sr-only")) continue;
+      if (box.width < 48 || box.height < 48) {
+        small.push(
+          `${target.tagName} "${target.textContent?.trim().slice(0, 30)}" ${box.width}x${box.height}`,
+        );
+      }
+    }
+    return small;
+  });
+}
+
+async function gzipSize(bytes: Uint8Array<ArrayBuffer>): Promise<number> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  return (await new Response(stream).arrayBuffer()).byteLength;
+}
+
+/** A page that fails the test on script errors and measures the JavaScript it loads. */
+export async function openPage(browser: Browser) {
+  const context = await browser.newContext({ viewport: LANDSCAPE, hasTouch: true });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
+  });
+  const scripts = new Map<string, Promise<number>>();
+  page.on("response", (r) => {
+    if (r.request().resourceType() === "script" && !scripts.has(r.url())) {
+      scripts.set(r.url(), r.body().then((b) => gzipSize(new Uint8Array(b))));
+    }
+  });
+  return {
+    page,
+    errors,
+    /** Gzipped bytes of the scripts loaded since the last call (one page's JavaScript). */
+    async jsSince(): Promise<number> {
+      const sizes = await Promise.all(scripts.values());
+      scripts.clear();
+      return sizes.reduce((x, y) => x + y, 0);
+    },
+    close: () => context.close(),
+  };
 }
 
 export const hydrated = (page: Page, island: string) =>
@@ -74,4 +154,23 @@ export async function photograph(page: Page, partNo: string, file = PHOTO, wait 
   await card.getByRole("checkbox").check();
   await card.getByLabel(`Take photo of ${partNo}`).setInputFiles(file);
   if (wait) await card.getByTestId("photo-done").waitFor({ timeout: 15_000 });
+}
+
+export async function confirmAndWaitForReceipt(page: Page, button: string) {
+  await page.getByRole("button", { name: /^Review/ }).click();
+  await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+  await page.getByRole("button", { name: button }).click();
+  await page.waitForURL(/\/tablet\/movements\/\d+/);
+  return Number(await page.getByTestId("movement-id").textContent().then((t) => t!.replace("#", "")));
+}
+
+export async function thumbnailsLoaded(page: Page): Promise<number> {
+  const images = page.locator('img[src^="/photos/"]');
+  await images.first().waitFor();
+  // Every receipt thumbnail came from /photos/:id/thumb and decoded.
+  return await images.evaluateAll((imgs) =>
+    Promise.all(
+      (imgs as HTMLImageElement[]).map((img) => img.decode().then(() => img.naturalWidth > 0, () => false)),
+    ).then((ok) => ok.filter(Boolean).length)
+  );
 }

@@ -1,0 +1,100 @@
+/**
+ * Times in the depot's time zone (`DEPOT_TIME_ZONE`, an IANA name, io/config.ts): the one formatter of
+ * every page, CSV export and chat announcement, so a driver, a dispatcher and a chat reader see the same
+ * clock. People read "2026-11-21 20:30 AEDT" (the zone named, never a bare "20:30" that could be any
+ * zone); the CSV gets ISO 8601 with the offset, exact for a spreadsheet and still local.
+ */
+
+/** An IANA zone name ("Australia/Sydney", "UTC"): letters, digits, "_", "+", "-", "/" separated parts. */
+const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * The canonical spelling of an IANA zone name Intl knows ("australia/sydney" → "Australia/Sydney"), or
+ * null. Offsets such as "+10:00" are refused: a fixed offset would be wrong half the year where the depot
+ * keeps summer time.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  if (!IANA_NAME.test(name)) return null;
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+interface ZoneFormat {
+  parts: Intl.DateTimeFormat;
+  /** The formatter whose locale names this zone with letters (AEDT), when one does. */
+  name: Intl.DateTimeFormat;
+}
+
+const formats = new Map<string, ZoneFormat>();
+
+/**
+ * English locales tried for the zone's abbreviation: Intl names a zone by letters only in the locale
+ * where it is common (AEDT in en-AU, CET in en-GB, EST in en-US, IST in en-IN), else "GMT+11".
+ */
+const NAME_LOCALES = ["en-GB", "en-US", "en-AU", "en-NZ", "en-IN", "en-CA", "en-ZA", "en-IE", "en-SG"];
+const OFFSET_NAME = /^(?:GMT|UTC)(?:[+-]\d{1,2}(?::\d{2})?)?$/;
+
+function zoneFormat(zone: string): ZoneFormat {
+  let f = formats.get(zone);
+  if (f) return f;
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "longOffset",
+  });
+  // One locale per zone (chosen on a winter and a summer day), so its summer and winter names match.
+  const samples = [new Date(Date.UTC(2026, 0, 15)), new Date(Date.UTC(2026, 6, 15))];
+  const named = NAME_LOCALES.map((locale) =>
+    new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" })
+  ).find((fmt) => samples.some((d) => !OFFSET_NAME.test(partOf(fmt.formatToParts(d), "timeZoneName"))));
+  f = { parts, name: named ?? new Intl.DateTimeFormat("en-GB", { timeZone: zone, timeZoneName: "short" }) };
+  formats.set(zone, f);
+  return f;
+}
+
+function partOf(parts: Intl.DateTimeFormatPart[], type: Intl.DateTimeFormatPartTypes): string {
+  return parts.find((p) => p.type === type)?.value ?? "";
+}
+
+/** The wall clock in the zone and its offset: {date: "2026-11-21", time: "20:30:05", offset: "+11:00"}. */
+function wallClock(d: Date, zone: string) {
+  const p = zoneFormat(zone).parts.formatToParts(d);
+  const get = (type: Intl.DateTimeFormatPartTypes) => partOf(p, type);
+  // "GMT+11:00", "GMT-03:30", or "GMT" itself at offset zero.
+  const offset = get("timeZoneName").replace(/^GMT/, "") || "+00:00";
+  return {
+    date: `${get("year")}-${get("month")}-${get("day")}`,
+    time: `${get("hour")}:${get("minute")}:${get("second")}`,
+    offset,
+  };
+}
+
+/** The zone's abbreviation at that moment: "AEDT", "AEST", "UTC", "BST", else "GMT+9". */
+export function zoneAbbreviation(d: Date, zone: string): string {
+  return partOf(zoneFormat(zone).name.formatToParts(d), "timeZoneName");
+}
+
+/** "2026-11-21 20:30 AEDT": minute precision, the zone named. */
+export function formatDepotTime(d: Date, zone: string): string {
+  const { date, time } = wallClock(d, zone);
+  return `${date} ${time.slice(0, 5)} ${zoneAbbreviation(d, zone)}`;
+}
+
+/**
+ * ISO 8601 in the zone with its offset, to the millisecond: "2026-11-21T20:30:05.123+11:00"; "Z" when
+ * the offset is zero (so in UTC it is exactly `toISOString()`).
+ */
+export function isoInZone(d: Date, zone: string): string {
+  const { date, time, offset } = wallClock(d, zone);
+  const ms = String(d.getUTCMilliseconds()).padStart(3, "0");
+  return `${date}T${time}.${ms}${offset === "+00:00" ? "Z" : offset}`;
+}

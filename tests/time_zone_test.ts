@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { canonicalTimeZone, formatDepotTime, isoInZone, zoneAbbreviation } from "@/io/time_zone.ts";
+
+// Sydney leaves summer time on Sunday 5 April 2026 at 03:00 AEDT (16:00 UTC on the 4th): clocks go back
+// to 02:00 AEST, so 02:30 happens twice that night. It starts again on 4 October 2026 at 02:00 AEST.
+const SYDNEY = "Australia/Sydney";
+
+Deno.test("time zone: the end of Sydney summer time, a minute either side, names AEDT then AEST", () => {
+  const before = new Date("2026-04-04T15:59:00Z");
+  const after = new Date("2026-04-04T16:00:00Z");
+  assert.equal(formatDepotTime(before, SYDNEY), "2026-04-05 02:59 AEDT");
+  assert.equal(formatDepotTime(after, SYDNEY), "2026-04-05 02:00 AEST");
+  // The repeated hour: the same wall clock twice, told apart by the zone name and the offset.
+  const firstHalfPast = new Date("2026-04-04T15:30:00Z");
+  const secondHalfPast = new Date("2026-04-04T16:30:00Z");
+  assert.equal(formatDepotTime(firstHalfPast, SYDNEY), "2026-04-05 02:30 AEDT");
+  assert.equal(formatDepotTime(secondHalfPast, SYDNEY), "2026-04-05 02:30 AEST");
+  assert.equal(isoInZone(firstHalfPast, SYDNEY), "2026-04-05T02:30:00.000+11:00");
+  assert.equal(isoInZone(secondHalfPast, SYDNEY), "2026-04-05T02:30:00.000+10:00");
+  // ISO with the offset is the same instant.
+  assert.equal(new Date(isoInZone(secondHalfPast, SYDNEY)).getTime(), secondHalfPast.getTime());
+});
+
+Deno.test("time zone: the start of Sydney summer time skips 02:00–03:00", () => {
+  assert.equal(formatDepotTime(new Date("2026-10-03T15:59:00Z"), SYDNEY), "2026-10-04 01:59 AEST");
+  assert.equal(formatDepotTime(new Date("2026-10-03T16:00:00Z"), SYDNEY), "2026-10-04 03:00 AEDT");
+});
+
+Deno.test("time zone: the date changes with the zone, not with UTC", () => {
+  const lateUtc = new Date("2026-11-21T22:15:00Z");
+  assert.equal(formatDepotTime(lateUtc, "UTC"), "2026-11-21 22:15 UTC");
+  assert.equal(formatDepotTime(lateUtc, SYDNEY), "2026-11-22 09:15 AEDT");
+  assert.equal(formatDepotTime(lateUtc, "America/New_York"), "2026-11-21 17:15 EST");
+  assert.equal(formatDepotTime(lateUtc, "Asia/Kolkata"), "2026-11-22 03:45 IST");
+});
+
+Deno.test("time zone: in UTC the ISO form is exactly toISOString(); elsewhere it carries the offset", () => {
+  const d = new Date("2026-01-02T03:04:05.678Z");
+  assert.equal(isoInZone(d, "UTC"), d.toISOString());
+  assert.equal(isoInZone(d, "America/St_Johns"), "2026-01-01T23:34:05.678-03:30");
+  assert.equal(isoInZone(d, "Europe/London"), "2026-01-02T03:04:05.678Z");
+});
+
+Deno.test("time zone: a zone without a common letter name shows its offset, never a wrong name", () => {
+  const d = new Date("2026-06-01T00:00:00Z");
+  assert.equal(zoneAbbreviation(d, "Asia/Tokyo"), "GMT+9");
+  assert.equal(zoneAbbreviation(d, "Europe/London"), "BST");
+  assert.equal(zoneAbbreviation(d, "UTC"), "UTC");
+});
+
+Deno.test("time zone: names are checked with Intl and spelt canonically; offsets and unknown names refused", () => {
+  assert.equal(canonicalTimeZone("Australia/Sydney"), "Australia/Sydney");
+  assert.equal(canonicalTimeZone("australia/sydney"), "Australia/Sydney");
+  assert.equal(canonicalTimeZone("UTC"), "UTC");
+  for (const bad of ["", "Mars/Olympus_Mons", "+10:00", "-0300", "../etc/passwd", "Europe/ London"]) {
+    assert.equal(canonicalTimeZone(bad), null, bad);
+  }
+});
