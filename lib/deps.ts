@@ -10,4 +10,6 @@ export interface AppDeps {
   clock: Clock;
   /** Photo files (`DATA_DIR/photos`). */
   storage: PhotoStorage;
+  /** The PIN verification of sign-in (io/pin.ts verifyPin when unset); tests count PIN checks with it. */
+  checkPin?: (pin: string, stored: string | null) => Promise<boolean>;
 }

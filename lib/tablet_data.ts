@@ -6,7 +6,7 @@
 import type { Db } from "@/db/client.ts";
 import { movementParts, receiptMovement } from "@/db/queries/movement_reads.ts";
 import { activeRepairersByName } from "@/db/queries/places.ts";
-import { activeDrivers, activeUserEmail } from "@/db/queries/users.ts";
+import { activeDrivers } from "@/db/queries/users.ts";
 import type { MovementStatus, MovementType, PartStatus, Role } from "@/db/schema.ts";
 
 /** Who may use the tablet (D24): drivers make movements; an admin may too (covering a shift, testing). */
@@ -20,11 +20,6 @@ export interface DriverChoice {
 /** The drivers offered on the sign-in screen: active users with role driver, by name. */
 export async function listDrivers(db: Db): Promise<DriverChoice[]> {
   return await activeDrivers(db);
-}
-
-/** The e-mail of an active tablet user picked by id on the sign-in screen, else null. */
-export async function tabletUserEmail(db: Db, id: number): Promise<string | null> {
-  return await activeUserEmail(db, id, TABLET_ROLES);
 }
 
 export interface RepairerChoice {

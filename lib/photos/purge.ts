@@ -18,6 +18,7 @@ import {
   unreferencedPhotoIds,
 } from "@/db/queries/photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { repeatEvery, type Repeating } from "@/io/repeat.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -92,14 +93,11 @@ export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<Pu
   return report;
 }
 
-export interface PurgeSchedule {
-  /** Cancels the next run and waits for one in progress. */
-  stop(): Promise<void>;
-}
+export type PurgeSchedule = Repeating;
 
 /**
  * Runs the purge `firstDelayMs` after start-up, then every `intervalMs` (a day). Failures are logged and
- * retried at the next run. The timer does not keep the process alive.
+ * retried at the next run.
  */
 export function startPurgeSchedule(
   deps: PurgeDeps,
@@ -107,39 +105,22 @@ export function startPurgeSchedule(
 ): PurgeSchedule {
   const intervalMs = opts.intervalMs ?? PURGE_INTERVAL_MS;
   const log = opts.log ?? ((line) => console.log(line));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    const t = setTimeout(run, ms);
-    Deno.unrefTimer(t);
-    timer = t;
-  };
-  const run = () => {
-    running = purgePhotos(deps).then((r) => {
-      if (r.stagedRows || r.photoRows || r.files || r.tmpFiles) {
-        log(
-          `purge: ${r.stagedRows} staged rows, ${r.photoRows} photo rows, ${r.files} files, ` +
-            `${r.tmpFiles} temporary files removed`,
-        );
-      }
-    }).catch((error) => {
-      console.error(
-        `purge failed (next run in ${Math.round(intervalMs / 60_000)} min): ${error?.stack ?? error}`,
+  return repeatEvery(async () => {
+    const r = await purgePhotos(deps);
+    if (r.stagedRows || r.photoRows || r.files || r.tmpFiles) {
+      log(
+        `purge: ${r.stagedRows} staged rows, ${r.photoRows} photo rows, ${r.files} files, ` +
+          `${r.tmpFiles} temporary files removed`,
       );
-    }).finally(() => {
-      running = undefined;
-      schedule(intervalMs);
-    });
-  };
-  schedule(opts.firstDelayMs ?? 60_000);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+    }
+  }, {
+    firstDelayMs: opts.firstDelayMs ?? 60_000,
+    intervalMs,
+    onError: (error) =>
+      console.error(
+        `purge failed (next run in ${Math.round(intervalMs / 60_000)} min): ${
+          (error as Error)?.stack ?? error
+        }`,
+      ),
+  });
 }

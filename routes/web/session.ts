@@ -7,19 +7,22 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Role } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { resolveSession, type SessionUser } from "@/lib/sessions.ts";
+import { resolveSession, type SessionEnd, type SessionUser } from "@/lib/sessions.ts";
 import { secureEquals } from "@/io/secure_compare.ts";
 import { refusal } from "@/routes/web/error_pages.tsx";
 
 export const SESSION_COOKIE = "pm_session";
 
-export type SessionEnv = { Variables: { session: SessionUser | null } };
+/** `sessionEnded`: why the session of the cookie the browser sent is over (null: no cookie, or signed in). */
+export type SessionEnv = { Variables: { session: SessionUser | null; sessionEnded: SessionEnd | null } };
 
 /** Puts the signed-in user (or null) on `c.var.session`. Signed-in pages are never cached. */
 export function loadSession(deps: AppDeps): MiddlewareHandler<SessionEnv> {
   return async (c, next) => {
     const token = getCookie(c, SESSION_COOKIE);
-    c.set("session", token ? await resolveSession(deps.db, deps.clock, token) : null);
+    const resolved = token ? await resolveSession(deps.db, deps.clock, token) : null;
+    c.set("session", resolved?.session ?? null);
+    c.set("sessionEnded", resolved?.ended ?? null);
     if (token && !c.var.session) deleteCookie(c, SESSION_COOKIE, { path: "/" });
     await next();
     if (c.var.session) c.header("Cache-Control", "no-store");
@@ -36,10 +39,14 @@ export function setSessionCookie(c: Context, deps: AppDeps, token: string): void
   });
 }
 
-/** Ends the browser side of a session: the cookie, and everything the site stored (shared tablets). */
+/**
+ * Ends the browser side of a session: the cookie, and everything else the site stored (shared tablets).
+ * Not `"cookies"`: that would also wipe an enrolled tablet's device cookie (routes/web/device.ts), and the
+ * session cookie is the only other cookie the site sets.
+ */
 export function clearSession(c: Context): void {
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
-  c.header("Clear-Site-Data", '"cache", "cookies", "storage"');
+  c.header("Clear-Site-Data", '"cache", "storage"');
 }
 
 /** The request's path and query, URL-encoded for a sign-in page's `next`. */
