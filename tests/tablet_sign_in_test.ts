@@ -1,7 +1,11 @@
 /** The depot tablet's sign-in, sign-out, roles and idle expiry at the HTTP level (D23, D24). */
 import assert from "node:assert/strict";
+import { verifyPin } from "@/io/pin.ts";
+import { setUserActive } from "@/lib/admin/users.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { createApp } from "@/main.ts";
+import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { textOf } from "@/tests/helpers/hq.ts";
 import { makeDriver, Tablet, TEST_PIN } from "@/tests/helpers/tablet.ts";
 
 appTest("tablet: signed-out visitors are sent to the sign-in page, and / leads to the tablet", async (a) => {
@@ -184,4 +188,64 @@ appTest("tablet: API calls need the CSRF header", async (a) => {
   await t.signIn(dana);
   const res = await t.request("/tablet/api/ping", { method: "POST" });
   assert.equal(res.status, 403);
+});
+
+appTest(
+  "tablet: a picked id gets the same answer and one PIN check whether it is a driver, an admin, a deactivated user or nobody",
+  async (a) => {
+    const checks: string[] = [];
+    const counted: TestApp = {
+      ...a,
+      app: createApp({
+        ...a,
+        checkPin: (pin, stored) => {
+          checks.push(pin);
+          return verifyPin(pin, stored);
+        },
+      }),
+    };
+    const driver = await makeDriver(a, { name: "Dana Driver" });
+    const admin = await makeDriver(a, { role: "admin", name: "Alex Admin" });
+    const gone = await makeDriver(a, { name: "Gone Driver", active: false });
+    const dispatcher = await makeDriver(a, { role: "dispatcher", name: "Priya Dispatch" });
+    const unknownId = dispatcher.id + 1000;
+    const answer = async (id: number, pin: string) => {
+      const before = checks.length;
+      const res = await new Tablet(counted).signInForm({ user_id: String(id), pin });
+      const html = (await res.text()).replaceAll(`:${id}`, ":ID");
+      return { status: res.status, html, checks: checks.length - before };
+    };
+    const listed = await answer(driver.id, "0000");
+    assert.equal(listed.status, 401);
+    assert.match(listed.html, /Wrong PIN\. 4 tries left before a 5-minute lock\./);
+    assert.equal(listed.checks, 1);
+    // Ids not in the list: an admin with a wrong PIN, and, even with the right PIN, a deactivated user, a
+    // dispatcher and an id nobody has. Same status, same page, one PIN check each.
+    const reference = await answer(admin.id, "0000");
+    assert.equal(reference.status, 401);
+    assert.match(reference.html, /Wrong PIN\. 4 tries left before a 5-minute lock\./);
+    for (const id of [gone.id, dispatcher.id, unknownId]) {
+      const other = await answer(id, TEST_PIN);
+      assert.deepEqual(other, reference, `id ${id}`);
+    }
+    // They lock alike too.
+    const t = new Tablet(counted);
+    for (let i = 0; i < 5; i++) await t.signInForm({ user_id: String(unknownId), pin: "0000" });
+    const locked = await t.signInForm({ user_id: String(unknownId), pin: "0000" });
+    assert.match(await locked.text(), /Too many wrong PINs\. Try again in 5 minutes\./);
+    assert.deepEqual(await a.db.selectFrom("sessions").selectAll().execute(), []);
+  },
+);
+
+appTest("tablet: a deactivated driver's session ends without a word about inactivity", async (a) => {
+  const admin = await makeDriver(a, { role: "admin" });
+  const dana = await makeDriver(a);
+  const t = new Tablet(a);
+  await t.signIn(dana);
+  await setUserActive(a.db, { userId: dana.id, active: false, actorId: admin.id });
+  const page = await t.request("/tablet/deliver");
+  assert.equal(page.headers.get("location"), "/tablet/sign-in?reason=ended&next=%2Ftablet%2Fdeliver");
+  const text = textOf(await (await t.request(page.headers.get("location")!)).text());
+  assert.match(text, /You were signed out\. Sign in again to carry on\./);
+  assert.doesNotMatch(text, /activity/);
 });
