@@ -54,8 +54,6 @@ export interface UsersTable {
   pin_hash: string | null;
   active: Generated<boolean>;
   home_hq_id: number | null;
-  failed_pin_attempts: Generated<number>;
-  locked_until: Timestamp | null;
   created_at: CreatedAt;
 }
 
@@ -204,6 +202,25 @@ export interface SessionsTable {
   last_seen_at: Timestamp;
 }
 
+/** An enrolled depot tablet (issue 15): only its device token's SHA-256 is stored. */
+export interface DevicesTable {
+  id: Generated<number>;
+  name: string;
+  token_hash: string;
+  enrolled_by: number | null;
+  enrolled_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
+/** The PIN-check window of a subject on a client (lib/pin_attempts.ts). */
+export interface PinAttemptsTable {
+  subject: string;
+  client: string;
+  checks: number;
+  window_started_at: Timestamp;
+  window_ends: Timestamp;
+}
+
 export interface Database {
   hq_locations: HqLocationsTable;
   repairers: RepairersTable;
@@ -219,9 +236,12 @@ export interface Database {
   deliver_parts: DeliverPartsTable;
   announcements: AnnouncementsTable;
   sessions: SessionsTable;
+  devices: DevicesTable;
+  pin_attempts: PinAttemptsTable;
 }
 
 export type User = Selectable<UsersTable>;
+export type Device = Selectable<DevicesTable>;
 export type Claim = Selectable<ClaimsTable>;
 export type PartOrder = Selectable<PartsOrdersTable>;
 export type NewPartOrder = Insertable<PartsOrdersTable>;

@@ -55,11 +55,15 @@ export default function TabletSignIn(props: TabletSignInProps) {
       <WhoPicker
         drivers={drivers}
         notice={props.notice}
+        error={error}
         ready={ready}
         email={email}
         onEmail={setEmail}
         onTyping={() => setTyping(true)}
-        onPick={setWho}
+        onPick={(picked) => {
+          setError(undefined);
+          setWho(picked);
+        }}
         headingRef={heading}
         emailRef={emailField}
       />

@@ -16,6 +16,8 @@ const KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
 export function WhoPicker(props: {
   drivers: { id: number; name: string }[];
   notice?: string;
+  /** A failed attempt's message, when the name it was for is not in the list. */
+  error?: string;
   ready: boolean;
   email: string;
   onEmail: (email: string) => void;
@@ -29,6 +31,7 @@ export function WhoPicker(props: {
     <div class="space-y-6" data-testid="sign-in" data-ready={props.ready ? "" : undefined}>
       <h1 ref={props.headingRef} tabIndex={-1} class="text-3xl font-bold">Who is signing in?</h1>
       {props.notice && <p class="msg-info" role="status">{props.notice}</p>}
+      {props.error && <p class="msg-error" role="alert" data-testid="sign-in-error">{props.error}</p>}
       {drivers.length > 0
         ? (
           <ul class="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3" aria-label="Drivers">

@@ -13,4 +13,6 @@ export interface AppDeps {
   storage: PhotoStorage;
   /** Present only when `METRICS_TOKEN` is set (tasks/start.ts): the counters the app and worker share. */
   metrics?: Metrics;
+  /** The PIN verification of sign-in (io/pin.ts verifyPin when unset); tests count PIN checks with it. */
+  checkPin?: (pin: string, stored: string | null) => Promise<boolean>;
 }

@@ -1,10 +1,11 @@
 /**
- * Sessions for the shared depot tablets and the HQ dashboard (D23): sign in with e-mail and PIN, a random
- * server-side token (only its SHA-256 stored), idle expiry after 10 minutes, five wrong PINs lock the user
- * for 5 minutes. HTTP concerns (cookie, CSRF check, redirects) live in routes/web/session.ts.
+ * Sessions for the shared depot tablets and the HQ dashboard (D23): sign in with a name and PIN, a random
+ * server-side token (only its SHA-256 stored), idle expiry after 10 minutes; PIN checks are limited by
+ * lib/pin_attempts.ts (five wrong PINs lock for 5 minutes, under any concurrency). HTTP concerns (cookie,
+ * CSRF check, redirects) live in routes/web/session.ts.
  */
 import type { Db } from "@/db/client.ts";
-import type { User } from "@/db/schema.ts";
+import type { Role, User } from "@/db/schema.ts";
 import {
   deleteSession,
   deleteSessionsSeenBefore,
@@ -12,17 +13,20 @@ import {
   sessionWithUser,
   touchSession,
 } from "@/db/queries/sessions.ts";
-import { activeUserByEmail, clearWrongPins, countWrongPin, lockUserUntil } from "@/db/queries/users.ts";
+import { deletePinWindowsClosedBefore } from "@/db/queries/pin_attempts.ts";
+import { activeUserByEmail, activeUserWithRole } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
+import { repeatEvery, type Repeating } from "@/io/repeat.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { verifyPin } from "@/io/pin.ts";
 import { hashToken, randomToken } from "@/io/tokens.ts";
+import { limitedPinCheck, LOCKOUT_MS, type PinClient, pinSubject } from "@/lib/pin_attempts.ts";
 
 export const IDLE_TIMEOUT_MS = 10 * 60_000;
-export const MAX_WRONG_PINS = 5;
-export const LOCKOUT_MS = 5 * 60_000;
 /** last_seen_at is written at most this often: a page full of requests should not be a write storm. */
 const TOUCH_EVERY_MS = 15_000;
+/** How often the server sweeps sessions idle past the timeout and closed PIN windows. */
+export const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 const WRONG_CREDENTIALS = "Wrong e-mail or PIN.";
 
@@ -34,34 +38,62 @@ export interface SessionUser {
 }
 
 /**
- * Checks e-mail and PIN; on success opens a session and returns its token. Failures say as little as
- * possible (the same text for an unknown user and a wrong PIN) except for a lockout, which a driver
- * needs to know about.
+ * What signing in needs. `checkPin` is the PIN verification (io/pin.ts verifyPin unless given): the
+ * parallel-guess tests count the checks through it.
+ */
+export interface SignInDeps {
+  db: Db;
+  clock: Clock;
+  checkPin?: (pin: string, stored: string | null) => Promise<boolean>;
+}
+
+/** Who is signing in: an e-mail (either face), or a name picked on the tablet (an active user of `roles`). */
+export type SignInName = { email: string } | { pickedId: number; roles: readonly Role[] };
+
+/**
+ * Checks a name and PIN within the PIN-check limit; on success opens a session and returns its token.
+ * Every name goes the same way, whether it is an eligible user or not: look-up, check reservation, one
+ * PBKDF2 verification (against no hash for an unknown name, which costs the same: io/pin.ts), outcome. So
+ * an unknown, deactivated or ineligible name gets the same answers, with the same countdown, as a real
+ * user with a wrong PIN. The answers: on the tablet (an enrolled device, per-device count) a wrong PIN says
+ * how many tries are left; on the dashboard (one count per user shared by all its clients) it says only
+ * "Wrong e-mail or PIN.", because there the count left would show other people's recent mistakes on a real
+ * account, which an unknown e-mail never has. A full window says "Too many wrong PINs" on both.
  */
 export async function signIn(
-  db: Db,
-  clock: Clock,
-  input: { email: string; pin: string },
+  deps: SignInDeps,
+  input: { name: SignInName; pin: string; client: PinClient },
 ): Promise<{ token: string; user: User }> {
-  const now = clock.now();
-  const user = await activeUserByEmail.executeTakeFirst(db, input.email.trim().toLowerCase());
-  if (user?.locked_until && user.locked_until > now) throw lockedError(user.locked_until, now);
-  const ok = await verifyPin(input.pin, user?.pin_hash ?? null);
-  if (!user || !ok) {
-    if (user) await recordWrongPin(db, user.id, now);
-    throw new DomainError("credentials", WRONG_CREDENTIALS);
+  const { db, clock } = deps;
+  const { name, client } = input;
+  const user = "email" in name
+    ? await activeUserByEmail.executeTakeFirst(db, name.email.trim().toLowerCase())
+    : await activeUserWithRole(db, name.pickedId, name.roles);
+  const typed = "email" in name ? `email:${name.email.trim().toLowerCase()}` : `id:${name.pickedId}`;
+  const subject = pinSubject(user ? { userId: user.id } : { typed });
+  const check = deps.checkPin ?? verifyPin;
+  const result = await limitedPinCheck(deps, subject, client, () => check(input.pin, user?.pin_hash ?? null));
+  if (result.kind === "locked") throw lockedError(result.until, clock.now());
+  if (result.kind === "wrong" || !user) {
+    const left = result.kind === "wrong" ? result.triesLeft : 0;
+    throw new DomainError(
+      "credentials",
+      client.kind === "tablet" ? wrongPinOnTablet(left) : WRONG_CREDENTIALS,
+    );
   }
   const token = randomToken();
-  await db.transaction().execute(async (tx) => {
-    await clearWrongPins(tx, user.id);
-    await insertSession(tx, {
-      tokenHash: hashToken(token),
-      userId: user.id,
-      csrfToken: randomToken(),
-      at: now,
-    });
+  await insertSession(db, {
+    tokenHash: hashToken(token),
+    userId: user.id,
+    csrfToken: randomToken(),
+    at: clock.now(),
   });
   return { token, user };
+}
+
+function wrongPinOnTablet(triesLeft: number): string {
+  const minutes = LOCKOUT_MS / 60_000;
+  return `Wrong PIN. ${triesLeft} ${triesLeft === 1 ? "try" : "tries"} left before a ${minutes}-minute lock.`;
 }
 
 function lockedError(until: Date, now: Date): DomainError {
@@ -72,33 +104,36 @@ function lockedError(until: Date, now: Date): DomainError {
   );
 }
 
-/** Counts a wrong PIN atomically (two tablets guessing at once both count); the fifth locks the user. */
-async function recordWrongPin(db: Db, userId: number, now: Date): Promise<void> {
-  if (await countWrongPin(db, userId) >= MAX_WRONG_PINS) {
-    const until = new Date(now.getTime() + LOCKOUT_MS);
-    await lockUserUntil(db, userId, until);
-    throw lockedError(until, now);
-  }
-}
+/**
+ * Why a presented token gives no session: `idle` when the session timed out (the tablet says so), `ended`
+ * for anything else (signed out elsewhere, the user was deactivated or got a new PIN, swept, unknown), which
+ * must not be passed off as inactivity.
+ */
+export type SessionEnd = "idle" | "ended";
 
-/** The signed-in user of a token, or null when unknown, idle too long, or the user was deactivated. */
-export async function resolveSession(db: Db, clock: Clock, token: string): Promise<SessionUser | null> {
-  if (!token) return null;
+export type ResolvedSession = { session: SessionUser; ended?: never } | { session: null; ended: SessionEnd };
+
+/** The signed-in user of a token; or why there is none (unknown, idle too long, the user was deactivated). */
+export async function resolveSession(db: Db, clock: Clock, token: string): Promise<ResolvedSession> {
+  if (!token) return { session: null, ended: "ended" };
   const now = clock.now();
   const hash = hashToken(token);
   const row = await sessionWithUser(db, hash);
-  if (!row) return null;
+  if (!row) return { session: null, ended: "ended" };
   const { csrf_token, last_seen_at, ...user } = row;
-  if (!user.active || now.getTime() - last_seen_at.getTime() >= IDLE_TIMEOUT_MS) {
+  const idle = now.getTime() - last_seen_at.getTime() >= IDLE_TIMEOUT_MS;
+  if (!user.active || idle) {
     await deleteSession(db, hash);
-    return null;
+    return { session: null, ended: user.active ? "idle" : "ended" };
   }
   let seen = last_seen_at;
   if (now.getTime() - last_seen_at.getTime() >= TOUCH_EVERY_MS) {
     await touchSession(db, hash, now);
     seen = now;
   }
-  return { user, csrfToken: csrf_token, expiresAt: new Date(seen.getTime() + IDLE_TIMEOUT_MS) };
+  return {
+    session: { user, csrfToken: csrf_token, expiresAt: new Date(seen.getTime() + IDLE_TIMEOUT_MS) },
+  };
 }
 
 export async function signOut(db: Db, token: string): Promise<void> {
@@ -109,4 +144,25 @@ export async function signOut(db: Db, token: string): Promise<void> {
 export async function deleteIdleSessions(db: Db, clock: Clock): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - IDLE_TIMEOUT_MS);
   return await deleteSessionsSeenBefore(db, cutoff);
+}
+
+/**
+ * The server's sweep (tasks/start.ts): every SWEEP_INTERVAL_MS, sessions idle past the timeout and PIN
+ * windows that have closed (a closed window counts as none, so deleting it changes no answer).
+ */
+export function startSessionSweep(
+  deps: { db: Db; clock: Clock },
+  opts: { firstDelayMs?: number; intervalMs?: number; log?: (line: string) => void } = {},
+): Repeating {
+  const intervalMs = opts.intervalMs ?? SWEEP_INTERVAL_MS;
+  const log = opts.log ?? ((line) => console.log(line));
+  return repeatEvery(async () => {
+    const sessions = await deleteIdleSessions(deps.db, deps.clock);
+    const windows = await deletePinWindowsClosedBefore(deps.db, deps.clock.now());
+    if (sessions || windows) log(`sweep: ${sessions} idle sessions, ${windows} closed PIN windows removed`);
+  }, {
+    firstDelayMs: opts.firstDelayMs ?? intervalMs,
+    intervalMs,
+    onError: (error) => console.error(`session sweep failed: ${(error as Error)?.stack ?? error}`),
+  });
 }

@@ -8,7 +8,7 @@ import { matchingVehicles } from "@/db/queries/claims.ts";
 import { movementParts, receiptMovement } from "@/db/queries/movement_reads.ts";
 import { partsOfClaimNumber } from "@/db/queries/parts.ts";
 import { activeRepairersByName } from "@/db/queries/places.ts";
-import { activeDrivers, activeUserEmail } from "@/db/queries/users.ts";
+import { activeDrivers } from "@/db/queries/users.ts";
 import type { MovementStatus, MovementType, PartStatus, Role } from "@/db/schema.ts";
 import { LISTED_VEHICLES } from "@/lib/claims.ts";
 import { normaliseRego } from "@/lib/rego.ts";
@@ -24,11 +24,6 @@ export interface DriverChoice {
 /** The drivers offered on the sign-in screen: active users with role driver, by name. */
 export async function listDrivers(db: Db): Promise<DriverChoice[]> {
   return await activeDrivers(db);
-}
-
-/** The e-mail of an active tablet user picked by id on the sign-in screen, else null. */
-export async function tabletUserEmail(db: Db, id: number): Promise<string | null> {
-  return await activeUserEmail(db, id, TABLET_ROLES);
 }
 
 export interface RepairerChoice {

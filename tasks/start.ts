@@ -11,6 +11,7 @@ import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
 import { PhotoStorage } from "@/io/photo_storage.ts";
 import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
 import { startPurgeSchedule } from "@/lib/photos/purge.ts";
+import { startSessionSweep } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { configureLogging, logger } from "@/io/log.ts";
 import { Metrics } from "@/lib/metrics.ts";
@@ -34,6 +35,7 @@ async function start(): Promise<void> {
   const app = createApp({ db, config, clock, storage, metrics });
   const announcer = startAnnouncementWorker({ db, config, clock, metrics }); // D22: posts the outbox after commit
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
+  const sweep = startSessionSweep({ db, clock }); // idle sessions and closed PIN windows, every 10 minutes
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",
@@ -48,6 +50,7 @@ async function start(): Promise<void> {
     await server.shutdown();
     await announcer.stop();
     await purge.stop();
+    await sweep.stop();
     await db.destroy();
     Deno.exit(0);
   };

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import { MAX_PIN_CHECKS, type PinClient } from "@/lib/pin_attempts.ts";
 import { signIn } from "@/lib/sessions.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
+
+const DASHBOARD: PinClient = { kind: "dashboard" };
 
 appTest(
   "hq admin users: add, refuse a duplicate or a bad PIN, deactivate (ending sessions), reactivate",
@@ -16,7 +19,11 @@ appTest(
     });
     assert.equal(add.status, 303);
     assert.equal(add.headers.get("location"), "/hq/admin/users?done=added");
-    const { user } = await signIn(a.db, a.clock, { email: "new@depot.example", pin: "4321" });
+    const { user } = await signIn(a, {
+      name: { email: "new@depot.example" },
+      pin: "4321",
+      client: DASHBOARD,
+    });
     assert.equal(user.role, "driver");
     assert.match(
       await pageText(await admin.get("/hq/admin/users?done=added")),
@@ -51,7 +58,7 @@ appTest(
     const off = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "false" });
     assert.equal(off.headers.get("location"), "/hq/admin/users?done=deactivated");
     assert.equal((await victim.get("/hq/parts")).status, 303, "their session ended");
-    await assert.rejects(signIn(a.db, a.clock, { email: victim.user.email, pin: "0000" }));
+    await assert.rejects(signIn(a, { name: { email: victim.user.email }, pin: "0000", client: DASHBOARD }));
     const on = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "true" });
     assert.equal(on.headers.get("location"), "/hq/admin/users?done=activated");
 
@@ -64,14 +71,14 @@ appTest("hq admin users: a PIN reset lifts a lockout and ends the user's other s
   const admin = await signedIn(a, "admin");
   const driver = await makeUser(a.db, { role: "driver" });
   const driverSession = await signedIn(a, "driver", driver);
-  await a.db.updateTable("users").set({ locked_until: new Date(a.clock.now().getTime() + 300_000) })
-    .where("id", "=", driver.id).execute();
+  const wrong = () => signIn(a, { name: { email: driver.email }, pin: "0000", client: DASHBOARD });
+  for (let i = 0; i < MAX_PIN_CHECKS; i++) await assert.rejects(wrong());
   assert.match(await pageText(await admin.get("/hq/admin/users")), /Locked \(wrong PINs\)/);
   const bad = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "abcd" });
   assert.match(await pageText(bad, 422), /The PIN must be 4 to 8 digits\./);
   const res = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "86420" });
   assert.equal(res.headers.get("location"), "/hq/admin/users?done=pin");
-  const { user } = await signIn(a.db, a.clock, { email: driver.email, pin: "86420" });
+  const { user } = await signIn(a, { name: { email: driver.email }, pin: "86420", client: DASHBOARD });
   assert.equal(user.id, driver.id);
   const sessions = await a.db.selectFrom("sessions").select("token_hash").where("user_id", "=", driver.id)
     .execute();

@@ -1,23 +1,30 @@
-/** lib/sessions.ts (D23): PIN sign-in, lockout after five wrong PINs, idle expiry, deactivated users. */
+/**
+ * lib/sessions.ts and lib/pin_attempts.ts (D23, issue 15): PIN sign-in, the PIN-check windows and lockout,
+ * idle expiry and why a session ended, deactivated users, the sweep.
+ */
 import assert from "node:assert/strict";
 import { FakeClock } from "@/io/clock.ts";
 import { DomainError } from "@/lib/errors.ts";
-import { hashPin } from "@/io/pin.ts";
+import { hashPin, verifyPin } from "@/io/pin.ts";
+import { LOCKOUT_MS, MAX_PIN_CHECKS, type PinClient } from "@/lib/pin_attempts.ts";
 import {
   deleteIdleSessions,
   IDLE_TIMEOUT_MS,
-  LOCKOUT_MS,
-  MAX_WRONG_PINS,
   resolveSession,
   signIn,
+  type SignInDeps,
   signOut,
+  startSessionSweep,
 } from "@/lib/sessions.ts";
 import { dbTest } from "@/tests/helpers/db.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
+import type { Db } from "@/db/client.ts";
 
 // Hashing is slow on purpose (PBKDF2); one hash serves every test of this file.
 const PIN = "4821";
 const pinHash = hashPin(PIN);
+const DASHBOARD: PinClient = { kind: "dashboard" };
+const EMAIL = "dana@depot.example";
 
 async function rejects(promise: Promise<unknown>, message: string | RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -28,12 +35,31 @@ async function rejects(promise: Promise<unknown>, message: string | RegExp): Pro
   });
 }
 
-dbTest("sessions: the right PIN opens a session that resolves to the user", async ({ db }) => {
+/** Signs in by e-mail on the dashboard (or `client`). */
+const attempt = (deps: SignInDeps, pin: string, client: PinClient = DASHBOARD, email = EMAIL) =>
+  signIn(deps, { name: { email }, pin, client });
+
+async function setup(db: Db) {
   const clock = new FakeClock();
-  const user = await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-  const { token, user: signedIn } = await signIn(db, clock, { email: " Dana@Depot.example ", pin: PIN });
+  const user = await makeUser(db, { email: EMAIL, pinHash: await pinHash });
+  return { deps: { db, clock }, clock, user };
+}
+
+async function tabletDevice(db: Db, name: string): Promise<PinClient> {
+  const row = await db.insertInto("devices").values({
+    name,
+    token_hash: crypto.randomUUID(),
+    enrolled_by: null,
+    enrolled_at: new Date(),
+  }).returning("id").executeTakeFirstOrThrow();
+  return { kind: "tablet", deviceId: row.id };
+}
+
+dbTest("sessions: the right PIN opens a session that resolves to the user", async ({ db }) => {
+  const { deps, clock, user } = await setup(db);
+  const { token, user: signedIn } = await attempt(deps, PIN, DASHBOARD, " Dana@Depot.example ");
   assert.equal(signedIn.id, user.id);
-  const session = await resolveSession(db, clock, token);
+  const { session } = await resolveSession(db, clock, token);
   assert.equal(session?.user.id, user.id);
   assert.ok(session.csrfToken.length >= 32);
   assert.equal(session.expiresAt.getTime(), clock.now().getTime() + IDLE_TIMEOUT_MS);
@@ -43,92 +69,198 @@ dbTest("sessions: the right PIN opens a session that resolves to the user", asyn
   assert.notEqual(rows[0].token_hash, token);
 });
 
-dbTest("sessions: a wrong PIN and an unknown e-mail get the same message", async ({ db }) => {
-  const clock = new FakeClock();
-  await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-  await rejects(signIn(db, clock, { email: "dana@depot.example", pin: "0000" }), "Wrong e-mail or PIN.");
-  await rejects(signIn(db, clock, { email: "nobody@depot.example", pin: PIN }), "Wrong e-mail or PIN.");
-  assert.equal((await db.selectFrom("sessions").selectAll().execute()).length, 0);
-});
+dbTest(
+  "sessions: on the dashboard a wrong PIN and an unknown e-mail get the same answers, lock included",
+  async ({ db }) => {
+    const { deps } = await setup(db);
+    for (const email of [EMAIL, "nobody@depot.example"]) {
+      for (let i = 1; i < MAX_PIN_CHECKS; i++) {
+        await rejects(attempt(deps, "0000", DASHBOARD, email), "Wrong e-mail or PIN.");
+      }
+      await rejects(attempt(deps, "0000", DASHBOARD, email), "Too many wrong PINs. Try again in 5 minutes.");
+      await rejects(attempt(deps, PIN, DASHBOARD, email), "Too many wrong PINs. Try again in 5 minutes.");
+    }
+    assert.equal((await db.selectFrom("sessions").selectAll().execute()).length, 0);
+  },
+);
 
 dbTest(
   "sessions: the fifth wrong PIN locks the user for 5 minutes, even with the right PIN",
   async ({ db }) => {
-    const clock = new FakeClock();
-    await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-    const wrong = () => signIn(db, clock, { email: "dana@depot.example", pin: "0000" });
-    for (let i = 1; i < MAX_WRONG_PINS; i++) await rejects(wrong(), "Wrong e-mail or PIN.");
-    await rejects(wrong(), "Too many wrong PINs. Try again in 5 minutes.");
-    await rejects(signIn(db, clock, { email: "dana@depot.example", pin: PIN }), /^Too many wrong PINs/);
+    const { deps, clock } = await setup(db);
+    const checked: string[] = [];
+    const counting = {
+      ...deps,
+      checkPin: (pin: string, stored: string | null) => {
+        checked.push(pin);
+        return verifyPin(pin, stored);
+      },
+    };
+    for (let i = 1; i < MAX_PIN_CHECKS; i++) await rejects(attempt(counting, "0000"), "Wrong e-mail or PIN.");
+    await rejects(attempt(counting, "0000"), "Too many wrong PINs. Try again in 5 minutes.");
+    await rejects(attempt(counting, PIN), /^Too many wrong PINs/);
+    assert.equal(checked.length, MAX_PIN_CHECKS, "the right PIN during the lock was not even checked");
     clock.advance(LOCKOUT_MS - 60_000 + 1);
-    await rejects(
-      signIn(db, clock, { email: "dana@depot.example", pin: PIN }),
-      "Too many wrong PINs. Try again in 1 minute.",
-    );
+    await rejects(attempt(deps, PIN), "Too many wrong PINs. Try again in 1 minute.");
     clock.advance(60_000);
-    const { token } = await signIn(db, clock, { email: "dana@depot.example", pin: PIN });
-    assert.ok(await resolveSession(db, clock, token));
+    const { token } = await attempt(deps, PIN);
+    assert.ok((await resolveSession(db, clock, token)).session);
   },
 );
 
-dbTest("sessions: a successful sign-in resets the count of wrong PINs", async ({ db }) => {
-  const clock = new FakeClock();
-  await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-  const attempt = (pin: string) => signIn(db, clock, { email: "dana@depot.example", pin });
-  for (let i = 1; i < MAX_WRONG_PINS; i++) await rejects(attempt("0000"), "Wrong e-mail or PIN.");
-  await attempt(PIN);
-  // Four more wrong PINs do not lock: the count started again.
-  for (let i = 1; i < MAX_WRONG_PINS; i++) await rejects(attempt("0000"), "Wrong e-mail or PIN.");
-  await attempt(PIN);
+dbTest("sessions: on a tablet a wrong PIN says how many tries are left", async ({ db }) => {
+  const { deps } = await setup(db);
+  const tablet = await tabletDevice(db, "Bay 1");
+  for (const left of [4, 3, 2]) {
+    await rejects(attempt(deps, "0000", tablet), `Wrong PIN. ${left} tries left before a 5-minute lock.`);
+  }
+  await rejects(attempt(deps, "0000", tablet), "Wrong PIN. 1 try left before a 5-minute lock.");
+  await rejects(attempt(deps, "0000", tablet), "Too many wrong PINs. Try again in 5 minutes.");
 });
 
+dbTest(
+  "sessions: wrong PINs count per tablet; the dashboard has its own count for every client without a device",
+  async ({ db }) => {
+    const { deps } = await setup(db);
+    const [bay1, bay2] = [await tabletDevice(db, "Bay 1"), await tabletDevice(db, "Bay 2")];
+    for (let i = 0; i < MAX_PIN_CHECKS; i++) {
+      await rejects(attempt(deps, "0000", bay1), /^(Wrong PIN|Too many)/);
+    }
+    await rejects(attempt(deps, PIN, bay1), /^Too many wrong PINs/);
+    // Another tablet and the dashboard are not locked by the first tablet's guesses …
+    assert.ok((await attempt(deps, PIN, bay2)).token);
+    assert.ok((await attempt(deps, PIN, DASHBOARD)).token);
+    // … and the dashboard's count is one for all its clients: a new client is no fresh start.
+    for (let i = 0; i < MAX_PIN_CHECKS; i++) {
+      await rejects(attempt(deps, "0000", DASHBOARD), /^(Wrong|Too many)/);
+    }
+    await rejects(attempt(deps, PIN, DASHBOARD), /^Too many wrong PINs/);
+    assert.ok((await attempt(deps, PIN, bay2)).token);
+  },
+);
+
+dbTest(
+  "sessions: a success gives back only its own check: earlier wrong PINs count until the window closes",
+  async ({ db }) => {
+    const { deps, clock } = await setup(db);
+    for (let i = 1; i < MAX_PIN_CHECKS; i++) await rejects(attempt(deps, "0000"), "Wrong e-mail or PIN.");
+    await attempt(deps, PIN);
+    // The four wrong PINs still count: one more wrong PIN fills the window.
+    await rejects(attempt(deps, "0000"), "Too many wrong PINs. Try again in 5 minutes.");
+    clock.advance(LOCKOUT_MS);
+    // A window that closed is forgotten; right PINs never use up the tries.
+    for (let i = 0; i < 2 * MAX_PIN_CHECKS; i++) await attempt(deps, PIN);
+    for (let i = 1; i < MAX_PIN_CHECKS; i++) await rejects(attempt(deps, "0000"), "Wrong e-mail or PIN.");
+    // Four wrong PINs at the start of a window are forgotten when it closes, 5 minutes after the first.
+    clock.advance(LOCKOUT_MS);
+    for (let i = 1; i < MAX_PIN_CHECKS; i++) await rejects(attempt(deps, "0000"), "Wrong e-mail or PIN.");
+  },
+);
+
+dbTest(
+  "sessions: a success while guesses are in flight frees only its own check (at most 5 wrong checks)",
+  async ({ db }) => {
+    const { deps } = await setup(db);
+    // Wrong PINs are held inside their check until released, so the right PIN finishes among them.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const checked: string[] = [];
+    const held = {
+      ...deps,
+      checkPin: async (pin: string, stored: string | null) => {
+        checked.push(pin);
+        if (pin !== PIN) await gate;
+        return await verifyPin(pin, stored);
+      },
+    };
+    const settle = (p: Promise<unknown>) => p.then(() => "signed in", (e) => (e as Error).message);
+    const inFlight = Array.from({ length: MAX_PIN_CHECKS - 1 }, () => settle(attempt(held, "0000")));
+    while (checked.length < MAX_PIN_CHECKS - 1) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(await settle(attempt(held, PIN)), "signed in");
+    // Four guesses hold their checks: of three more, one gets the fifth and last check.
+    const more = Array.from({ length: 3 }, () => settle(attempt(held, "1111")));
+    while (checked.length < MAX_PIN_CHECKS + 1) await new Promise((r) => setTimeout(r, 5));
+    release();
+    const answers = await Promise.all([...inFlight, ...more]);
+    assert.equal(checked.filter((p) => p !== PIN).length, MAX_PIN_CHECKS, `checked: ${checked}`);
+    assert.equal(answers.filter((m) => m.startsWith("Too many wrong PINs")).length >= 2, true, `${answers}`);
+    await rejects(attempt(deps, PIN), /^Too many wrong PINs/);
+  },
+);
+
 dbTest("sessions: a session ends after 10 minutes idle; activity keeps it alive", async ({ db }) => {
-  const clock = new FakeClock();
-  await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-  const { token } = await signIn(db, clock, { email: "dana@depot.example", pin: PIN });
+  const { deps, clock } = await setup(db);
+  const { token } = await attempt(deps, PIN);
   // Used every 9 minutes for half an hour: still signed in.
   for (let i = 0; i < 3; i++) {
     clock.advance(9 * 60_000);
-    assert.ok(await resolveSession(db, clock, token), `still signed in after ${(i + 1) * 9} minutes`);
+    assert.ok(
+      (await resolveSession(db, clock, token)).session,
+      `still signed in after ${(i + 1) * 9} minutes`,
+    );
   }
   clock.advance(IDLE_TIMEOUT_MS);
-  assert.equal(await resolveSession(db, clock, token), null);
+  assert.deepEqual(await resolveSession(db, clock, token), { session: null, ended: "idle" });
   // The expired session is gone, not merely refused.
   assert.equal((await db.selectFrom("sessions").selectAll().execute()).length, 0);
 });
 
 dbTest("sessions: one millisecond short of the idle timeout is still signed in", async ({ db }) => {
-  const clock = new FakeClock();
-  await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-  const { token } = await signIn(db, clock, { email: "dana@depot.example", pin: PIN });
+  const { deps, clock } = await setup(db);
+  const { token } = await attempt(deps, PIN);
   clock.advance(IDLE_TIMEOUT_MS - 1);
-  assert.ok(await resolveSession(db, clock, token));
+  assert.ok((await resolveSession(db, clock, token)).session);
 });
 
-dbTest("sessions: a deactivated user cannot sign in, and their open session ends", async ({ db }) => {
-  const clock = new FakeClock();
-  const user = await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-  const { token } = await signIn(db, clock, { email: "dana@depot.example", pin: PIN });
-  await db.updateTable("users").set({ active: false }).where("id", "=", user.id).execute();
-  assert.equal(await resolveSession(db, clock, token), null);
-  await rejects(signIn(db, clock, { email: "dana@depot.example", pin: PIN }), "Wrong e-mail or PIN.");
-});
+dbTest(
+  "sessions: a deactivated user cannot sign in, and their open session ends, not for inactivity",
+  async ({ db }) => {
+    const { deps, clock, user } = await setup(db);
+    const { token } = await attempt(deps, PIN);
+    await db.updateTable("users").set({ active: false }).where("id", "=", user.id).execute();
+    assert.deepEqual(await resolveSession(db, clock, token), { session: null, ended: "ended" });
+    await rejects(attempt(deps, PIN), "Wrong e-mail or PIN.");
+  },
+);
 
 dbTest("sessions: sign-out ends the session; idle sessions are swept", async ({ db }) => {
-  const clock = new FakeClock();
-  await makeUser(db, { email: "dana@depot.example", pinHash: await pinHash });
-  const first = await signIn(db, clock, { email: "dana@depot.example", pin: PIN });
-  const second = await signIn(db, clock, { email: "dana@depot.example", pin: PIN });
+  const { deps, clock } = await setup(db);
+  const first = await attempt(deps, PIN);
+  const second = await attempt(deps, PIN);
   await signOut(db, first.token);
-  assert.equal(await resolveSession(db, clock, first.token), null);
-  assert.ok(await resolveSession(db, clock, second.token));
+  assert.deepEqual(await resolveSession(db, clock, first.token), { session: null, ended: "ended" });
+  assert.ok((await resolveSession(db, clock, second.token)).session);
   clock.advance(IDLE_TIMEOUT_MS);
   assert.equal(await deleteIdleSessions(db, clock), 1);
-  assert.equal(await resolveSession(db, clock, second.token), null);
+  assert.equal((await resolveSession(db, clock, second.token)).session, null);
+});
+
+dbTest("sessions: the server's sweep deletes idle sessions and closed PIN windows", async ({ db }) => {
+  const { deps, clock } = await setup(db);
+  await attempt(deps, PIN);
+  await rejects(attempt(deps, "0000", DASHBOARD, "nobody@depot.example"), "Wrong e-mail or PIN.");
+  const fresh = await (async () => {
+    clock.advance(IDLE_TIMEOUT_MS - 60_000);
+    return await attempt(deps, PIN);
+  })();
+  clock.advance(60_000);
+  const lines: string[] = [];
+  const sweep = startSessionSweep(deps, { firstDelayMs: 0, intervalMs: 20, log: (l) => lines.push(l) });
+  try {
+    for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    await sweep.stop();
+  }
+  assert.equal(lines[0], "sweep: 1 idle sessions, 1 closed PIN windows removed");
+  const left = await db.selectFrom("sessions").select("token_hash").execute();
+  assert.equal(left.length, 1, "the session used a minute ago stays");
+  assert.ok((await resolveSession(db, clock, fresh.token)).session);
+  // Left: the window the latest sign-in opened (still open, its check given back).
+  assert.deepEqual(await db.selectFrom("pin_attempts").select("checks").execute(), [{ checks: 0 }]);
 });
 
 dbTest("sessions: an unknown or empty token resolves to nobody", async ({ db }) => {
   const clock = new FakeClock();
-  assert.equal(await resolveSession(db, clock, ""), null);
-  assert.equal(await resolveSession(db, clock, "not-a-token"), null);
+  assert.equal((await resolveSession(db, clock, "")).session, null);
+  assert.equal((await resolveSession(db, clock, "not-a-token")).session, null);
 });

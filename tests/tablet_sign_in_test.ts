@@ -1,7 +1,11 @@
 /** The depot tablet's sign-in, sign-out, roles and idle expiry at the HTTP level (D23, D24). */
 import assert from "node:assert/strict";
+import { verifyPin } from "@/io/pin.ts";
+import { setUserActive } from "@/lib/admin/users.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { createApp } from "@/main.ts";
+import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { textOf } from "@/tests/helpers/hq.ts";
 import { makeDriver, Tablet, TEST_PIN } from "@/tests/helpers/tablet.ts";
 
 appTest("tablet: signed-out visitors are sent to the sign-in page, and / leads to the tablet", async (a) => {
@@ -67,20 +71,24 @@ appTest("tablet: sign-in by e-mail works for an admin; a dispatcher is turned aw
     /The depot tablet is for drivers\. Dispatchers use the dashboard at \/hq\./,
   );
   assert.equal(other.cookie, "");
-  // A dispatcher cannot be picked from the list either.
+  // A dispatcher cannot be picked by id either: even the right PIN is a wrong PIN for an id not offered.
   const picked = await other.signInForm({ user_id: String(dispatcher.id), pin: TEST_PIN });
-  assert.equal(picked.status, 400);
-  assert.match(await picked.text(), /Choose your name or type your e-mail\./);
+  assert.equal(picked.status, 401);
+  assert.match(await picked.text(), /Wrong PIN\. 4 tries left before a 5-minute lock\./);
 });
 
-appTest("tablet: wrong PINs show the sessions' messages, and the fifth locks the driver out", async (a) => {
+appTest("tablet: a wrong PIN says how many tries are left, and the fifth locks the driver out", async (a) => {
   const dana = await makeDriver(a);
   const t = new Tablet(a);
   for (let i = 1; i <= 4; i++) {
     const res = await t.signInForm({ user_id: String(dana.id), pin: "0000" });
     assert.equal(res.status, 401);
     const html = await res.text();
-    assert.match(html, /Wrong e-mail or PIN\./);
+    const left = 5 - i;
+    assert.match(
+      html,
+      new RegExp(`Wrong PIN\\. ${left} tr${left === 1 ? "y" : "ies"} left before a 5-minute lock\\.`),
+    );
     // The page comes back with the same driver picked, straight to the PIN pad.
     assert.match(html, new RegExp(`&quot;pickedId&quot;:${dana.id}|"pickedId":${dana.id}`));
   }
@@ -131,8 +139,10 @@ appTest("tablet: sign-out needs the CSRF token, ends the session and clears the 
   const res = await t.request("/tablet/sign-out", form(t.csrf));
   assert.equal(res.status, 303);
   assert.equal(res.headers.get("location"), "/tablet/sign-in?reason=signed_out");
-  // Cookies only: the tablet's durable queue (IndexedDB) and offline pages must survive a sign-out.
-  assert.equal(res.headers.get("clear-site-data"), '"cookies"');
+  // Not "storage": the tablet's durable queue (IndexedDB) and offline pages survive a sign-out; not
+  // "cookies": the tablet keeps its device cookie and stays enrolled.
+  assert.equal(res.headers.get("clear-site-data"), '"cache"');
+  assert.notEqual(t.device, "");
   assert.equal((await a.db.selectFrom("sessions").selectAll().execute()).length, 0);
   // The old cookie is worthless now.
   t.cookie = cookie;
@@ -159,14 +169,18 @@ appTest("tablet: after 10 idle minutes the tablet is signed out and says why", a
   );
   a.clock.advance(IDLE_TIMEOUT_MS);
   const cookie = t.cookie;
-  const api = await t.postJson("/tablet/api/search", { job: "deliver", rego: "ABC" });
-  assert.equal(api.status, 401);
-  t.cookie = cookie;
   const page = await t.request("/tablet/deliver");
   assert.equal(page.status, 303);
   assert.equal(page.headers.get("location"), "/tablet/sign-in?reason=idle&next=%2Ftablet%2Fdeliver");
   const signIn = await t.request("/tablet/sign-in?reason=idle&next=%2Ftablet%2Fdeliver");
   assert.match(await signIn.text(), /You were signed out after 10 minutes without activity\./);
+  // The timed-out session is gone: its cookie, sent again, is simply signed out (the island says idle).
+  t.cookie = cookie;
+  const api = await t.postJson("/tablet/api/search", { job: "deliver", rego: "ABC" });
+  assert.equal(api.status, 401);
+  t.cookie = cookie;
+  const again = await t.request("/tablet/deliver");
+  assert.equal(again.headers.get("location"), "/tablet/sign-in?reason=ended&next=%2Ftablet%2Fdeliver");
 });
 
 appTest("tablet: API calls need the CSRF header", async (a) => {
@@ -175,4 +189,64 @@ appTest("tablet: API calls need the CSRF header", async (a) => {
   await t.signIn(dana);
   const res = await t.request("/tablet/api/ping", { method: "POST" });
   assert.equal(res.status, 403);
+});
+
+appTest(
+  "tablet: a picked id gets the same answer and one PIN check whether it is a driver, an admin, a deactivated user or nobody",
+  async (a) => {
+    const checks: string[] = [];
+    const counted: TestApp = {
+      ...a,
+      app: createApp({
+        ...a,
+        checkPin: (pin, stored) => {
+          checks.push(pin);
+          return verifyPin(pin, stored);
+        },
+      }),
+    };
+    const driver = await makeDriver(a, { name: "Dana Driver" });
+    const admin = await makeDriver(a, { role: "admin", name: "Alex Admin" });
+    const gone = await makeDriver(a, { name: "Gone Driver", active: false });
+    const dispatcher = await makeDriver(a, { role: "dispatcher", name: "Priya Dispatch" });
+    const unknownId = dispatcher.id + 1000;
+    const answer = async (id: number, pin: string) => {
+      const before = checks.length;
+      const res = await new Tablet(counted).signInForm({ user_id: String(id), pin });
+      const html = (await res.text()).replaceAll(`:${id}`, ":ID");
+      return { status: res.status, html, checks: checks.length - before };
+    };
+    const listed = await answer(driver.id, "0000");
+    assert.equal(listed.status, 401);
+    assert.match(listed.html, /Wrong PIN\. 4 tries left before a 5-minute lock\./);
+    assert.equal(listed.checks, 1);
+    // Ids not in the list: an admin with a wrong PIN, and, even with the right PIN, a deactivated user, a
+    // dispatcher and an id nobody has. Same status, same page, one PIN check each.
+    const reference = await answer(admin.id, "0000");
+    assert.equal(reference.status, 401);
+    assert.match(reference.html, /Wrong PIN\. 4 tries left before a 5-minute lock\./);
+    for (const id of [gone.id, dispatcher.id, unknownId]) {
+      const other = await answer(id, TEST_PIN);
+      assert.deepEqual(other, reference, `id ${id}`);
+    }
+    // They lock alike too.
+    const t = new Tablet(counted);
+    for (let i = 0; i < 5; i++) await t.signInForm({ user_id: String(unknownId), pin: "0000" });
+    const locked = await t.signInForm({ user_id: String(unknownId), pin: "0000" });
+    assert.match(await locked.text(), /Too many wrong PINs\. Try again in 5 minutes\./);
+    assert.deepEqual(await a.db.selectFrom("sessions").selectAll().execute(), []);
+  },
+);
+
+appTest("tablet: a deactivated driver's session ends without a word about inactivity", async (a) => {
+  const admin = await makeDriver(a, { role: "admin" });
+  const dana = await makeDriver(a);
+  const t = new Tablet(a);
+  await t.signIn(dana);
+  await setUserActive(a.db, { userId: dana.id, active: false, actorId: admin.id });
+  const page = await t.request("/tablet/deliver");
+  assert.equal(page.headers.get("location"), "/tablet/sign-in?reason=ended&next=%2Ftablet%2Fdeliver");
+  const text = textOf(await (await t.request(page.headers.get("location")!)).text());
+  assert.match(text, /You were signed out\. Sign in again to carry on\./);
+  assert.doesNotMatch(text, /activity/);
 });

@@ -14,6 +14,7 @@ export type HqSection =
   | "exports"
   | "users"
   | "places"
+  | "tablets"
   | "import"
   | "none";
 
@@ -33,6 +34,7 @@ const STAFF_LINKS: [HqSection, string, string][] = [
 const ADMIN_LINKS: [HqSection, string, string][] = [
   ["users", "/hq/admin/users", "Users"],
   ["places", "/hq/admin/places", "Repair shops & HQ"],
+  ["tablets", "/hq/admin/tablets", "Tablets"],
   ["import", "/hq/admin/import", "Import"],
 ];
 

@@ -1,37 +1,32 @@
 /**
- * Queries of the users table: look-ups, the wrong-PIN counter and lockout of sign-in (D23), the admin
- * pages' changes (D24), the import's upsert (D5) and the lists the pages offer.
+ * Queries of the users table: the look-ups of sign-in (D23; its wrong-PIN windows are in pin_attempts.ts),
+ * the admin pages' changes (D24), the import's upsert (D5) and the lists the pages offer.
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { Role, User } from "@/db/schema.ts";
 import { compiledQuery } from "@/db/queries/compiled.ts";
+import {
+  clearPinWindows,
+  lockedSubjectsQuery,
+  USER_SUBJECT_PREFIX,
+  userSubject,
+} from "@/db/queries/pin_attempts.ts";
 
 /** The active user with this (lower-cased) e-mail. Compiled once: every handler call runs it. */
 export const activeUserByEmail = compiledQuery((db, email: string) =>
   db.selectFrom("users").selectAll().where("email", "=", email).where("active", "=", true)
 );
 
-/** Clears the wrong-PIN count and any lockout (a successful sign-in). */
-export async function clearWrongPins(db: Db, userId: number): Promise<void> {
-  await db.updateTable("users").set({ failed_pin_attempts: 0, locked_until: null })
-    .where("id", "=", userId).execute();
-}
-
-/** Counts one wrong PIN in one statement (two tablets guessing at once both count); returns the new count. */
-export async function countWrongPin(db: Db, userId: number): Promise<number> {
-  const row = await db.updateTable("users")
-    .set((eb) => ({ failed_pin_attempts: eb("failed_pin_attempts", "+", 1) }))
-    .where("id", "=", userId)
-    .returning("failed_pin_attempts")
-    .executeTakeFirstOrThrow();
-  return row.failed_pin_attempts;
-}
-
-/** Locks the user out until `until`, starting the count again. */
-export async function lockUserUntil(db: Db, userId: number, until: Date): Promise<void> {
-  await db.updateTable("users").set({ failed_pin_attempts: 0, locked_until: until })
-    .where("id", "=", userId).execute();
+/** The active user with this id and one of these roles (a name picked on the tablet), else undefined. */
+export async function activeUserWithRole(
+  db: Db,
+  id: number,
+  roles: readonly Role[],
+): Promise<User | undefined> {
+  return await db.selectFrom("users").selectAll()
+    .where("id", "=", id).where("active", "=", true).where("role", "in", roles)
+    .executeTakeFirst();
 }
 
 /** Inserts a user; undefined when the e-mail is taken (the unique index decides, no read before). */
@@ -45,23 +40,33 @@ export async function insertUserUnlessEmailTaken(
     .executeTakeFirst();
 }
 
-/** Changes a user's active flag or PIN hash and lifts any lockout; undefined when there is no such user. */
+/**
+ * Changes a user's active flag or PIN hash and lifts any lockout (every PIN-check window of the user, on
+ * every client); undefined when there is no such user. Two statements: callers run it in a transaction.
+ */
 export async function updateUserAndUnlock(
   db: Db,
   userId: number,
   change: { active: boolean } | { pin_hash: string },
 ): Promise<User | undefined> {
-  return await db.updateTable("users")
-    .set({ ...change, failed_pin_attempts: 0, locked_until: null })
-    .where("id", "=", userId)
-    .returningAll()
+  const user = await db.updateTable("users").set(change).where("id", "=", userId).returningAll()
     .executeTakeFirst();
+  if (user) await clearPinWindows(db, userSubject(user.id));
+  return user;
 }
 
-/** Every user for the admin page: active ones first, by name. */
-export async function listUsers(db: Db) {
+/**
+ * Every user for the admin page: active ones first, by name. `locked_until`: the end of the latest full
+ * PIN-check window (`maxChecks` checks) of the user on any client, null when none; the page compares it
+ * with the clock.
+ */
+export async function listUsers(db: Db, maxChecks: number) {
   return await db.selectFrom("users")
-    .select(["id", "email", "name", "role", "active", "locked_until", "created_at"])
+    .leftJoin(
+      lockedSubjectsQuery(db, maxChecks).as("locks"),
+      (join) => join.on("locks.subject", "=", sql<string>`${USER_SUBJECT_PREFIX} || users.id::text`),
+    )
+    .select(["id", "email", "name", "role", "active", "locks.locked_until", "created_at"])
     .orderBy("active", "desc").orderBy("name").orderBy("id")
     .execute();
 }
@@ -76,14 +81,6 @@ export async function activeDrivers(db: Db): Promise<{ id: number; name: string 
   return await db.selectFrom("users").select(["id", "name"])
     .where("role", "=", "driver").where("active", "=", true)
     .orderBy("name").orderBy("id").execute();
-}
-
-/** The e-mail of the active user with this id and one of these roles, else null. */
-export async function activeUserEmail(db: Db, id: number, roles: readonly Role[]): Promise<string | null> {
-  const row = await db.selectFrom("users").select("email")
-    .where("id", "=", id).where("active", "=", true).where("role", "in", roles)
-    .executeTakeFirst();
-  return row?.email ?? null;
 }
 
 /** Whether any user exists (the demo data loads only into an empty database). */

@@ -2,9 +2,10 @@
 import type { Db } from "@/db/client.ts";
 import { listHqLocations, listRepairers } from "@/db/queries/places.ts";
 import { listUsers } from "@/db/queries/users.ts";
+import { MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
 
 /** Every user, active ones first. */
-export const usersPage = (db: Db) => listUsers(db);
+export const usersPage = (db: Db) => listUsers(db, MAX_PIN_CHECKS);
 
 export type UserRow = Awaited<ReturnType<typeof usersPage>>[number];
 

@@ -19,6 +19,7 @@ import {
 } from "@/db/queries/photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { logger } from "@/io/log.ts";
+import { repeatEvery, type Repeating } from "@/io/repeat.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -95,14 +96,11 @@ export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<Pu
 
 const purgeLog = logger("purge");
 
-export interface PurgeSchedule {
-  /** Cancels the next run and waits for one in progress. */
-  stop(): Promise<void>;
-}
+export type PurgeSchedule = Repeating;
 
 /**
  * Runs the purge `firstDelayMs` after start-up, then every `intervalMs` (a day). Failures are logged and
- * retried at the next run. The timer does not keep the process alive.
+ * retried at the next run.
  */
 export function startPurgeSchedule(
   deps: PurgeDeps,
@@ -110,40 +108,21 @@ export function startPurgeSchedule(
 ): PurgeSchedule {
   const intervalMs = opts.intervalMs ?? PURGE_INTERVAL_MS;
   const log = opts.log ?? ((line) => purgeLog.info(line));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    const t = setTimeout(run, ms);
-    Deno.unrefTimer(t);
-    timer = t;
-  };
-  const run = () => {
-    running = purgePhotos(deps).then((r) => {
-      if (r.stagedRows || r.photoRows || r.files || r.tmpFiles) {
-        log(
-          `purge: ${r.stagedRows} staged rows, ${r.photoRows} photo rows, ${r.files} files, ` +
-            `${r.tmpFiles} temporary files removed`,
-        );
-      }
-    }).catch((error) => {
+  return repeatEvery(async () => {
+    const r = await purgePhotos(deps);
+    if (r.stagedRows || r.photoRows || r.files || r.tmpFiles) {
+      log(
+        `purge: ${r.stagedRows} staged rows, ${r.photoRows} photo rows, ${r.files} files, ` +
+          `${r.tmpFiles} temporary files removed`,
+      );
+    }
+  }, {
+    firstDelayMs: opts.firstDelayMs ?? 60_000,
+    intervalMs,
+    onError: (error) =>
       purgeLog.error("purge failed (next run in {next_run_min} min): {error}", {
         next_run_min: Math.round(intervalMs / 60_000),
-        error: String(error?.stack ?? error),
-      });
-    }).finally(() => {
-      running = undefined;
-      schedule(intervalMs);
-    });
-  };
-  schedule(opts.firstDelayMs ?? 60_000);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+        error: String((error as Error)?.stack ?? error),
+      }),
+  });
 }

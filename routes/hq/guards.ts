@@ -25,7 +25,7 @@ export const requireAdmin = (): MiddlewareHandler<SessionEnv> => requireRole(["a
 export function requireSignedIn(deps: AppDeps): MiddlewareHandler {
   return async (c, next) => {
     const token = getCookie(c, SESSION_COOKIE);
-    const session = token ? await resolveSession(deps.db, deps.clock, token) : null;
+    const session = token ? (await resolveSession(deps.db, deps.clock, token)).session : null;
     if (!session) return c.text("Sign in to see photos.", 401);
     await next();
   };

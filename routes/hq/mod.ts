@@ -23,6 +23,7 @@ import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
+import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
 import { adminImportRoutes, IMPORT_MAX_BYTES, tooLarge } from "@/routes/hq/admin_import.tsx";
 import { SMALL_BODY_LIMIT, smallBodies } from "@/routes/web/body_limits.ts";
 import { behind, withOwnMiddleware } from "@/routes/web/mount.ts";
@@ -44,6 +45,7 @@ function adminArea(deps: AppDeps) {
   app.use(requireAdmin());
   app.route("/users", behind(adminUsersRoutes(deps), formBodies(), csrfProtect(deps)));
   app.route("/places", behind(adminPlacesRoutes(deps), formBodies(), csrfProtect(deps)));
+  app.route("/tablets", behind(adminTabletsRoutes(deps), formBodies(), csrfProtect(deps)));
   // The CSV file and the form around it.
   const importBodies = bodyLimit({
     maxSize: IMPORT_MAX_BYTES + SMALL_BODY_LIMIT,

@@ -49,7 +49,8 @@ export function signInRoutes(deps: AppDeps) {
   app.post("/sign-in", async (c) => {
     const { email, pin, next } = signInForm.parse(await c.req.parseBody());
     try {
-      const { token, user } = await signIn(deps.db, deps.clock, { email, pin });
+      // No device identity here: one PIN-check count per user for every dashboard client (lib/pin_attempts.ts).
+      const { token, user } = await signIn(deps, { name: { email }, pin, client: { kind: "dashboard" } });
       if (user.role === "driver") {
         // The PIN was right, but this face is not for drivers: end the session it just opened.
         await signOut(deps.db, token);

@@ -7,19 +7,22 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Role } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { resolveSession, type SessionUser } from "@/lib/sessions.ts";
+import { resolveSession, type SessionEnd, type SessionUser } from "@/lib/sessions.ts";
 import { secureEquals } from "@/io/secure_compare.ts";
 import { refusal } from "@/routes/web/error_pages.tsx";
 
 export const SESSION_COOKIE = "pm_session";
 
-export type SessionEnv = { Variables: { session: SessionUser | null } };
+/** `sessionEnded`: why the session of the cookie the browser sent is over (null: no cookie, or signed in). */
+export type SessionEnv = { Variables: { session: SessionUser | null; sessionEnded: SessionEnd | null } };
 
 /** Puts the signed-in user (or null) on `c.var.session`. Signed-in pages are never cached. */
 export function loadSession(deps: AppDeps): MiddlewareHandler<SessionEnv> {
   return async (c, next) => {
     const token = getCookie(c, SESSION_COOKIE);
-    c.set("session", token ? await resolveSession(deps.db, deps.clock, token) : null);
+    const resolved = token ? await resolveSession(deps.db, deps.clock, token) : null;
+    c.set("session", resolved?.session ?? null);
+    c.set("sessionEnded", resolved?.ended ?? null);
     if (token && !c.var.session) deleteCookie(c, SESSION_COOKIE, { path: "/" });
     await next();
     if (c.var.session) c.header("Cache-Control", "no-store");
@@ -37,14 +40,15 @@ export function setSessionCookie(c: Context, deps: AppDeps, token: string): void
 }
 
 /**
- * Ends the browser side of a session: the cookies. Not the site's storage: the tablet keeps each driver's
- * unsent work there (IndexedDB, by user id) and its offline pages in the service worker's cache, which
- * the worker itself drops at sign-out (render/assets/tablet_sw.ts); signed-in pages are never cached by
- * HTTP (`no-store`).
+ * Ends the browser side of a session: the session cookie, and whatever the browser cached over HTTP. Not
+ * `"storage"`: the tablet keeps each driver's unsent work there (IndexedDB, by user id) and its offline
+ * pages in the service worker's cache, which the worker itself drops at sign-out
+ * (render/assets/tablet_sw.ts). Not `"cookies"`: that would also wipe an enrolled tablet's device cookie
+ * (routes/web/device.ts); the session cookie is the only other cookie the site sets.
  */
 export function clearSession(c: Context): void {
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
-  c.header("Clear-Site-Data", '"cookies"');
+  c.header("Clear-Site-Data", '"cache"');
 }
 
 /** The request's path and query, URL-encoded for a sign-in page's `next`. */

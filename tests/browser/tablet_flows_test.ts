@@ -42,7 +42,10 @@ Deno.test({
           await page.getByLabel("Your PIN").fill("1111");
           await page.getByRole("button", { name: "Sign in" }).click();
           await page.getByTestId("sign-in-error").waitFor();
-          assert.equal(await page.getByTestId("sign-in-error").textContent(), "Wrong e-mail or PIN.");
+          assert.equal(
+            await page.getByTestId("sign-in-error").textContent(),
+            "Wrong PIN. 4 tries left before a 5-minute lock.",
+          );
           await shoot(page, "03_wrong_pin");
           await signIn(page, d.served.baseUrl, "Dana Driver", "4821", (step) => shoot(page, step));
           await hydrated(page, "TabletIdle");

@@ -1,9 +1,13 @@
 /**
- * A depot tablet for route tests: keeps the session cookie like a browser, signs in through the PIN form
- * and calls the tablet's JSON endpoints with the CSRF token.
+ * A depot tablet for route tests: enrolled as a tablet before its first request (unless made with
+ * `{ enrolled: false }`: a stranger's browser), keeps the session and device cookies like a browser, signs
+ * in through the PIN form and calls the tablet's JSON endpoints with the CSRF token.
  */
 import { ensureAssets } from "@/render/assets.ts";
 import { hashPin } from "@/io/pin.ts";
+import { enrolDevice } from "@/lib/devices.ts";
+import { deviceCookie } from "@/routes/web/device.ts";
+import { SESSION_COOKIE } from "@/routes/web/session.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 import type { Role } from "@/db/schema.ts";
@@ -25,22 +29,41 @@ export async function makeDriver(a: TestApp, opts: { role?: Role; name?: string;
 let assets: Promise<unknown> | undefined;
 
 export class Tablet {
+  /** The session cookie (`name=value`), "" when signed out. */
   cookie = "";
+  /** The device cookie (`name=value`), "" when not enrolled. */
+  device = "";
+  /** The enrolled device's id (0 before enrolment). */
+  deviceId = 0;
   csrf = "";
-  constructor(readonly a: TestApp) {}
+  private enrolled: boolean;
+  constructor(readonly a: TestApp, opts: { enrolled?: boolean } = {}) {
+    this.enrolled = opts.enrolled === false;
+  }
+
+  /** Enrols this tablet as an admin would (lib/devices.ts), giving it the device cookie. */
+  async enrol(name = "Test tablet"): Promise<void> {
+    this.enrolled = true;
+    const { device, token } = await enrolDevice(this.a.db, this.a.clock, { name, enrolledBy: null });
+    this.device = `${deviceCookie(this.a.config).name}=${token}`;
+    this.deviceId = device.id;
+  }
 
   async request(path: string, init: RequestInit = {}): Promise<Response> {
+    if (!this.enrolled) await this.enrol();
     // Tablet pages name their islands, so the build must be current (a no-op when it is).
     await (assets ??= ensureAssets({ log: () => {} }));
     const headers = new Headers(init.headers);
-    if (this.cookie) headers.set("cookie", this.cookie);
+    const cookies = [this.cookie, this.device].filter(Boolean).join("; ");
+    if (cookies) headers.set("cookie", cookies);
     const res = await this.a.app.request(`http://localhost${path}`, { ...init, headers, redirect: "manual" });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(";");
       const [name, value] = pair.split("=");
-      if (name !== "pm_session") continue;
       const expired = /max-age=0|expires=Thu, 01 Jan 1970/i.test(line) || value === "";
-      this.cookie = expired ? "" : `${name}=${value}`;
+      const kept = expired ? "" : `${name}=${value}`;
+      if (name === SESSION_COOKIE) this.cookie = kept;
+      else if (name === deviceCookie(this.a.config).name) this.device = kept;
     }
     return res;
   }

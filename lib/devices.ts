@@ -1,0 +1,82 @@
+/**
+ * Enrolled depot tablets (issue 15). The tablet's driver list and PIN sign-in answer only on a browser an
+ * admin enrolled from the dashboard (routes/hq/admin_tablets.tsx), done on the tablet itself while signed
+ * in there: it gets a long-lived device cookie holding a random token, of which only the SHA-256 is
+ * stored. Revoking deletes the row (and the tablet's PIN windows), so the cookie is worthless at once.
+ * Wrong PINs on a tablet count per user and device (lib/pin_attempts.ts), so a stranger's device, which
+ * cannot be enrolled, cannot lock a driver out of the depot's own tablets.
+ */
+import type { Db } from "@/db/client.ts";
+import type { Device } from "@/db/schema.ts";
+import {
+  deleteDevice,
+  deviceByTokenHash,
+  insertDevice,
+  listDevices,
+  touchDevice,
+} from "@/db/queries/devices.ts";
+import { clearClientPinWindows } from "@/db/queries/pin_attempts.ts";
+import type { Clock } from "@/io/clock.ts";
+import { hashToken, randomToken } from "@/io/tokens.ts";
+import { DomainError } from "@/lib/errors.ts";
+import { tabletClient } from "@/lib/pin_attempts.ts";
+
+/**
+ * The device cookie's lifetime: 400 days, the most browsers keep a cookie; every visit to the sign-in page
+ * sets it again, so a tablet in use never loses it.
+ */
+export const DEVICE_COOKIE_MAX_AGE_S = 400 * 24 * 60 * 60;
+/** last_used_at is written at most this often. */
+const TOUCH_EVERY_MS = 60_000;
+export const MAX_DEVICE_NAME = 80;
+// C0 controls, DEL and the bidirectional controls have no place in a name shown on pages.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+
+function cleanName(name: string): string {
+  const clean = name.trim().replace(/ +/g, " ");
+  if (!clean || clean.length > MAX_DEVICE_NAME || CONTROL.test(clean)) {
+    throw new DomainError(
+      "invalid",
+      `Name the tablet (1 to ${MAX_DEVICE_NAME} characters, no control characters).`,
+    );
+  }
+  return clean;
+}
+
+/** Enrols a browser as a depot tablet; returns the device and the token its cookie must hold. */
+export async function enrolDevice(
+  db: Db,
+  clock: Clock,
+  input: { name: string; enrolledBy: number | null },
+): Promise<{ device: Device; token: string }> {
+  const token = randomToken();
+  const device = await insertDevice(db, {
+    name: cleanName(input.name),
+    tokenHash: hashToken(token),
+    enrolledBy: input.enrolledBy,
+    at: clock.now(),
+  });
+  return { device, token };
+}
+
+/** The enrolled device of a cookie's token, its use recorded; null for no token, a revoked or unknown one. */
+export async function resolveDevice(db: Db, clock: Clock, token: string | undefined): Promise<Device | null> {
+  if (!token) return null;
+  const device = await deviceByTokenHash(db, hashToken(token));
+  if (!device) return null;
+  const now = clock.now();
+  await touchDevice(db, device.id, now, new Date(now.getTime() - TOUCH_EVERY_MS));
+  return device;
+}
+
+export const enrolledDevices = (db: Db) => listDevices(db);
+export type EnrolledDevice = Awaited<ReturnType<typeof enrolledDevices>>[number];
+
+/** Revokes a tablet: its cookie stops working and its PIN windows are forgotten. */
+export async function revokeDevice(db: Db, id: number): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    if (!await deleteDevice(tx, id)) throw new DomainError("not_found", "Tablet not found.");
+    await clearClientPinWindows(tx, tabletClient(id));
+  });
+}

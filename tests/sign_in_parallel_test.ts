@@ -1,0 +1,146 @@
+/**
+ * Issue 15, item 1: PIN guesses sent all at once. 30 sign-ins for one user fire together over real HTTP
+ * (rate limits off, as in every test), 29 wrong PINs and the right one 10th. Every PIN check is counted
+ * through the app's `checkPin` hook. At most 5 PINs may be checked and no session may open: the checks are
+ * reserved in one statement before any PIN is verified (lib/pin_attempts.ts). The code before that change
+ * read the lock, verified, then counted, so all 30 were checked and the right one signed in.
+ * Runs on PGlite and on the PostgreSQL server (real concurrent connections); the server run fails, not
+ * vanishes, on CI without TEST_DATABASE_URL (serverAppTest).
+ */
+import assert from "node:assert/strict";
+import { verifyPin } from "@/io/pin.ts";
+import { enrolDevice } from "@/lib/devices.ts";
+import { MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
+import { createApp } from "@/main.ts";
+import { deviceCookie } from "@/routes/web/device.ts";
+import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
+import { withAssets } from "@/tests/helpers/hq.ts";
+import { makeDriver, TEST_PIN } from "@/tests/helpers/tablet.ts";
+import { serveApp } from "@/tests/browser/browser.ts";
+
+const GUESSES = 30;
+const RIGHT_AT = 9;
+
+/** The PINs sent: distinct wrong ones, and the right one 10th. */
+const pins = Array.from({ length: GUESSES }, (_, i) => i === RIGHT_AT ? TEST_PIN : String(1000 + i));
+
+type Form = (pin: string) => { path: string; fields: Record<string, string>; cookie?: string };
+
+const until = async (done: () => boolean) => {
+  while (!done()) await new Promise((r) => setTimeout(r, 2));
+};
+
+/**
+ * Serves the test's app with a counting `checkPin` and sends one sign-in per PIN; returns the HTTP statuses,
+ * the PINs checked and the sessions opened.
+ * - `all`: the 30 requests leave at once; the server decides their order.
+ * - `held`: the worst case made certain. Every PIN check is held until each request that is not being
+ *   checked has been answered, so all 30 are in flight together; the right PIN leaves only once five checks
+ *   are under way (without that, on the server it may arrive first and rightly sign in).
+ */
+async function guess(a: TestApp, form: Form, mode: "all" | "held") {
+  await withAssets();
+  const checked: string[] = [];
+  let answered = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const app = createApp({
+    db: a.db,
+    config: a.config,
+    clock: a.clock,
+    storage: a.storage,
+    checkPin: async (pin, stored) => {
+      checked.push(pin);
+      if (mode === "held") await gate;
+      return await verifyPin(pin, stored);
+    },
+  });
+  const served = serveApp(app);
+  const send = async (pin: string) => {
+    const { path, fields, cookie } = form(pin);
+    const res = await fetch(`${served.baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) },
+      body: new URLSearchParams(fields),
+      redirect: "manual",
+    });
+    await res.body?.cancel();
+    answered++;
+    return res.status;
+  };
+  try {
+    let answers: Promise<number>[];
+    if (mode === "all") answers = pins.map(send);
+    else {
+      answers = pins.slice(0, RIGHT_AT).map(send);
+      await until(() => checked.length >= MAX_PIN_CHECKS);
+      answers.push(...pins.slice(RIGHT_AT).map(send));
+      await until(() => answered + checked.length >= GUESSES);
+      release();
+    }
+    const statuses = await Promise.all(answers);
+    const sessions = await a.db.selectFrom("sessions").select("user_id").execute();
+    console.log(`${a.kind}, ${mode}: ${GUESSES} sign-ins, ${checked.length} PINs checked`);
+    return { statuses, checked, sessions };
+  } finally {
+    release();
+    await served.close();
+  }
+}
+
+/** At most 5 PINs checked; a session only if the right PIN was one of them (it may come first). */
+async function assertBound(a: TestApp, form: Form) {
+  const r = await guess(a, form, "all");
+  assert.ok(r.checked.length <= MAX_PIN_CHECKS, `${r.checked.length} PINs checked: ${r.checked}`);
+  const right = r.checked.includes(TEST_PIN);
+  assert.equal(r.sessions.length, right ? 1 : 0, `checked ${r.checked}, sessions ${r.sessions.length}`);
+  assert.equal(r.statuses.filter((s) => s === 303).length, right ? 1 : 0, `answers: ${r.statuses}`);
+}
+
+/** All 30 in flight, the right PIN 10th: exactly 5 checked, the right one refused unchecked, no session. */
+async function assertHeld(a: TestApp, form: Form) {
+  const r = await guess(a, form, "held");
+  assert.equal(r.checked.length, MAX_PIN_CHECKS, `PINs checked: ${r.checked}`);
+  assert.ok(!r.checked.includes(TEST_PIN), "the right PIN, sent 10th during the lock, was not checked");
+  assert.deepEqual(r.sessions, [], "no session opened");
+  assert.ok(r.statuses.every((s) => s === 401), `answers: ${r.statuses}`);
+}
+
+async function tabletForm(a: TestApp): Promise<Form> {
+  const dana = await makeDriver(a);
+  const { token } = await enrolDevice(a.db, a.clock, { name: "Bay 1", enrolledBy: null });
+  const cookie = `${deviceCookie(a.config).name}=${token}`;
+  return (pin) => ({
+    path: "/tablet/sign-in",
+    fields: { user_id: String(dana.id), pin, next: "/tablet" },
+    cookie,
+  });
+}
+
+async function dashboardForm(a: TestApp): Promise<Form> {
+  const priya = await makeDriver(a, { role: "dispatcher" });
+  return (pin) => ({ path: "/hq/sign-in", fields: { email: priya.email, pin, next: "/hq" } });
+}
+
+const CASES: [string, (a: TestApp) => Promise<void>][] = [
+  [
+    "sign-in at once: 30 PIN guesses in flight on a tablet, the right one 10th: 5 PINs checked, no session",
+    async (a) => await assertHeld(a, await tabletForm(a)),
+  ],
+  [
+    "sign-in at once: 30 PIN guesses in flight on the dashboard, the right one 10th: 5 PINs checked, no session",
+    async (a) => await assertHeld(a, await dashboardForm(a)),
+  ],
+  [
+    "sign-in at once: 30 PIN guesses sent together on a tablet: at most 5 PINs checked",
+    async (a) => await assertBound(a, await tabletForm(a)),
+  ],
+  [
+    "sign-in at once: 30 PIN guesses sent together on the dashboard: at most 5 PINs checked",
+    async (a) => await assertBound(a, await dashboardForm(a)),
+  ],
+];
+for (const [name, fn] of CASES) {
+  appTest(name, fn, { only: "pglite" });
+  serverAppTest(name, fn);
+}
