@@ -19,6 +19,7 @@ import { clearClientPinWindows } from "@/db/queries/pin_attempts.ts";
 import type { Clock } from "@/io/clock.ts";
 import { hashToken, randomToken } from "@/io/tokens.ts";
 import { DomainError } from "@/lib/errors.ts";
+import { isLineText } from "@/lib/validation.ts";
 import { tabletClient } from "@/lib/pin_attempts.ts";
 
 /**
@@ -29,13 +30,10 @@ export const DEVICE_COOKIE_MAX_AGE_S = 400 * 24 * 60 * 60;
 /** last_used_at is written at most this often. */
 const TOUCH_EVERY_MS = 60_000;
 export const MAX_DEVICE_NAME = 80;
-// C0 controls, DEL and the bidirectional controls have no place in a name shown on pages.
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
 
 function cleanName(name: string): string {
   const clean = name.trim().replace(/ +/g, " ");
-  if (!clean || clean.length > MAX_DEVICE_NAME || CONTROL.test(clean)) {
+  if (!clean || clean.length > MAX_DEVICE_NAME || !isLineText(clean)) {
     throw new DomainError(
       "invalid",
       `Name the tablet (1 to ${MAX_DEVICE_NAME} characters, no control characters).`,

@@ -257,3 +257,15 @@ appTest(
     assert.match(text, /Rego: EVIL1/);
   },
 );
+
+appTest(
+  "text rules: the tablet sign-in with a NUL in the typed e-mail is asked for a name again, not 503",
+  async (a) => {
+    const tablet = new Tablet(a);
+    const res = await tablet.signInForm({ email: `admin${NUL}@depot.example`, pin: "9999" });
+    assert.equal(res.status, 400);
+    const page = await res.text();
+    assert.match(page, /Choose your name or type your e-mail\./);
+    assert.ok(!page.includes(NUL), "the page echoes no NUL");
+  },
+);

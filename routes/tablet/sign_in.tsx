@@ -16,6 +16,7 @@ import TabletSignIn, { type TabletSignInProps } from "@/islands/TabletSignIn.tsx
 import type { AppDeps } from "@/lib/deps.ts";
 import { enrolDemoTablet } from "@/lib/demo_data.ts";
 import { DomainError } from "@/lib/errors.ts";
+import { signInEmailField } from "@/lib/validation.ts";
 import { island } from "@/render/islands.tsx";
 import { PIN_PATTERN } from "@/io/pin.ts";
 import { renderPage } from "@/render/page.tsx";
@@ -108,7 +109,8 @@ export function signInRoutes(deps: AppDeps) {
     const pickedId = typeof form.user_id === "string" && /^\d{1,9}$/.test(form.user_id)
       ? Number(form.user_id)
       : undefined;
-    const typed = typeof form.email === "string" ? form.email.trim().slice(0, 254) : "";
+    // An address holding a control character is nobody's (lib/validation.ts signInEmailField).
+    const typed = signInEmailField.parse(form.email).slice(0, 254);
     const again = async (error: string, status: 401 | 403 | 400) =>
       c.html(
         await page({
