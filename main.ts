@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppDeps } from "@/lib/deps.ts";
+import { ClientAbortError } from "@/io/multipart.ts";
 import { mountRoutes } from "@/routes/mod.ts";
 import { faultAnswer, notFoundAnswer } from "@/routes/web/error_pages.tsx";
 import { securityHeaders } from "@/routes/web/security_headers.ts";
@@ -15,6 +16,12 @@ export function createApp(deps: AppDeps): Hono {
   app.use(securityHeaders());
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof ClientAbortError) {
+      // The client closed its connection mid-body: its doing, not a fault of ours, so one short line
+      // (no reference, no stack) and a 400 nobody will read.
+      console.warn(`${c.req.method} ${c.req.path}: client aborted the request body`);
+      return c.text("The request body was cut off by the client.", 400);
+    }
     // Unexpected faults (database down, a bug) are logged with an id and answered without internals.
     const requestId = crypto.randomUUID();
     console.error(`[${requestId}] ${c.req.method} ${c.req.path}: ${error.stack ?? error}`);
