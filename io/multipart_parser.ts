@@ -146,8 +146,9 @@ export class MultipartParser {
   async drainRest(): Promise<void> {
     while (await this.nextPart() !== null) { /* skip every remaining part */ }
     await this.#guard(async () => {
-      // The epilogue is not kept: what is buffered is dropped before each read.
-      do this.#buffer = this.#buffer.subarray(this.#buffer.length); while (await this.#read());
+      do {
+        this.#buffer = this.#buffer.subarray(this.#buffer.length); // the epilogue is not kept
+      } while (await this.#read());
     });
   }
 
