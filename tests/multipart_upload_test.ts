@@ -11,7 +11,7 @@ import {
   readFilePart,
 } from "@/io/multipart.ts";
 import fc from "fast-check";
-import { ByteSearch } from "@/io/multipart_parser.ts";
+import { ByteSearch } from "@/io/byte_search.ts";
 import { EmptyPhotoError, PhotoStorage } from "@/io/photo_storage.ts";
 import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
 import {
