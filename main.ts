@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { isDatabaseUnavailable } from "@/db/client.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { ClientAbortError } from "@/io/multipart.ts";
 import { mountRoutes } from "@/routes/mod.ts";
 import { faultAnswer, notFoundAnswer } from "@/routes/web/error_pages.tsx";
 import { securityHeaders } from "@/routes/web/security_headers.ts";
@@ -22,6 +23,16 @@ export function createApp(deps: AppDeps): Hono {
   app.use(securityHeaders());
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof ClientAbortError) {
+      // The client closed its connection mid-body: its doing, not a fault of ours, so one short line
+      // (no reference, no stack) and a 400 nobody will read.
+      logger("http").warning("{method} {route}: client aborted the request body (request {request_id})", {
+        request_id: c.var.requestId,
+        method: c.req.method,
+        route: routeOf(c),
+      });
+      return c.text("The request body was cut off by the client.", 400);
+    }
     // Unexpected faults (database down, a bug) are logged with the request's id and answered without
     // internals, that id as the answer's reference.
     const requestId = c.var.requestId;

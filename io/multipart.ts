@@ -6,11 +6,16 @@
  */
 
 import { PhotoTooLargeError } from "@/io/photo_storage.ts";
-import { MultipartParser, NoFilePartError, NotMultipartError } from "@/io/multipart_parser.ts";
+import {
+  ClientAbortError,
+  MultipartParser,
+  NoFilePartError,
+  NotMultipartError,
+} from "@/io/multipart_parser.ts";
 import { declaredLength } from "@/io/declared_length.ts";
 
 // Callers catch these by class; they come from the one module they call.
-export { NoFilePartError, NotMultipartError, PhotoTooLargeError };
+export { ClientAbortError, NoFilePartError, NotMultipartError, PhotoTooLargeError };
 
 export interface FilePartInfo {
   filename?: string;
@@ -31,7 +36,10 @@ export const ENVELOPE_ALLOWANCE = 64 * 1024;
  * Reads `request` up to its part named `file` and calls `sink` with that part's content as a stream.
  * The promise settles with the sink's result. Errors: NotMultipartError, NoFilePartError,
  * PhotoTooLargeError (the file part is over `maxBytes`, or the body over maxBytes + 64 KiB; the request
- * body is cancelled), or whatever the sink throws. Parts before the file are read and dropped.
+ * body is cancelled), ClientAbortError (the body stream failed: the client went away), or whatever the
+ * sink throws. Parts before the file are read and dropped. The file's stream only ends (done) once the
+ * rest of the body was read and found well-formed: a sink that stores what it got until then never keeps
+ * a file from a body that is then refused, and a delimiter look-alike inside the file can never end it early.
  */
 export async function readFilePart<T>(
   request: Request,
@@ -50,7 +58,6 @@ export async function readFilePart<T>(
   if (!request.body) throw new NoFilePartError("empty body");
 
   const parser = new MultipartParser(request.body, boundary, bodyCap, opts.maxBytes);
-  let fileDone = false;
   try {
     let headers: Map<string, string> | null;
     while ((headers = await parser.nextPart()) !== null) {
@@ -76,7 +83,7 @@ export async function readFilePart<T>(
             view ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : undefined,
           );
           if (chunk === null) {
-            fileDone = true;
+            await parser.drainRest(); // throws on a malformed or oversized rest: the stream errors
             controller.close();
             byob?.respond(0); // a pending BYOB read completes as done
             return;
@@ -87,15 +94,12 @@ export async function readFilePart<T>(
           else controller.enqueue(chunk);
         },
       }, { highWaterMark: 0 });
-      let result: T;
       try {
-        result = await sink(stream, info);
+        return await sink(stream, info);
       } catch (error) {
-        // Report our own diagnosis (too large, malformed) even if the sink wrapped it.
+        // Report our own diagnosis (too large, malformed, client gone) even if the sink wrapped it.
         throw parser.error ?? error;
       }
-      if (fileDone) await parser.drainRest();
-      return result;
     }
     throw new NoFilePartError();
   } finally {

@@ -4,6 +4,7 @@
  * delimiter's worth of bytes. Ours, not a library's: docs/build-or-buy.md has the measurements.
  */
 
+import { ByteSearch } from "@/io/byte_search.ts";
 import { PhotoTooLargeError } from "@/io/photo_storage.ts";
 
 /** Content-Type is not multipart/form-data, or it carries no usable boundary. */
@@ -19,6 +20,17 @@ export class NoFilePartError extends Error {
   constructor(detail = "no part named file") {
     super(`No file part: ${detail}`);
     this.name = "NoFilePartError";
+  }
+}
+
+/**
+ * The request body stream failed while being read: the client went away (closed or reset its connection)
+ * mid-upload. A client error, not a fault of ours; `cause` is the stream's own error.
+ */
+export class ClientAbortError extends Error {
+  constructor(cause: unknown) {
+    super("the client stopped sending the body", { cause });
+    this.name = "ClientAbortError";
   }
 }
 
@@ -128,17 +140,17 @@ export class MultipartParser {
     throw error;
   }
 
-  /** After the file: read what is left (later parts, epilogue) so the connection stays usable. */
+  /**
+   * After the file: reads what is left (later parts, epilogue) so the connection stays usable. Throws
+   * like any read: a malformed or oversized rest refuses the whole upload, never just gets dropped.
+   */
   async drainRest(): Promise<void> {
-    try {
-      while (await this.nextPart() !== null) { /* skip every remaining part */ }
-      while (!this.#sourceDone) {
+    while (await this.nextPart() !== null) { /* skip every remaining part */ }
+    await this.#guard(async () => {
+      do {
         this.#buffer = this.#buffer.subarray(this.#buffer.length); // the epilogue is not kept
-        await this.#fill();
-      }
-    } catch {
-      // The file is complete; a malformed or oversized tail does not undo that.
-    }
+      } while (await this.#read());
+    });
   }
 
   /** Cancels the source if it was not read to its end; releases it either way. */
@@ -165,7 +177,10 @@ export class MultipartParser {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof PhotoTooLargeError || error instanceof NoFilePartError) {
+      if (
+        error instanceof PhotoTooLargeError || error instanceof NoFilePartError ||
+        error instanceof ClientAbortError
+      ) {
         // Stop the sender right away rather than when the sink gets round to it.
         await this.fail(error);
       }
@@ -176,22 +191,23 @@ export class MultipartParser {
   }
 
   /**
-   * Returns content bytes before the next delimiter (possibly none). On reaching the delimiter, consumes
-   * it and moves to "headers", or to "end" when it is the closing one (followed by `--`).
+   * Returns content bytes before the next delimiter (possibly none). On reaching the delimiter, checks
+   * the rest of its line BEFORE the content counts as ended (a delimiter followed by anything else is a
+   * malformed body, refused: never a file cut short), consumes the delimiter and moves to "headers", or
+   * to "end" when it is the closing one (followed by `--`).
    */
   async #readContent(max = Infinity): Promise<Uint8Array | null> {
     while (true) {
       const at = this.#delimiterSearch.indexIn(this.#buffer);
       if (at > 0) return this.#take(Math.min(at, max)); // content first; then the delimiter is at 0
       if (at === 0) {
-        // Need the two bytes after the delimiter to tell a closing `--` from a part boundary.
-        if (this.#buffer.length < this.#delimiter.length + 2) {
+        const after = this.#boundaryLineAfterDelimiter();
+        if (after === "more") {
           await this.#fill();
           continue;
         }
         this.#take(this.#delimiter.length);
-        const closing = this.#buffer[0] === 0x2d && this.#buffer[1] === 0x2d;
-        this.#state = closing ? "end" : "headers";
+        this.#state = after === "closing" ? "end" : "headers";
         return null;
       }
       // No delimiter yet: everything except a tail that could be its beginning is content.
@@ -201,9 +217,30 @@ export class MultipartParser {
     }
   }
 
+  /**
+   * With a delimiter at the start of the buffer, what follows it on its line (RFC 2046): `--` (the close
+   * delimiter), or optional transport padding (spaces, tabs) then CRLF (a part boundary); "more" when the
+   * buffer ends before that is decided. Anything else throws: the content held `CRLF--boundary` followed
+   * by garbage, which no well-formed body does.
+   */
+  #boundaryLineAfterDelimiter(): "closing" | "part" | "more" {
+    const buffer = this.#buffer;
+    let i = this.#delimiter.length;
+    if (buffer.length < i + 2) return "more";
+    if (buffer[i] === 0x2d && buffer[i + 1] === 0x2d) return "closing";
+    while (i < buffer.length && (buffer[i] === 0x20 || buffer[i] === 0x09)) i++;
+    if (i - this.#delimiter.length > MAX_PART_HEADER_BYTES) {
+      throw new NoFilePartError("malformed boundary line");
+    }
+    if (i + 2 > buffer.length) return "more";
+    if (buffer[i] === 0x0d && buffer[i + 1] === 0x0a) return "part";
+    throw new NoFilePartError("malformed boundary line");
+  }
+
   /** Reads the rest of the boundary line and the header block after it; leaves us at the content. */
   async #readHeaders(): Promise<Map<string, string>> {
-    // Buffer now holds: [transport padding] CRLF [header lines, each ending CRLF] CRLF content...
+    // Buffer now holds (the boundary line was checked by #boundaryLineAfterDelimiter):
+    // [transport padding] CRLF [header lines, each ending CRLF] CRLF content...
     // Searching for CRLFCRLF from the boundary line's own CRLF also covers a part with no headers.
     let lineEnd: number;
     let end: number;
@@ -213,9 +250,6 @@ export class MultipartParser {
       if (end !== -1) break;
       if (this.#buffer.length > MAX_PART_HEADER_BYTES) throw new NoFilePartError("part headers too long");
       await this.#fill();
-    }
-    if (!this.#buffer.subarray(0, lineEnd).every((b) => b === 0x20 || b === 0x09)) {
-      throw new NoFilePartError("malformed boundary line");
     }
     const block = lineEnd === end ? "" : utf8.decode(this.#buffer.subarray(lineEnd + 2, end));
     this.#take(end + HEADER_END.length);
@@ -238,13 +272,20 @@ export class MultipartParser {
     return out;
   }
 
+  /** Reads more into the buffer; the body ending here is a truncated upload. */
   async #fill(): Promise<void> {
-    if (this.#sourceDone) throw new NoFilePartError("body ended before the closing boundary");
-    if (this.#byob) return await this.#fillByob();
-    const { done, value } = await (this.#reader as ReadableStreamDefaultReader<Uint8Array>).read();
+    if (!await this.#read()) throw new NoFilePartError("body ended before the closing boundary");
+  }
+
+  /** Reads more into the buffer; false at the body's end. A failing body stream is ClientAbortError. */
+  async #read(): Promise<boolean> {
+    if (this.#sourceDone) return false;
+    if (this.#byob) return await this.#readByob();
+    const { done, value } = await (this.#reader as ReadableStreamDefaultReader<Uint8Array>).read()
+      .catch((error) => Promise.reject(new ClientAbortError(error)));
     if (done) {
       this.#sourceDone = true;
-      throw new NoFilePartError("body ended before the closing boundary");
+      return false;
     }
     this.#count(value.length);
     if (this.#buffer.length === 0) {
@@ -256,10 +297,11 @@ export class MultipartParser {
       joined.set(value, this.#buffer.length);
       this.#buffer = joined;
     }
+    return true;
   }
 
   /** Moves the unconsumed bytes to the front of the read buffer and reads after them. */
-  async #fillByob(): Promise<void> {
+  async #readByob(): Promise<boolean> {
     const keep = this.#buffer.length;
     let area = this.#area;
     if (!area) {
@@ -270,62 +312,23 @@ export class MultipartParser {
     if (area.length - keep < READ_BUFFER_BYTES / 4) area = new Uint8Array(keep + READ_BUFFER_BYTES);
     area.set(this.#buffer); // handles the overlap when #buffer already lives in `area`
     this.#area = null; // the read takes the buffer over (transfers it)
-    const { done, value } = await (this.#reader as ReadableStreamBYOBReader).read(area.subarray(keep));
+    const { done, value } = await (this.#reader as ReadableStreamBYOBReader).read(area.subarray(keep))
+      .catch((error) => Promise.reject(new ClientAbortError(error)));
     if (done) {
       // The read hands the buffer back even at the end; keep it so it returns to the pool.
       if (value) this.#area = new Uint8Array(value.buffer);
       this.#sourceDone = true;
-      throw new NoFilePartError("body ended before the closing boundary");
+      return false;
     }
     this.#area = new Uint8Array(value.buffer);
     this.#buffer = this.#area.subarray(0, keep + value.byteLength);
     this.#count(value.byteLength);
+    return true;
   }
 
   #count(n: number): void {
     this.#bytesRead += n;
     if (this.#bytesRead > this.#bodyCap) throw new PhotoTooLargeError(this.#maxBytes);
-  }
-}
-
-/**
- * Finds one byte pattern in byte arrays (Horspool): looks at the byte under the pattern's last position
- * and skips ahead by up to the pattern's length, so photo data costs about one step per delimiter
- * length (measured: 1.5 to 2 GB/s, where node's Buffer.indexOf as Deno implements it does 200 MB/s).
- * No input makes it worse than one step per byte plus the candidate checks, which start at the first
- * byte: for a delimiter (CR only at its start, a boundary holds no CR) two checks never overlap, so the
- * search stays linear.
- */
-export class ByteSearch {
-  readonly #needle: Uint8Array;
-  readonly #skip = new Int32Array(256);
-
-  constructor(needle: Uint8Array) {
-    if (needle.length === 0) throw new RangeError("empty pattern");
-    this.#needle = needle;
-    this.#skip.fill(needle.length);
-    for (let i = 0; i < needle.length - 1; i++) this.#skip[needle[i]] = needle.length - 1 - i;
-  }
-
-  /** First index of the pattern in `haystack` at or after `from`, or -1. */
-  indexIn(haystack: Uint8Array, from = 0): number {
-    const needle = this.#needle;
-    const skip = this.#skip;
-    const last = needle.length - 1;
-    const first = needle[0];
-    const lastByte = needle[last];
-    const end = haystack.length - needle.length;
-    let i = Math.max(0, from);
-    while (i <= end) {
-      const byte = haystack[i + last];
-      if (byte === lastByte && haystack[i] === first) {
-        let k = 1;
-        while (k < last && haystack[i + k] === needle[k]) k++;
-        if (k >= last) return i;
-      }
-      i += skip[byte];
-    }
-    return -1;
   }
 }
 

@@ -4,7 +4,6 @@
  * honoured, given up after 24 h, and shown in the feed.
  */
 import assert from "node:assert/strict";
-import { openDb } from "@/db/client.ts";
 import type { ChatFormat, Config } from "@/io/config.ts";
 import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { formatChatBody } from "@/lib/announcements/formats.ts";
@@ -171,28 +170,22 @@ chatTest(
   },
 );
 
-chatTest("announcements: a slow or unreachable chat does not slow submissions", async (a, chat) => {
-  // Warm up (first queries, template load) outside the timing.
-  await deliver(a);
-  const time = async (n: number) => {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) await deliver(a);
-    return performance.now() - t0;
-  };
-  await chat.setMode({ kind: "slow", delayMs: 4000 });
-  const worker = startAnnouncementWorker(a, { pollIntervalMs: 20, timeoutMs: 10_000 });
+chatTest("announcements: a slow or unreachable chat does not hold up submissions", async (a, chat) => {
+  // Ordering, not speed: the worker is stuck on a post the chat does not answer (for a minute, far past
+  // the test), and submissions complete meanwhile. Then with the chat down, they still complete.
+  await chat.setMode({ kind: "slow", delayMs: 60_000 });
+  const worker = startAnnouncementWorker(a, { pollIntervalMs: 60_000, timeoutMs: 120_000 });
   try {
-    // The worker is busy waiting on the slow chat meanwhile: submissions do not wait with it.
-    const slow = await time(4);
-    assert.ok(slow < 4000, `4 submissions took ${slow} ms while the chat took 4 s per post`);
+    await deliver(a);
+    await chat.waitForPosts(2, 30_000); // the worker's first posts (one per channel) wait for their answers
+    for (let i = 0; i < 4; i++) await deliver(a);
+    assert.equal(chat.accepted().length, 0, "the submissions completed before the chat answered anything");
+    assert.equal(chat.posts.length, 2, "the worker is still on its first posts (one per channel)");
     await chat.setMode({ kind: "down" });
-    const down = await time(4);
-    await chat.setMode({ kind: "ok" });
-    const up = await time(4);
-    console.log(
-      `4 submissions: chat slow ${slow.toFixed(0)} ms, down ${down.toFixed(0)} ms, up ${up.toFixed(0)} ms`,
-    );
-    assert.ok(down < Math.max(4 * up, 2000), `down ${down} ms vs up ${up} ms`);
+    for (let i = 0; i < 4; i++) await deliver(a);
+    const kept = await rows(a);
+    assert.equal(kept.length, 18, "every submission wrote its announcements");
+    assert.equal(kept.filter((r) => r.state === "pending").length, 16, "only the first two were posted");
   } finally {
     await chat.close();
     await worker.stop();
@@ -343,15 +336,17 @@ chatTest(
 );
 
 chatTest(
-  "announcements: a submission wakes the worker, so delivery is prompt without polling",
+  "announcements: a submission wakes the worker, so delivery does not wait for the poll",
   async (a, chat) => {
-    const worker = startAnnouncementWorker(a, { pollIntervalMs: 60_000 });
+    // The poll comes only after an hour: a delivery within the test can only come from a wake-up. The
+    // first delivery lets the worker finish its first round (and go to sleep); the second proves the wake.
+    const worker = startAnnouncementWorker(a, { pollIntervalMs: 3_600_000 });
     try {
-      await new Promise((r) => setTimeout(r, 100)); // its first (empty) round
-      const t0 = performance.now();
       await deliver(a);
-      await chat.waitForPosts(2, 3000);
-      assert.ok(performance.now() - t0 < 3000);
+      await chat.waitForPosts(2, 30_000);
+      await deliver(a);
+      await chat.waitForPosts(4, 30_000); // a generous bound on a wait, not a speed claim
+      assert.equal(chat.accepted().length, 4);
     } finally {
       await worker.stop();
     }
@@ -362,7 +357,7 @@ chatTest("announcements: stopping the worker hands back the rows it had not post
   await chat.setMode({ kind: "slow", delayMs: 300 }, PM);
   for (let i = 0; i < 3; i++) await deliver(a);
   const worker = startAnnouncementWorker(a, { pollIntervalMs: 60_000 });
-  await chat.waitForPosts(1, 3000);
+  await chat.waitForPosts(1, 30_000);
   await worker.stop();
   const pm = (await rows(a)).filter((r) => r.channel === "parts_movement");
   assert.equal(pm[0].state, "delivered");
@@ -374,35 +369,6 @@ chatTest("announcements: stopping the worker hands back the rows it had not post
   await drain(a);
   assert.deepEqual(acceptedIds(chat, PM), await outboxIds(a, "parts_movement"));
 });
-
-chatTest(
-  "announcements: two workers (two processes) on one server post each announcement once, in order",
-  async (a, chat) => {
-    await chat.setMode({ kind: "slow", delayMs: 20 });
-    for (let i = 0; i < 8; i++) await deliver(a);
-    const other = openDb({ url: a.url!, poolSize: 4 });
-    try {
-      const deps2 = { db: other, config: a.config, clock: a.clock };
-      const loop = async (deps: typeof deps2) => {
-        let delivered = 0;
-        for (let i = 0; i < 40; i++) {
-          delivered += (await runAnnouncementWorkerOnce(deps, { batchPerChannel: 3 })).delivered;
-          if ((await rows(a)).every((r) => r.state === "delivered")) break;
-        }
-        return delivered;
-      };
-      const shares = await Promise.all([loop(a), loop(deps2), loop(a), loop(deps2)]);
-      console.log(`posts per worker: ${shares.join(", ")}`);
-    } finally {
-      await other.destroy();
-    }
-    assert.deepEqual((await rows(a)).map((r) => r.state), Array(16).fill("delivered"));
-    assert.deepEqual(acceptedIds(chat, PM), await outboxIds(a, "parts_movement"));
-    assert.deepEqual(acceptedIds(chat, NRJ), await outboxIds(a, "new_repair_jobs"));
-    assert.equal(chat.posts.length, 16);
-  },
-  { only: "postgres" },
-);
 
 chatTest(
   "announcements: a channel whose webhook was removed after writing moves to the feed",

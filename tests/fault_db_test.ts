@@ -1,7 +1,9 @@
 /**
  * Fault: the database drops the service's connections under load (PostgreSQL server). The real service
- * runs as a child process; a separate admin connection terminates every backend of the test database
- * (`pg_terminate_backend`) several times while searches and submissions run.
+ * runs as a child process, its connections named by `application_name`; a separate admin connection
+ * terminates those backends (`pg_terminate_backend`, only the service's: the test's own pool is left
+ * alone) again and again while searches and submissions run, until at least TERMINATIONS rounds cut
+ * something and the service answered at least one request 503: the test asserts the fault happened.
  *
  * What must hold: every answer is clean (the D8 envelope, or the 503 JSON answer `{"code":5030,…}`;
  * never a stack trace, never a hang: each request has a hard timeout); the same process answers
@@ -26,7 +28,12 @@ import {
 
 const SUBMISSIONS = 60;
 const CONCURRENCY = 8;
+/** At least this many termination rounds that cut a backend of the service ... */
 const TERMINATIONS = 5;
+/** ... and more (at most this many rounds) until the service has answered a request 503. */
+const MAX_TERMINATIONS = 60;
+/** The service's connections carry this name, so only they are terminated. */
+const SERVICE_APP_NAME = "pm-fault-db-service";
 const TERMINATION_GAP_MS = 250;
 /** Per request: an answer later than this counts as a hang. */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -46,7 +53,7 @@ serverTest("fault: database connections terminated under load, answers stay clea
   let service: ServiceProcess | undefined;
   try {
     service = await startService({
-      DATABASE_URL: t.url!,
+      DATABASE_URL: `${t.url!}?application_name=${SERVICE_APP_NAME}`,
       DATA_DIR: dataDir,
       APP_ENV: "development",
       PUBLIC_KEY: "fault-db-key",
@@ -86,14 +93,19 @@ serverTest("fault: database connections terminated under load, answers stay clea
         }
       }
     };
+    const unavailable = () => outcomes.filter((o) => o.outcome.kind === "unavailable").length;
     const killer = (async () => {
       const terminated: number[] = [];
       try {
-        for (let i = 0; i < TERMINATIONS; i++) {
+        while (
+          terminated.length < MAX_TERMINATIONS &&
+          (terminated.filter((n) => n > 0).length < TERMINATIONS || unavailable() === 0)
+        ) {
           await new Promise((r) => setTimeout(r, TERMINATION_GAP_MS));
           const r = await admin.query(
-            "select pg_terminate_backend(pid) as done from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()",
-            [database],
+            `select pg_terminate_backend(pid) as done from pg_stat_activity
+             where datname = $1 and application_name = $2`,
+            [database, SERVICE_APP_NAME],
           );
           terminated.push(r.rows.filter((x) => x.done).length);
         }
@@ -120,6 +132,13 @@ serverTest("fault: database connections terminated under load, answers stay clea
       );
     }
     assert.equal(firstTry.size, SUBMISSIONS, "every submission was sent");
+    // The fault happened, and the service saw it: backends of its pool were cut, and requests caught
+    // in the cut were answered 503 (not just idle connections replaced unnoticed).
+    assert.ok(
+      terminated.filter((n) => n > 0).length >= TERMINATIONS,
+      `rounds that cut a service backend: ${terminated.join(", ")}`,
+    );
+    assert.ok(unavailable() > 0, `no request was answered 503 in ${terminated.length} termination rounds`);
 
     // The same process, without a restart, answers successfully again.
     let exitedEarly = false;
@@ -165,7 +184,7 @@ serverTest("fault: database connections terminated under load, answers stay clea
     assert.equal(svc.stderr().includes("Uncaught"), false, svc.stderr());
 
     console.log(
-      `${outcomes.length} calls under ${TERMINATIONS} terminations (backends cut: ${
+      `${outcomes.length} calls under ${terminated.length} termination rounds (backends cut: ${
         terminated.join(", ")
       }): ` +
         [...byKind].map(([k, n]) => `${k} ${n}`).join(", ") +

@@ -5,26 +5,12 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/tests/helpers/app.ts";
 import { jpegPhoto, pngPhoto } from "@/tests/helpers/photos.ts";
 import { concat } from "@/tests/helpers/multipart.ts";
+import { mint, UPLOAD_REPORT } from "@/tests/helpers/uploads.ts";
 
-const REPORT = "Parts_Movement_Uploaded_Images_Temp_Report";
 const enc = new TextEncoder();
-
-async function mint(a: TestApp) {
-  const user = await makeUser(a.db);
-  const { claim, parts } = await makeClaim(a.db, { parts: [{ status: "Arrived" }] });
-  const body = await a.call({
-    event_type: "parts_movement_upload_token",
-    Parts_Order: parts[0].id,
-    Movement_Stage: "direct_dropoff",
-    rego: claim.registration,
-    user_email: user.email,
-  });
-  return body.result.data as { record_id: number; token: string; app_owner: string; app_name: string };
-}
 
 function validBody(bytes: Uint8Array) {
   const form = `--B0undary\r\nContent-Disposition: form-data; name="file"; filename="p.jpg"\r\n\r\n`;
@@ -120,7 +106,7 @@ appTest(
           minted.app_owner,
           minted.app_name,
           "report",
-          REPORT,
+          UPLOAD_REPORT,
           String(minted.record_id),
           "Parts_Image",
           "upload",

@@ -7,7 +7,7 @@ import { testConfig } from "@/io/config.ts";
 import { PhotoStorage } from "@/io/photo_storage.ts";
 import { createApp } from "@/main.ts";
 import { appTest } from "@/tests/helpers/app.ts";
-import { serverUrl } from "@/tests/helpers/db.ts";
+import { serverOnlyTest } from "@/tests/helpers/db.ts";
 
 const JSON_TYPE = /^application\/json/;
 
@@ -58,18 +58,15 @@ Deno.test("healthz D3: answers 503 on an embedded database the migrations did no
   }
 });
 
-Deno.test({
-  name: "healthz D3: answers 503 on a PostgreSQL database the migrations did not run on [postgres]",
-  ignore: !serverUrl,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
+serverOnlyTest(
+  "healthz D3: answers 503 on a PostgreSQL database the migrations did not run on",
+  async (serverUrl) => {
     const name = `pm_h_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const admin = new Kysely({
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: serverUrl, max: 1 }) }),
     });
     await sql`create database ${sql.id(name)}`.execute(admin);
-    const url = new URL(serverUrl!);
+    const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     const db = openDb({ url: url.toString(), poolSize: 1 });
     try {
@@ -80,4 +77,4 @@ Deno.test({
       await admin.destroy();
     }
   },
-});
+);

@@ -18,6 +18,7 @@ import {
   stageFor,
   statusOf,
 } from "@/tests/helpers/movements.ts";
+import { JITTER_MS, jittered, RACE_ROUNDS, raceUntilBothWin, whileHolding } from "@/tests/helpers/races.ts";
 
 const DRIVERS = 10;
 const POOL = { poolSize: 24 };
@@ -238,7 +239,6 @@ async function dispatcherMove(a: TestApp, partId: number, seen: PartStatus, to: 
   });
 }
 
-const ROUNDS = 12;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until `n` backends of this database wait for a row lock. */
@@ -254,66 +254,57 @@ async function lockWaiters(a: TestApp, n: number) {
 
 /**
  * Holds a lock on the part while `first` and then `second` queue up behind it, then lets go: the lock
- * queue decides who goes first, deterministically.
+ * queue decides who goes first, deterministically. The holding transaction ends whatever fails.
  */
 async function queued<A, B>(a: TestApp, partId: number, first: () => Promise<A>, second: () => Promise<B>) {
-  let release!: () => void;
-  const held = new Promise<void>((r) => release = r);
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => locked = r);
-  const holder = a.db.transaction().execute(async (trx) => {
+  return await whileHolding(a.db, async (trx) => {
     await trx.selectFrom("parts_orders").select("id").where("id", "=", partId).forUpdate().execute();
-    locked();
-    await held;
+  }, async (release) => {
+    const one = first();
+    await lockWaiters(a, 1);
+    const two = second();
+    await lockWaiters(a, 2);
+    release();
+    return [await one, await two] as const;
   });
-  await isLocked;
-  const one = first();
-  await lockWaiters(a, 1);
-  const two = second();
-  await lockWaiters(a, 2);
-  release();
-  await holder;
-  return [await one, await two] as const;
 }
 
 serverAppTest(
-  "parts_drop_off: submissions racing the dispatcher: one winner per part, exact texts",
+  "parts_drop_off: submissions racing the dispatcher: both sides win some rounds, one winner each, exact texts",
   async (a) => {
-    const s = await flowSetup(a, { count: ROUNDS, status: "Arrived" });
+    const s = await flowSetup(a, { count: RACE_ROUNDS.max, status: "Arrived" });
     const dispatcher = await makeUser(a.db, { role: "dispatcher" });
     const images = await stageFor(a, s.parts, "direct_dropoff", s.user.id);
-    let submissionsWon = 0;
-    for (const [i, part] of s.parts.entries()) {
-      // Alternate who starts first; the database decides.
-      const submit = () =>
-        a.call(
-          dropOffPayload(
-            s.user.email,
-            s.claim.registration,
-            s.shop,
-            confirmed([{ part: part.id, image: images[i] }]),
-          ),
-        );
-      // A few milliseconds of jitter on the dispatcher's side, so both sides win some races.
-      const move = () =>
-        delay(Math.random() * 25).then(() => dispatcherMove(a, part.id, "Arrived", "Ordered", dispatcher.id));
-      const [answer, moved] = i % 2
-        ? await Promise.all([submit(), move()])
-        : await Promise.all([move(), submit()]).then(([m, b]) => [b, m] as const);
+    // Each side starts after its own random delay, so either can reach the part first.
+    const wins = await raceUntilBothWin(["submission", "dispatcher"], async (i) => {
+      const part = s.parts[i];
+      const [answer, moved] = await Promise.all([
+        jittered(() =>
+          a.call(
+            dropOffPayload(
+              s.user.email,
+              s.claim.registration,
+              s.shop,
+              confirmed([{ part: part.id, image: images[i] }]),
+            ),
+          )
+        ),
+        jittered(() => dispatcherMove(a, part.id, "Arrived", "Ordered", dispatcher.id), 2 * JITTER_MS),
+      ]);
       if (answer.result.status === "success") {
-        submissionsWon++;
         assert.equal(moved, false, "both won");
         assert.equal(await statusOf(a.db, part.id), "Delivered to Repair Shop directly");
-      } else {
-        assert.equal(moved, true, "both lost");
-        assert.equal(answer.result.text, `${part.part_no} is no longer available for delivery.`);
-        assert.equal(await statusOf(a.db, part.id), "Ordered");
+        return "submission";
       }
-    }
-    console.log(`submissions won ${submissionsWon} of ${ROUNDS} races`);
+      assert.equal(moved, true, "both lost");
+      assert.equal(answer.result.text, `${part.part_no} is no longer available for delivery.`);
+      assert.equal(await statusOf(a.db, part.id), "Ordered");
+      return "dispatcher";
+    });
+    console.log(`wins: ${JSON.stringify(wins)}`);
     assert.equal(
       (await a.db.selectFrom("parts_movements").select("id").execute()).length,
-      submissionsWon,
+      wins.submission,
     );
     await assertConsistent(a.db);
   },
@@ -321,45 +312,50 @@ serverAppTest(
 );
 
 serverAppTest(
-  "parts_pick_up_reverse: submissions racing the dispatcher: one winner per part, exact texts",
+  "parts_pick_up_reverse: submissions racing the dispatcher: both sides win some rounds, one winner each, exact texts",
   async (a) => {
-    const s = await flowSetup(a, { count: ROUNDS, status: "Pending Repair Shop Pick-Up" });
     const dispatcher = await makeUser(a.db, { role: "dispatcher" });
-    const images = await stageFor(a, s.parts, "reverse_pickup", s.user.id);
-    // Several parts per submission: the dispatcher races one of them, the others are untouched.
-    for (let i = 0; i + 1 < ROUNDS; i += 2) {
-      const pair = [s.parts[i], s.parts[i + 1]];
-      const raced = pair[(i / 2) % 2];
+    // Two parts per submission: the dispatcher races one of them, the other is untouched. A claim per
+    // round: a won pickup opens the claim's return trip, which refuses any further pickup on it.
+    const wins = await raceUntilBothWin(["submission", "dispatcher"], async (round) => {
+      const s = await flowSetup(a, {
+        count: 2,
+        status: "Pending Repair Shop Pick-Up",
+        stage: "reverse_pickup",
+      });
+      const pair = s.parts;
+      const raced = pair[round % 2];
       const [answer, moved] = await Promise.all([
-        a.call(
-          pickUpPayload(
-            s.user.email,
-            s.claim.registration,
-            confirmed(pair.map((p, k) => ({ part: p.id, image: images[i + k] }))),
-          ),
+        jittered(() =>
+          a.call(
+            pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)),
+          )
         ),
-        dispatcherMove(
-          a,
-          raced.id,
-          "Pending Repair Shop Pick-Up",
-          "Delivered to Repair Shop directly",
-          dispatcher.id,
-        ),
+        jittered(() =>
+          dispatcherMove(
+            a,
+            raced.id,
+            "Pending Repair Shop Pick-Up",
+            "Delivered to Repair Shop directly",
+            dispatcher.id,
+          ), 2 * JITTER_MS),
       ]);
       if (answer.result.status === "success") {
-        assert.equal(moved, false);
+        assert.equal(moved, false, "both won");
         for (const p of pair) assert.equal(await statusOf(a.db, p.id), "Picked Up from Repair Shop");
-      } else {
-        assert.equal(moved, true);
-        assert.equal(answer.result.text, `${raced.part_no} is no longer flagged for return.`);
-        const other = pair.find((p) => p !== raced)!;
-        assert.equal(
-          await statusOf(a.db, other.id),
-          "Pending Repair Shop Pick-Up",
-          "nothing written for the loser",
-        );
+        return "submission";
       }
-    }
+      assert.equal(moved, true, "both lost");
+      assert.equal(answer.result.text, `${raced.part_no} is no longer flagged for return.`);
+      const other = pair.find((p) => p !== raced)!;
+      assert.equal(
+        await statusOf(a.db, other.id),
+        "Pending Repair Shop Pick-Up",
+        "nothing written for the loser",
+      );
+      return "dispatcher";
+    });
+    console.log(`wins: ${JSON.stringify(wins)}`);
     await assertConsistent(a.db);
   },
   POOL,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { sql } from "kysely";
-import { PART_STATUSES } from "@/db/schema.ts";
+import { sql, type Transaction } from "kysely";
+import { type Database, PART_STATUSES } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
 import {
   changeStatusByDispatcher,
@@ -18,6 +18,14 @@ import {
   pickUpPayload,
   statusOf,
 } from "@/tests/helpers/movements.ts";
+import {
+  JITTER_MS,
+  jittered,
+  RACE_ROUNDS,
+  raceUntilBothWin,
+  whileHolding,
+  within,
+} from "@/tests/helpers/races.ts";
 
 async function dispatcherAnd(a: TestApp, status: (typeof PART_STATUSES)[number]) {
   const user = await makeUser(a.db, { role: "dispatcher" });
@@ -191,31 +199,25 @@ serverAppTest(
   "part_status race: a dispatcher's change waiting on a driver's conditional update changes nothing",
   async (a) => {
     const { user, part } = await dispatcherAnd(a, "Arrived");
-    let release!: () => void;
-    const gate = new Promise<void>((ok) => release = ok);
-    let holding!: () => void;
-    const locked = new Promise<void>((ok) => holding = ok);
-    // The driver's submission: the same conditional UPDATE a movement makes, held open.
-    const driver = a.db.transaction().execute(async (tx) => {
+    // The driver's submission: the same conditional UPDATE a movement makes, held open. whileHolding ends
+    // it whatever happens, so a failed assertion fails the test at once instead of hanging it.
+    const error = await whileHolding(a.db, async (tx) => {
       const flipped = await tx.updateTable("parts_orders").set({
         status: "Delivered to Repair Shop directly",
       })
         .where("id", "=", part.id).where("status", "=", "Arrived").returning("id").execute();
       assert.equal(flipped.length, 1);
-      holding();
-      await gate;
+    }, async (release) => {
+      const dispatcher = changeStatusByDispatcher(a.db, a.clock, {
+        partId: part.id,
+        from: "Arrived",
+        to: "Pending Repair Shop Pick-Up",
+        userId: user.id,
+      }).then(() => null, (e: Error) => e);
+      await waitForLockWait(a);
+      release();
+      return await within(dispatcher, 10_000, "the dispatcher's change after the driver committed");
     });
-    await locked;
-    const dispatcher = changeStatusByDispatcher(a.db, a.clock, {
-      partId: part.id,
-      from: "Arrived",
-      to: "Pending Repair Shop Pick-Up",
-      userId: user.id,
-    }).then(() => null, (e: Error) => e);
-    await waitForLockWait(a);
-    release();
-    await driver;
-    const error = await dispatcher;
     assert.ok(error instanceof StatusRaced, String(error));
     assert.equal(
       error.message,
@@ -227,37 +229,79 @@ serverAppTest(
 );
 
 serverAppTest(
-  "part_status race: real drop-offs against dispatcher flags: one wins per part, history stays a chain",
+  "part_status race harness: a failed assertion while a lock is held fails at once and releases it",
   async (a) => {
-    const s = await flowSetup(a, { count: 6, status: "Arrived", stage: "direct_dropoff" });
+    const { part } = await dispatcherAnd(a, "Arrived");
+    const holdOnPart = (tx: Transaction<Database>) =>
+      tx.selectFrom("parts_orders").select("id").where("id", "=", part.id).forUpdate().execute().then(
+        () => {},
+      );
+    // Failing inside the transaction, before holding: the error comes out (no wait for a lock signal).
+    await assert.rejects(
+      within(
+        whileHolding(a.db, () => Promise.reject(new Error("assertion in the transaction")), () => {
+          throw new Error("never reached");
+        }),
+        10_000,
+        "a failing hold",
+      ),
+      /assertion in the transaction/,
+    );
+    // Failing while holding, without releasing: the lock is released anyway.
+    await assert.rejects(
+      within(
+        whileHolding(a.db, holdOnPart, () => Promise.reject(new Error("assertion while holding"))),
+        10_000,
+        "a failing during",
+      ),
+      /assertion while holding/,
+    );
+    const free = await within(
+      a.db.transaction().execute((tx) =>
+        tx.selectFrom("parts_orders").select("id").where("id", "=", part.id).forUpdate().noWait().execute()
+      ),
+      10_000,
+      "the lock after a failure",
+    );
+    assert.equal(free.length, 1, "the row is not locked any more");
+  },
+);
+
+serverAppTest(
+  "part_status race: real drop-offs against dispatcher flags: both sides win some rounds, history stays a chain",
+  async (a) => {
+    const s = await flowSetup(a, { count: RACE_ROUNDS.max, status: "Arrived", stage: "direct_dropoff" });
     const dispatcher = await makeUser(a.db, { role: "dispatcher" });
-    const results = await Promise.all([
-      ...s.pairs.map((p) =>
-        a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed([p])))
-      ),
-      ...s.parts.map((p) =>
-        changeStatusByDispatcher(a.db, a.clock, {
-          partId: p.id,
-          from: "Arrived",
-          to: "Pending Repair Shop Pick-Up",
-          userId: dispatcher.id,
-        }).then(() => "dispatcher", (e: Error) => e)
-      ),
-    ]);
-    const drivers = results.slice(0, 6) as { result: { status: string; text?: string } }[];
-    const dispatchers = results.slice(6) as (string | Error)[];
-    for (const [i, part] of s.parts.entries()) {
-      const driverWon = drivers[i].result.status === "success";
-      const dispatcherWon = dispatchers[i] === "dispatcher";
-      assert.ok(driverWon !== dispatcherWon, `part ${i}: exactly one side wins`);
+    // Each side starts after its own random delay, so either can reach the part first.
+    const wins = await raceUntilBothWin(["driver", "dispatcher"], async (i) => {
+      const part = s.parts[i];
+      const [driver, flagged] = await Promise.all([
+        jittered(() =>
+          a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed([s.pairs[i]])))
+        ),
+        jittered(
+          () =>
+            changeStatusByDispatcher(a.db, a.clock, {
+              partId: part.id,
+              from: "Arrived",
+              to: "Pending Repair Shop Pick-Up",
+              userId: dispatcher.id,
+            }).then(() => null, (e: Error) => e),
+          2 * JITTER_MS,
+        ),
+      ]);
+      const driverWon = driver.result.status === "success";
+      assert.equal(driverWon, flagged !== null, `part ${i}: exactly one side wins`);
       if (driverWon) {
-        assert.ok(dispatchers[i] instanceof StatusRaced);
+        assert.ok(flagged instanceof StatusRaced, String(flagged));
         assert.equal(await statusOf(a.db, part.id), "Delivered to Repair Shop directly");
-      } else {
-        assert.equal(drivers[i].result.text, `${part.part_no} is no longer available for delivery.`);
-        assert.equal(await statusOf(a.db, part.id), "Pending Repair Shop Pick-Up");
+        return "driver";
       }
-    }
+      assert.equal(driver.result.text, `${part.part_no} is no longer available for delivery.`);
+      assert.equal(await statusOf(a.db, part.id), "Pending Repair Shop Pick-Up");
+      return "dispatcher";
+    });
+    console.log(`wins: ${JSON.stringify(wins)}`);
     await assertConsistent(a.db);
   },
   { poolSize: 14 },

@@ -1,52 +1,25 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { MovementStage } from "@/db/schema.ts";
 import { purgePhotos } from "@/lib/photos/purge.ts";
 import { PhotoStorage } from "@/io/photo_storage.ts";
 import { createApp } from "@/main.ts";
 import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import {
+  assertNothingStored,
+  expectFailure,
+  mint,
+  type Minted,
+  stored,
+  UPLOAD_REPORT,
+  uploadPath,
+} from "@/tests/helpers/uploads.ts";
 import { heicPhoto, jpegPhoto, notAPhoto, photoForm, pngPhoto, webpPhoto } from "@/tests/helpers/photos.ts";
 
-const REPORT = "Parts_Movement_Uploaded_Images_Temp_Report";
 const AUTH_FAILURE = {
   code: 1030,
   message: "Authorization Failure. The access token is either invalid or has expired.",
 };
 const enc = (s: string) => new TextEncoder().encode(s);
-
-interface Minted {
-  record_id: number;
-  token: string;
-  app_owner: string;
-  app_name: string;
-}
-
-/** Call 2a for a fresh part; returns its answer. */
-async function mint(a: TestApp, stage: MovementStage = "direct_dropoff"): Promise<Minted> {
-  const user = await makeUser(a.db);
-  const status = stage === "direct_dropoff" ? "Arrived" : "Pending Repair Shop Pick-Up";
-  const { claim, parts } = await makeClaim(a.db, { parts: [{ status }] });
-  const body = await a.call({
-    event_type: "parts_movement_upload_token",
-    Parts_Order: String(parts[0].id),
-    Movement_Stage: stage,
-    rego: claim.registration,
-    user_email: user.email,
-  });
-  assert.equal(body.result.status, "success", JSON.stringify(body));
-  return body.result.data as unknown as Minted;
-}
-
-function uploadPath(
-  m: Minted,
-  over: Partial<{ owner: string; app: string; report: string; record: string; field: string }> = {},
-) {
-  return `/api/v2.1/data/${over.owner ?? m.app_owner}/${over.app ?? m.app_name}/report/${
-    over.report ?? REPORT
-  }/` +
-    `${over.record ?? m.record_id}/${over.field ?? "Parts_Image"}/upload`;
-}
 
 interface UploadOptions {
   /** Defaults to a form holding the sample JPEG in `file`. */
@@ -81,41 +54,8 @@ async function expectSuccess(res: Response) {
   return body.data.filename as string;
 }
 
-async function expectFailure(res: Response, status: number, code: number, message?: string | RegExp) {
-  assert.equal(res.status, status, await res.clone().text());
-  assert.match(res.headers.get("content-type")!, /^application\/json/);
-  const body = await res.json();
-  assert.deepEqual(Object.keys(body).sort(), ["code", "message"]);
-  assert.equal(body.code, code);
-  if (typeof message === "string") assert.equal(body.message, message);
-  else if (message) assert.match(body.message, message);
-  return body;
-}
-
 const expectUnauthorized = async (res: Response) =>
   assert.deepEqual(await expectFailure(res, 401, 1030), AUTH_FAILURE);
-
-/** Files in storage tmp/ and committed photo keys. */
-async function stored(a: TestApp) {
-  const tmp: string[] = [];
-  try {
-    for await (const e of Deno.readDir(a.storage.tmpDir)) tmp.push(e.name);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return { tmp, keys: await Array.fromAsync(a.storage.keys()) };
-}
-
-async function assertNothingStored(a: TestApp, m?: Minted) {
-  assert.deepEqual(await stored(a), { tmp: [], keys: [] });
-  const photos = await a.db.selectFrom("photos").select("id").execute();
-  assert.deepEqual(photos, []);
-  if (m) {
-    const row = await a.db.selectFrom("uploaded_images").select("photo_id").where("id", "=", m.record_id)
-      .executeTakeFirstOrThrow();
-    assert.equal(row.photo_id, null);
-  }
-}
 
 async function stagedPhoto(a: TestApp, recordId: number) {
   return await a.db.selectFrom("uploaded_images as u").innerJoin("photos as p", "p.id", "u.photo_id")
@@ -489,7 +429,7 @@ appTest(
       base.replace(`/${m.record_id}/`, `/..%2f..%2f..%2fetc%2fpasswd/`),
       base.replace("/Parts_Image/", "/Parts_Image%2F/"),
       base.replace(`/${m.record_id}/`, `/${m.record_id}%5C..%5C/`),
-      base.replace(`/${REPORT}/`, `/${REPORT}%2e/`),
+      base.replace(`/${UPLOAD_REPORT}/`, `/${UPLOAD_REPORT}%2e/`),
     ];
     for (const path of bad) {
       await expectFailure(await upload(a, m, { path }), 400, 1060, "Invalid upload address.");

@@ -43,7 +43,9 @@ export function uploadRoutes(deps: AppDeps) {
   const maxBytes = deps.config.maxPhotoBytes;
   app.onError((error, c) => {
     if (error instanceof UploadRefused) return refuse(c, deps, error);
-    throw error; // the app's onError: logged with an id, answered 503 without internals
+    // The app's onError: a client abort (ClientAbortError, the client went away mid-body) as one log line
+    // and a 400; anything else as a fault, logged with an id and answered 503 without internals.
+    throw error;
   });
 
   // Every path under the prefix, matched or not: dot segments and encoded separators never get further.

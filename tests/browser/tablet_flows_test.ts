@@ -146,15 +146,22 @@ Deno.test({
             await grille.getByRole("checkbox").check();
             await grille.getByLabel("Take photo of 75310-0K020").setInputFiles(PHOTO);
             await grille.getByText(/Not uploaded yet: no connection/).waitFor();
-            // Wait until the next automatic try is at least 3 s away, then bring the network back.
-            const countdown = grille.getByText(/Trying again in ([3-9]|[1-9]\d) s/);
-            await countdown.waitFor({ timeout: 15_000 });
+            // Wait until the next automatic try is at least 6 s away (the backoff's fourth step), then bring
+            // the network back: the upload must START before that try was due, so it came from the online
+            // event. An ordering with a margin of 5 s or more, not a speed claim.
+            const countdown = grille.getByText(/Trying again in ([6-9]|[1-9]\d) s/);
+            await countdown.waitFor({ timeout: 30_000 });
             const due = Number(/in (\d+) s/.exec((await countdown.textContent())!)![1]);
+            const resumed = page.waitForRequest("**/tablet/api/photos?**", { timeout: 30_000 });
             await page.context().setOffline(false);
             const back = Date.now();
-            await grille.getByTestId("photo-done").waitFor({ timeout: 15_000 });
-            // Without the online event the photo would wait more than due - 1 seconds.
-            assert.ok(Date.now() - back < (due - 1) * 1000, "the queue resumed on the online event");
+            await resumed;
+            const waited = Date.now() - back;
+            assert.ok(
+              waited < (due - 1) * 1000,
+              `the upload started ${waited} ms after the network came back`,
+            );
+            await grille.getByTestId("photo-done").waitFor({ timeout: 30_000 });
             const movementId = await confirmAndWaitForReceipt(page, "Confirm pickup");
             assert.equal(submitCalls, 2, "the lost answer was retried");
             assert.equal(

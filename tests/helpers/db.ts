@@ -106,13 +106,15 @@ export async function freshDb(kind: DbKind, opts: { poolSize?: number } = {}): P
 
 /**
  * Registers `fn` once per database kind, named `<name> [pglite]` / `<name> [postgres]`.
- * The database is created before and dropped after the test.
+ * The database is created before and dropped after the test. With `only: "postgres"` it is a server-only
+ * test: see serverTest for what happens without a server.
  */
 export function dbTest(
   name: string,
   fn: (t: TestDb) => Promise<void>,
   opts: { only?: DbKind; poolSize?: number } = {},
 ): void {
+  if (opts.only === "postgres" && !serverUrl) return registerWithoutServer(name);
   for (const kind of dbKinds) {
     if (opts.only && opts.only !== kind) continue;
     Deno.test({
@@ -135,29 +137,42 @@ export function dbTest(
 let toldAboutServer = false;
 
 /**
- * Tests that must run on the PostgreSQL server (races between real connections). Without
- * `TEST_DATABASE_URL` they show as ignored, with one line saying why; on CI (`CI=true`) they fail instead,
- * so CI always runs them.
+ * The stand-in for a server-only test when `TEST_DATABASE_URL` is not set: shown as ignored, with one line
+ * saying why; on CI (`CI=true`) it runs and FAILS, so CI can never skip a server test by vanishing it.
+ * Every server-only registration goes through here (serverTest, serverOnlyTest, dbTest's only: "postgres").
+ */
+function registerWithoutServer(name: string): void {
+  if (!toldAboutServer) {
+    console.log("PostgreSQL-server tests not run here: set TEST_DATABASE_URL (bash .ci/run does).");
+    toldAboutServer = true;
+  }
+  Deno.test({
+    name: `${name} [postgres]`,
+    ignore: Deno.env.get("CI") !== "true",
+    fn: () => {
+      throw new Error("needs TEST_DATABASE_URL (a PostgreSQL server) on CI");
+    },
+  });
+}
+
+/**
+ * Tests that must run on the PostgreSQL server (races between real connections), each on a fresh
+ * migrated database of its own. Without `TEST_DATABASE_URL`: see registerWithoutServer.
  */
 export function serverTest(
   name: string,
   fn: (t: TestDb) => Promise<void>,
   opts: { poolSize?: number } = {},
 ): void {
-  if (!serverUrl) {
-    if (!toldAboutServer) {
-      console.log("PostgreSQL-server tests not run here: set TEST_DATABASE_URL (bash .ci/run does).");
-      toldAboutServer = true;
-    }
-    const onCi = Deno.env.get("CI") === "true";
-    Deno.test({
-      name: `${name} [postgres]`,
-      ignore: !onCi,
-      fn: () => {
-        throw new Error("needs TEST_DATABASE_URL (a PostgreSQL server) on CI");
-      },
-    });
-    return;
-  }
   dbTest(name, fn, { only: "postgres", poolSize: opts.poolSize });
+}
+
+/**
+ * A server-only test that manages its own databases (an unmigrated one, say): `fn` gets the server URL.
+ * Without `TEST_DATABASE_URL`: see registerWithoutServer.
+ */
+export function serverOnlyTest(name: string, fn: (serverUrl: string) => Promise<void>): void {
+  if (!serverUrl) return registerWithoutServer(name);
+  const url = serverUrl;
+  Deno.test({ name: `${name} [postgres]`, sanitizeResources: false, sanitizeOps: false, fn: () => fn(url) });
 }
