@@ -188,7 +188,7 @@ Deno.test({
       // One warning (a JSON line outside development, io/log.ts), never the fault entry with its stack.
       const abortLine = log.split("\n").find((l) => l.includes(line));
       assert.ok(abortLine, `no client-abort line in:\n${log}`);
-      assert.equal(JSON.parse(abortLine).level, "WARNING", abortLine);
+      assert.equal(JSON.parse(abortLine).level, "WARN", abortLine);
       assert.doesNotMatch(log, /Fault in/, "no fault entry for a client abort");
       assert.doesNotMatch(log, /\bat .*\.ts:\d+:\d+/, "no stack for a client abort");
 
