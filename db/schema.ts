@@ -204,6 +204,20 @@ export interface SessionsTable {
   last_seen_at: Timestamp;
 }
 
+/** PHOTO_STORE=postgres: one row per stored photo (migration 20261201T0900_photo_blobs). */
+export interface PhotoBlobsTable {
+  key: string;
+  byte_size: number;
+  modified_at: Timestamp;
+}
+
+/** The bytes of a photo_blobs row, in order, at most 1 MiB each. */
+export interface PhotoBlobChunksTable {
+  key: string;
+  seq: number;
+  data: Uint8Array;
+}
+
 export interface Database {
   hq_locations: HqLocationsTable;
   repairers: RepairersTable;
@@ -219,6 +233,8 @@ export interface Database {
   deliver_parts: DeliverPartsTable;
   announcements: AnnouncementsTable;
   sessions: SessionsTable;
+  photo_blobs: PhotoBlobsTable;
+  photo_blob_chunks: PhotoBlobChunksTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -2,13 +2,11 @@
  * Running the service as a program: configuration, database, migrations, demo data, HTTP server,
  * background workers, and a clean stop on SIGINT/SIGTERM.
  */
-import { join } from "node:path";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { systemClock } from "@/io/clock.ts";
-import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
+import { configOrExit, openConfiguredDb, openPhotoStore } from "@/tasks/setup.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
 import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
 import { startPurgeSchedule } from "@/lib/photos/purge.ts";
 import { createApp } from "@/main.ts";
@@ -23,7 +21,7 @@ async function start(): Promise<void> {
   await ensureAssets();
   if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
 
-  const storage = new PhotoStorage(join(config.dataDir, "photos"));
+  const storage = openPhotoStore(config, db);
   const app = createApp({ db, config, clock, storage });
   const announcer = startAnnouncementWorker({ db, config, clock }); // D22: posts the outbox after commit
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
@@ -38,6 +36,7 @@ async function start(): Promise<void> {
     await server.shutdown();
     await announcer.stop();
     await purge.stop();
+    storage.close();
     await db.destroy();
     Deno.exit(0);
   };

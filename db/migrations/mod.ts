@@ -7,10 +7,12 @@ import * as core from "./20261121T0900_core.ts";
 import * as sessions from "./20261121T0930_sessions.ts";
 import * as photoThumbs from "./20261121T1000_photo_thumbs.ts";
 import * as movements from "./20261121T1100_movements.ts";
+import * as photoBlobs from "./20261201T0900_photo_blobs.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
   "20261121T0930_sessions": sessions,
   "20261121T1000_photo_thumbs": photoThumbs,
   "20261121T1100_movements": movements,
+  "20261201T0900_photo_blobs": photoBlobs,
 };
