@@ -29,6 +29,10 @@ const PREFIX = "photos/";
 /** Per attempt; the SDK retries (3 attempts) before a fault reaches the upload. */
 const CONNECT_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** The SDK cannot rewind a streamed body, so a PUT is retried here, from the file, this many times. */
+const PUT_ATTEMPTS = 3;
+const PUT_RETRY_DELAY_MS = 200;
+const ignore = () => {};
 
 export class S3PhotoStore extends StagingPhotoStore {
   readonly kind = "s3";
@@ -49,6 +53,8 @@ export class S3PhotoStore extends StagingPhotoStore {
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
       maxAttempts: 3,
+      // Its one warning is that it does not retry a streamed PUT (adopt does); errors reach the caller.
+      logger: { debug: ignore, info: ignore, warn: ignore, error: console.error },
       requestHandler: {
         connectionTimeout: CONNECT_TIMEOUT_MS,
         requestTimeout: REQUEST_TIMEOUT_MS,
@@ -63,23 +69,31 @@ export class S3PhotoStore extends StagingPhotoStore {
     if (sha256.toString("hex") !== key) {
       throw this.#fault(new Error(`the staged file no longer hashes to ${key}`));
     }
-    await this.#call(() =>
-      this.#client.send(
-        new PutObjectCommand({
-          Bucket: this.#bucket,
-          Key: PREFIX + key,
-          Body: createReadStream(tempPath),
-          ContentLength: bytes,
-          ContentType: "application/octet-stream",
-          ContentMD5: md5.toString("base64"),
-          ChecksumSHA256: sha256.toString("base64"),
-        }),
-      )
-    );
+    for (let attempt = 1;; attempt++) {
+      try {
+        await this.#call(() =>
+          this.#client.send(
+            new PutObjectCommand({
+              Bucket: this.#bucket,
+              Key: PREFIX + key,
+              Body: createReadStream(tempPath),
+              ContentLength: bytes,
+              ContentType: "application/octet-stream",
+              ContentMD5: md5.toString("base64"),
+              ChecksumSHA256: sha256.toString("base64"),
+            }),
+          )
+        );
+        break;
+      } catch (error) {
+        if (attempt >= PUT_ATTEMPTS) throw error;
+        await new Promise((r) => setTimeout(r, PUT_RETRY_DELAY_MS * attempt));
+      }
+    }
     await this.#verify(key, bytes, sha256.toString("base64"));
   }
 
-  /** The object under `key` holds exactly the bytes hashing to it, or it is removed and a fault thrown. */
+  /** The object under `key` holds exactly the bytes hashing to it, or a fault is thrown. */
   async #verify(key: string, bytes: number, sha256: string): Promise<void> {
     const head = await this.#call(() =>
       this.#client.send(
@@ -94,10 +108,9 @@ export class S3PhotoStore extends StagingPhotoStore {
       for await (const chunk of body ?? []) hash.update(chunk);
       ok = body !== null && hash.digest("base64") === sha256;
     }
-    if (!ok) {
-      await this.remove(key).catch(() => {});
-      throw this.#fault(new Error(`verification failed: the stored object is not ${key}`));
-    }
+    // Not removed: a concurrent upload of the same bytes may have stored (and verified) it meanwhile. The
+    // retry PUTs it again; an unreferenced object is the purge's.
+    if (!ok) throw this.#fault(new Error(`verification failed: the stored object is not ${key}`));
   }
 
   async exists(key: string): Promise<boolean> {
