@@ -28,6 +28,12 @@ export function configOrExit(): Config {
  */
 export async function openConfiguredDb(config: Config, purpose: string, alternative?: string) {
   if (config.databaseUrl) return openDb({ url: config.databaseUrl });
+  await lockEmbeddedOrExit(config, purpose, alternative);
+  return openDb({ dir: join(config.dataDir, "db") });
+}
+
+/** Takes the embedded database's lock (D5) for this process's lifetime, or exits saying who holds it. */
+export async function lockEmbeddedOrExit(config: Config, purpose: string, alternative?: string) {
   try {
     await lockEmbeddedDb(config.dataDir, purpose, alternative);
   } catch (error) {
@@ -37,7 +43,6 @@ export async function openConfiguredDb(config: Config, purpose: string, alternat
     }
     throw error;
   }
-  return openDb({ dir: join(config.dataDir, "db") });
 }
 
 /**
