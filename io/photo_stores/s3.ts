@@ -53,8 +53,9 @@ export class S3PhotoStore extends StagingPhotoStore {
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
       maxAttempts: 3,
-      // Its one warning is that it does not retry a streamed PUT (adopt does); errors reach the caller.
-      logger: { debug: ignore, info: ignore, warn: ignore, error: console.error },
+      // Silent: every error reaches the caller (a fault is logged once by the upload), a missing object
+      // is an answer, and its one warning is that it does not retry a streamed PUT (adopt does).
+      logger: { debug: ignore, info: ignore, warn: ignore, error: ignore },
       requestHandler: {
         connectionTimeout: CONNECT_TIMEOUT_MS,
         requestTimeout: REQUEST_TIMEOUT_MS,
