@@ -15,6 +15,7 @@ import { benchTrigram } from "@/bench/trigram.ts";
 import { benchDropOff } from "@/bench/drop_off.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { benchPages } from "@/bench/pages.ts";
+import { benchPhotoStores } from "@/bench/photo_stores.ts";
 
 export interface BenchRow {
   figure: string;
@@ -87,6 +88,7 @@ try {
   rows.push(...await benchTrigram(target, claims));
   rows.push(...await benchDropOff(target));
   rows.push(...await benchUpload(target));
+  rows.push(...await benchPhotoStores(target));
   rows.push(...await benchPages());
 } finally {
   await dropScratch();
