@@ -2,7 +2,12 @@
  * Queries of the postgres photo store (io/photo_stores/postgres.ts): `photo_blobs` (one row per stored
  * photo) and `photo_blob_chunks` (its bytes, in order). A photo is written in one transaction, so a reader
  * finds a blob row only once every chunk of it is there.
+ *
+ * Chunk bytes travel as base64 text through `decode`/`encode` rather than as bytea values: PGlite turns a
+ * bytea parameter or result into hex text in JavaScript, which measured 2x slower to write and 5x slower to
+ * read a 1 MiB chunk than base64 (native on both sides); on a server the difference is small either way.
  */
+import { Buffer } from "node:buffer";
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
@@ -19,9 +24,13 @@ export async function touchBlob(trx: Tx, key: string, at: Date): Promise<void> {
   await trx.updateTable("photo_blobs").set({ modified_at: at }).where("key", "=", key).execute();
 }
 
+const base64 = (data: Uint8Array) =>
+  Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64");
+
 /** Writes one chunk; returns the SHA-256 (hex) of the bytes as the database stored them. */
 export async function insertChunk(trx: Tx, key: string, seq: number, data: Uint8Array): Promise<string> {
-  const row = await trx.insertInto("photo_blob_chunks").values({ key, seq, data })
+  const row = await trx.insertInto("photo_blob_chunks")
+    .values({ key, seq, data: sql<Uint8Array>`decode(${base64(data)}, 'base64')` })
     .returning(sql<string>`encode(sha256(data), 'hex')`.as("sha256")).executeTakeFirstOrThrow();
   return row.sha256;
 }
@@ -34,9 +43,10 @@ export async function blobInfo(db: Db, key: string): Promise<{ bytes: number; mo
 
 /** Chunk `seq` of a photo (chunks are numbered from 0 without gaps), or null past the last. */
 export async function blobChunk(db: Db, key: string, seq: number): Promise<Uint8Array | null> {
-  const row = await db.selectFrom("photo_blob_chunks").select("data")
+  const row = await db.selectFrom("photo_blob_chunks").select(sql<string>`encode(data, 'base64')`.as("data"))
     .where("key", "=", key).where("seq", "=", seq).executeTakeFirst();
-  return row?.data ?? null;
+  // Buffer's base64 decoder skips the line breaks PostgreSQL's encode puts every 76 characters.
+  return row ? Buffer.from(row.data, "base64") : null;
 }
 
 /** Deletes a photo and its chunks; with `olderThan`, only if last written before it. */
