@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import { systemClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
@@ -107,7 +107,7 @@ async function countStatements(target: BenchTarget): Promise<Record<number, numb
         db: db.withPlugin(counter),
         config,
         clock: systemClock,
-        storage: new PhotoStorage(`${target.dataDir}/count-photos`),
+        storage: new DiskPhotoStore(`${target.dataDir}/count-photos`),
       });
       const res = await app.request(`/api/handler?publickey=${BENCH_PUBLIC_KEY}`, {
         method: "POST",

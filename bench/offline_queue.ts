@@ -15,7 +15,7 @@ import { ensureAssets } from "@/render/assets.ts";
 import { systemClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { percentile } from "@/bench/load.ts";
 import { launchBrowser, serveApp } from "@/tests/browser/browser.ts";
@@ -116,7 +116,7 @@ export async function benchOfflineQueue(): Promise<BenchRow[]> {
   const db = openDb({ pglite: newPGlite({}) });
   const dir = await Deno.makeTempDir({ prefix: "pm-bench-queue-" });
   const served = serveApp(
-    createApp({ db, config: testConfig(), clock: systemClock, storage: new PhotoStorage(dir) }),
+    createApp({ db, config: testConfig(), clock: systemClock, storage: new DiskPhotoStore(dir) }),
   );
   const browser = await launchBrowser();
   try {

@@ -12,7 +12,7 @@ import { ensureAssets } from "@/render/assets.ts";
 import { systemClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { percentile } from "@/bench/load.ts";
 import type { BenchRow } from "@/tasks/bench.ts";
@@ -69,7 +69,7 @@ export async function benchPages(): Promise<BenchRow[]> {
   try {
     await migrateToLatest(db);
     await importData(db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), systemClock);
-    const storage = new PhotoStorage(await Deno.makeTempDir());
+    const storage = new DiskPhotoStore(await Deno.makeTempDir());
     const app = createApp({ db, config: testConfig(), clock: systemClock, storage });
     const signIn = await app.request("http://localhost/tablet/sign-in", {
       method: "POST",

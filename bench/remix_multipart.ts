@@ -93,7 +93,7 @@ export async function readFilePartWithRemix<T>(
   }
 }
 
-/** The buffered chunks as a byte stream, so a BYOB sink (PhotoStorage.stage) works as with ours. */
+/** The buffered chunks as a byte stream, so a BYOB sink (PhotoStore.stage) works as with ours. */
 function chunksAsByteStream(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   let i = 0;
   let offset = 0;

@@ -6,7 +6,7 @@
  *     one small embedded database.
  *   deno run -A bench/upload_profile.ts micro [--rounds N] [--chunk BYTES]
  *     in process, no HTTP: 48 multipart bodies of 4 MB (arriving in `--chunk` pieces) through
- *     readFilePart + PhotoStorage.stage, c=8, then the parser alone and the storage alone, so the cost
+ *     readFilePart + DiskPhotoStore.stage, c=8, then the parser alone and the storage alone, so the cost
  *     of each stage shows. Add `--cpu-prof` to the deno flags for a profile.
  */
 import { parseArgs } from "node:util";
@@ -17,7 +17,7 @@ import type { BenchTarget } from "@/tasks/bench.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { runLoad } from "@/bench/load.ts";
 import { readFilePart } from "@/io/multipart.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -108,7 +108,7 @@ if (mode === "service") {
       body: stream(bytes),
     });
   const root = await Deno.makeTempDir({ prefix: "pm-upload-micro-" });
-  const storage = new PhotoStorage(root);
+  const storage = new DiskPhotoStore(root);
   const drain = async (s: ReadableStream<Uint8Array>) => {
     let n = 0;
     for await (const c of s) n += c.length;

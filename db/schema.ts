@@ -221,6 +221,20 @@ export interface PinAttemptsTable {
   window_ends: Timestamp;
 }
 
+/** PHOTO_STORE=postgres: one row per stored photo (migration 20261201T0930_photo_blobs). */
+export interface PhotoBlobsTable {
+  key: string;
+  byte_size: number;
+  modified_at: Timestamp;
+}
+
+/** The bytes of a photo_blobs row, in order, at most 1 MiB each. */
+export interface PhotoBlobChunksTable {
+  key: string;
+  seq: number;
+  data: Uint8Array;
+}
+
 export interface Database {
   hq_locations: HqLocationsTable;
   repairers: RepairersTable;
@@ -238,6 +252,8 @@ export interface Database {
   sessions: SessionsTable;
   devices: DevicesTable;
   pin_attempts: PinAttemptsTable;
+  photo_blobs: PhotoBlobsTable;
+  photo_blob_chunks: PhotoBlobChunksTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -118,7 +118,7 @@ export class BatchedWriter {
 }
 
 /** FsFile.write may write fewer bytes than given; loop until all are out. */
-async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
+export async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < data.length) offset += await file.write(data.subarray(offset));
 }

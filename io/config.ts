@@ -9,6 +9,7 @@ const APP_ENVS = ["development", "stage", "production"] as const;
 const CHAT_FORMATS = ["cliq", "slack", "teams", "json"] as const;
 const LOG_FORMATS = ["json", "text"] as const;
 const LOG_LEVELS = ["debug", "info", "warning", "error"] as const;
+const PHOTO_STORES = ["disk", "postgres", "s3"] as const;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const millis = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
@@ -49,12 +50,21 @@ const envSchema = z.object({
     }
     return zone ?? z.NEVER;
   }).default("UTC"),
+  // Photo storage (io/photo_storage.ts); the S3_* variables serve PHOTO_STORE=s3 and photos:migrate --to s3.
+  PHOTO_STORE: z.enum(PHOTO_STORES).default("disk"),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]+$/).default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
 export type ChatFormat = (typeof CHAT_FORMATS)[number];
 export type LogFormat = (typeof LOG_FORMATS)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export type PhotoStoreName = (typeof PHOTO_STORES)[number];
 
 export interface Config {
   port: number;
@@ -78,6 +88,9 @@ export interface Config {
   db: DbTimeouts;
   /** IANA name, canonical spelling ("Australia/Sydney"); "UTC" by default. */
   depotTimeZone: string;
+  photoStore: PhotoStoreName;
+  /** Set when S3_BUCKET is (always when photoStore is s3): io/photo_stores/s3.ts. */
+  s3: S3Config | undefined;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -94,6 +107,18 @@ export interface DbTimeouts {
   healthMs: number;
 }
 
+export interface S3Config {
+  /** Unset: AWS S3 itself (the SDK's endpoint for the region). */
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  /** Both unset: the SDK's default credential chain (environment, instance role). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** The bucket in the path rather than the host name (MinIO, most self-hosted stores). */
+  forcePathStyle: boolean;
+}
+
 export class ConfigError extends Error {}
 
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
@@ -108,6 +133,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const e = parsed.data;
   if (e.APP_ENV === "production" && !e.PUBLIC_KEY) {
     throw new ConfigError("Invalid configuration: PUBLIC_KEY is required when APP_ENV is production");
+  }
+  if (e.PHOTO_STORE === "s3" && !e.S3_BUCKET) {
+    throw new ConfigError("Invalid configuration: S3_BUCKET is required when PHOTO_STORE is s3");
+  }
+  if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY) {
+    throw new ConfigError("Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together");
   }
   return {
     port: e.PORT,
@@ -137,6 +168,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       healthMs: e.DB_HEALTH_TIMEOUT_MS,
     },
     depotTimeZone: e.DEPOT_TIME_ZONE,
+    photoStore: e.PHOTO_STORE,
+    s3: e.S3_BUCKET
+      ? {
+        endpoint: e.S3_ENDPOINT,
+        bucket: e.S3_BUCKET,
+        region: e.S3_REGION,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE === "true",
+      }
+      : undefined,
   };
 }
 

@@ -70,7 +70,7 @@ export async function readFilePart<T>(
         contentType: headers.get("content-type"),
       };
       let fileBytes = 0;
-      // A byte stream, so a sink with a BYOB reader (PhotoStorage.stage) gets the bytes copied straight
+      // A byte stream, so a sink with a BYOB reader (PhotoStore.stage) gets the bytes copied straight
       // into its own buffer; a default reader gets a copy of each piece. Either way the parser's read
       // buffer is free again when pull returns. highWaterMark 0: pull only when the sink asks, so a slow
       // disk slows the upload, not memory.

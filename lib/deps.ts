@@ -2,15 +2,15 @@
 import type { Db } from "@/db/client.ts";
 import type { Clock } from "@/io/clock.ts";
 import type { Config } from "@/io/config.ts";
-import type { PhotoStorage } from "@/io/photo_storage.ts";
+import type { PhotoStore } from "@/io/photo_storage.ts";
 import type { Metrics } from "@/lib/metrics.ts";
 
 export interface AppDeps {
   db: Db;
   config: Config;
   clock: Clock;
-  /** Photo files (`DATA_DIR/photos`). */
-  storage: PhotoStorage;
+  /** Photo bytes: disk, the database or S3, per PHOTO_STORE (tasks/setup.ts openPhotoStore). */
+  storage: PhotoStore;
   /** Present only when `METRICS_TOKEN` is set (tasks/start.ts): the counters the app and worker share. */
   metrics?: Metrics;
   /** The PIN verification of sign-in (io/pin.ts verifyPin when unset); tests count PIN checks with it. */

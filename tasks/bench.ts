@@ -17,6 +17,7 @@ import { benchUpload } from "@/bench/upload.ts";
 import { benchPages } from "@/bench/pages.ts";
 import { benchOfflineQueue } from "@/bench/offline_queue.ts";
 import { benchObservability } from "@/bench/observability.ts";
+import { benchPhotoStores } from "@/bench/photo_stores.ts";
 
 export interface BenchRow {
   figure: string;
@@ -90,6 +91,7 @@ try {
   rows.push(...await benchTrigram(target, claims));
   rows.push(...await benchDropOff(target));
   rows.push(...await benchUpload(target));
+  rows.push(...await benchPhotoStores(target));
   rows.push(...await benchPages());
   rows.push(...await benchOfflineQueue());
 } finally {

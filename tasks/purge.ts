@@ -5,9 +5,7 @@
 import { migrateToLatest } from "@/db/migrate.ts";
 import { systemClock } from "@/io/clock.ts";
 import { purgePhotos } from "@/lib/photos/purge.ts";
-import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
-import { join } from "node:path";
+import { configOrExit, openConfiguredDb, openPhotoStore } from "@/tasks/setup.ts";
 
 const config = configOrExit();
 const db = await openConfiguredDb(
@@ -17,8 +15,8 @@ const db = await openConfiguredDb(
 );
 try {
   await migrateToLatest(db);
-  const storage = new PhotoStorage(join(config.dataDir, "photos"));
-  const r = await purgePhotos({ db, storage, clock: systemClock });
+  const storage = openPhotoStore(config, db);
+  const r = await purgePhotos({ db, storage, clock: systemClock }).finally(() => storage.close());
   console.log(
     `Purged ${r.stagedRows} staged rows, ${r.photoRows} photo rows, ${r.files} files, ` +
       `${r.tmpFiles} temporary files.`,

@@ -2,7 +2,12 @@
 import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { EmbeddedDbBusy, lockEmbeddedDb } from "@/db/embedded_lock.ts";
-import { type Config, ConfigError, parseConfig } from "@/io/config.ts";
+import { type Config, ConfigError, parseConfig, type PhotoStoreName } from "@/io/config.ts";
+import type { Db } from "@/db/client.ts";
+import type { PhotoStore } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
+import { PostgresPhotoStore } from "@/io/photo_stores/postgres.ts";
+import { S3PhotoStore } from "@/io/photo_stores/s3.ts";
 
 /** Reads the configuration or stops the process with one line naming the variable (D2). */
 export function configOrExit(): Config {
@@ -24,6 +29,12 @@ export function configOrExit(): Config {
 export async function openConfiguredDb(config: Config, purpose: string, alternative?: string) {
   // The time bounds apply to a server only (db/client.ts says why not to PGlite).
   if (config.databaseUrl) return openDb({ url: config.databaseUrl, timeouts: config.db });
+  await lockEmbeddedOrExit(config, purpose, alternative);
+  return openDb({ dir: join(config.dataDir, "db") });
+}
+
+/** Takes the embedded database's lock (D5) for this process's lifetime, or exits saying who holds it. */
+export async function lockEmbeddedOrExit(config: Config, purpose: string, alternative?: string) {
   try {
     await lockEmbeddedDb(config.dataDir, purpose, alternative);
   } catch (error) {
@@ -33,5 +44,23 @@ export async function openConfiguredDb(config: Config, purpose: string, alternat
     }
     throw error;
   }
-  return openDb({ dir: join(config.dataDir, "db") });
+}
+
+/**
+ * The photo store `PHOTO_STORE` names (or `kind`, for photos:migrate), over `db` for `postgres`. Every
+ * backend stages uploads in `${DATA_DIR}/photos/tmp`; `disk` keeps the photos beside it.
+ */
+export function openPhotoStore(config: Config, db: Db, kind: PhotoStoreName = config.photoStore): PhotoStore {
+  const root = join(config.dataDir, "photos");
+  switch (kind) {
+    case "disk":
+      return new DiskPhotoStore(root);
+    case "postgres":
+      return new PostgresPhotoStore(db, join(root, "tmp"));
+    case "s3":
+      if (!config.s3) {
+        throw new ConfigError("Invalid configuration: S3_BUCKET is required for the s3 photo store");
+      }
+      return new S3PhotoStore(config.s3, join(root, "tmp"));
+  }
 }

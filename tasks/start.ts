@@ -2,13 +2,11 @@
  * Running the service as a program: configuration, database, migrations, demo data, HTTP server,
  * background workers, and a clean stop on SIGINT/SIGTERM.
  */
-import { join } from "node:path";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { systemClock } from "@/io/clock.ts";
-import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
+import { configOrExit, openConfiguredDb, openPhotoStore } from "@/tasks/setup.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
 import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
 import { startPurgeSchedule } from "@/lib/photos/purge.ts";
 import { startSessionSweep } from "@/lib/sessions.ts";
@@ -29,7 +27,7 @@ async function start(): Promise<void> {
   // The hint is for the person at the terminal, not a log pipeline: plain text on stdout.
   if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
 
-  const storage = new PhotoStorage(join(config.dataDir, "photos"));
+  const storage = openPhotoStore(config, db);
   // Counted only when a scraper can read them (METRICS_TOKEN); the app and the worker share the counters.
   const metrics = config.metricsToken ? new Metrics() : undefined;
   const app = createApp({ db, config, clock, storage, metrics });
@@ -51,6 +49,7 @@ async function start(): Promise<void> {
     await announcer.stop();
     await purge.stop();
     await sweep.stop();
+    storage.close();
     await db.destroy();
     Deno.exit(0);
   };

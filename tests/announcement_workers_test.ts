@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { systemClock } from "@/io/clock.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
 import { serverTest } from "@/tests/helpers/db.ts";
 import { assertNoHalfMovement, runPool, seedSubmissionLoad } from "@/tests/helpers/fault_load.ts";
@@ -26,7 +26,7 @@ serverTest(
     await using chat = startChatReceiver();
     // A little slow, so one worker's posts are still under way when the other looks for work.
     await chat.setMode({ kind: "slow", delayMs: 20 });
-    const storage = new PhotoStorage(join(dataDir, "photos"));
+    const storage = new DiskPhotoStore(join(dataDir, "photos"));
     const { jobs, initial } = await seedSubmissionLoad({ db: t.db, storage, clock: systemClock }, {
       count: SUBMISSIONS,
     });

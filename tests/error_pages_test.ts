@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { openDb } from "@/db/client.ts";
 import { FakeClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { pageText, signedIn, withAssets } from "@/tests/helpers/hq.ts";
@@ -81,7 +81,7 @@ Deno.test({
       db,
       config: testConfig(),
       clock: new FakeClock(),
-      storage: new PhotoStorage("./test-output/none"),
+      storage: new DiskPhotoStore("./test-output/none"),
     });
     const headers = { cookie: "pm_session=x" };
     const page = await app.request("/hq/parts", { headers });

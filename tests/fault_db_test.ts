@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import pg from "pg";
 import { systemClock } from "@/io/clock.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
 import { serverTest, serverUrl } from "@/tests/helpers/db.ts";
 import { assertNoHalfMovement, runPool, seedSubmissionLoad } from "@/tests/helpers/fault_load.ts";
@@ -43,7 +43,7 @@ const MAX_CALLS = 3000;
 serverTest("fault: database connections terminated under load, answers stay clean", async (t) => {
   const dataDir = await Deno.makeTempDir({ prefix: "pm-fault-db-" });
   await using chat = startChatReceiver();
-  const storage = new PhotoStorage(join(dataDir, "photos"));
+  const storage = new DiskPhotoStore(join(dataDir, "photos"));
   const { jobs, initial } = await seedSubmissionLoad({ db: t.db, storage, clock: systemClock }, {
     count: SUBMISSIONS,
   });

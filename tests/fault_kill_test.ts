@@ -24,7 +24,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { systemClock } from "@/io/clock.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
 import { serverTest } from "@/tests/helpers/db.ts";
 import {
@@ -57,7 +57,7 @@ interface Sent {
 serverTest("fault: SIGKILL during a submission load, restart on the same database", async (t) => {
   const dataDir = await Deno.makeTempDir({ prefix: "pm-fault-kill-" });
   await using chat = startChatReceiver();
-  const storage = new PhotoStorage(join(dataDir, "photos"));
+  const storage = new DiskPhotoStore(join(dataDir, "photos"));
   const { jobs, initial } = await seedSubmissionLoad({ db: t.db, storage, clock: systemClock }, {
     count: SUBMISSIONS,
   });

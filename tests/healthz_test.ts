@@ -4,7 +4,7 @@ import pg from "pg";
 import { type Db, newPGlite, openDb } from "@/db/client.ts";
 import { FakeClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { serverOnlyTest } from "@/tests/helpers/db.ts";
@@ -18,7 +18,7 @@ async function healthOf(db: Db) {
       db,
       config: testConfig({ dataDir }),
       clock: new FakeClock(),
-      storage: new PhotoStorage(`${dataDir}/photos`),
+      storage: new DiskPhotoStore(`${dataDir}/photos`),
     });
     return await app.request("/healthz");
   } finally {

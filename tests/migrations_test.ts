@@ -13,7 +13,7 @@ import {
   makeUser,
   stagePhoto,
 } from "@/tests/helpers/factories.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 
 const CORE_TABLES = [
   "announcements",
@@ -187,7 +187,7 @@ dbTest(
   async ({ db }) => {
     const dir = await Deno.makeTempDir({ prefix: "pm-mig-" });
     try {
-      const storage = new PhotoStorage(`${dir}/photos`);
+      const storage = new DiskPhotoStore(`${dir}/photos`);
       const clock = { now: () => new Date("2026-11-21T09:00:00Z") };
       const { claim, parts } = await makeClaim(db, { parts: [{ status: "Arrived" }, { status: "Arrived" }] });
       const user = await makeUser(db);
@@ -237,7 +237,7 @@ dbTest(
 dbTest("migrations: Delivery true needs a delivery photo (check constraint)", async ({ db }) => {
   const dir = await Deno.makeTempDir({ prefix: "pm-mig-" });
   try {
-    const storage = new PhotoStorage(`${dir}/photos`);
+    const storage = new DiskPhotoStore(`${dir}/photos`);
     const { claim, parts } = await makeClaim(db, { parts: [{ status: "Arrived" }] });
     const user = await makeUser(db);
     const shop = await makeRepairer(db);

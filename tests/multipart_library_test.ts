@@ -15,7 +15,8 @@ import {
   PhotoTooLargeError,
   readFilePart,
 } from "@/io/multipart.ts";
-import { EmptyPhotoError, PhotoStorage } from "@/io/photo_storage.ts";
+import { EmptyPhotoError } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { readFilePartWithRemix } from "@/bench/remix_multipart.ts";
 import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
 import {
@@ -190,7 +191,7 @@ Deno.test("multipart library: not multipart/form-data, no file part, malformed b
 Deno.test("multipart library: an empty file part reaches storage as EmptyPhotoError", async () => {
   const dir = await Deno.makeTempDir({ prefix: "multipart_library_test_" });
   try {
-    const storage = new PhotoStorage(join(dir, "photos"));
+    const storage = new DiskPhotoStore(join(dir, "photos"));
     for (const [name, read] of PARSERS) {
       await assert.rejects(
         read(

@@ -12,7 +12,8 @@ import {
 } from "@/io/multipart.ts";
 import fc from "fast-check";
 import { ByteSearch } from "@/io/byte_search.ts";
-import { EmptyPhotoError, PhotoStorage } from "@/io/photo_storage.ts";
+import { EmptyPhotoError } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
 import {
   byteSource,
@@ -55,10 +56,10 @@ async function collect(stream: ReadableStream<Uint8Array>, info: FilePartInfo) {
   return { bytes: new Uint8Array(await new Response(stream).arrayBuffer()), info };
 }
 
-async function withStorage(fn: (storage: PhotoStorage, root: string) => Promise<void>): Promise<void> {
+async function withStorage(fn: (storage: DiskPhotoStore, root: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "multipart_test_" });
   try {
-    await fn(new PhotoStorage(join(dir, "photos")), join(dir, "photos"));
+    await fn(new DiskPhotoStore(join(dir, "photos")), join(dir, "photos"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

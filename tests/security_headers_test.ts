@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { openDb } from "@/db/client.ts";
 import { FakeClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 
@@ -35,7 +35,7 @@ Deno.test({
       db,
       config,
       clock: new FakeClock(),
-      storage: new PhotoStorage("./test-output/none"),
+      storage: new DiskPhotoStore("./test-output/none"),
     });
     const res = await app.request(`/api/handler?publickey=${config.publicKey}`, {
       method: "POST",

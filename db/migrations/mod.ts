@@ -8,6 +8,7 @@ import * as sessions from "./20261121T0930_sessions.ts";
 import * as photoThumbs from "./20261121T1000_photo_thumbs.ts";
 import * as movements from "./20261121T1100_movements.ts";
 import * as tabletEnrolment from "./20261201T0900_tablet_enrolment.ts";
+import * as photoBlobs from "./20261201T0930_photo_blobs.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   "20261121T1000_photo_thumbs": photoThumbs,
   "20261121T1100_movements": movements,
   "20261201T0900_tablet_enrolment": tabletEnrolment,
+  "20261201T0930_photo_blobs": photoBlobs,
 };

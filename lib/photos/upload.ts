@@ -3,9 +3,10 @@
  *
  * Upload order, cheapest refusal first: the address (app, report, record), the `environment` header, the
  * token (looked up, not yet used), then the body is streamed to storage under the size cap, typed by its
- * first bytes and checked for size in pixels. Only a file that passed is committed (fsync + atomic rename,
- * io/photo_storage.ts), and only then, in ONE transaction, is the token consumed (a conditional UPDATE decides
- * races), the photo row upserted (content-addressed) and the staged row pointed at it.
+ * first bytes and checked for size in pixels. Only a file that passed is committed (durable and verified in
+ * the configured store, io/photo_storage.ts), and only then, in ONE transaction, is the token consumed (a
+ * conditional UPDATE decides races), the photo row upserted (content-addressed) and the staged row pointed
+ * at it. A store that fails (PhotoStoreUnavailable) is the retryable `store_unavailable` refusal.
  *
  * A failed upload does not burn the token: the driver can retry within its lifetime. Only a stored photo
  * uses it up. A file stored by the loser of a race with one token is left to the purge (lib/photos/purge.ts).
@@ -24,7 +25,13 @@ import {
 import type { Photo } from "@/db/schema.ts";
 import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/io/image_probe.ts";
 import { NoFilePartError, NotMultipartError } from "@/io/multipart.ts";
-import { EmptyPhotoError, PhotoTooLargeError, type StagedPhoto } from "@/io/photo_storage.ts";
+import {
+  EmptyPhotoError,
+  type PhotoStore,
+  PhotoStoreUnavailable,
+  PhotoTooLargeError,
+  type StagedPhoto,
+} from "@/io/photo_storage.ts";
 import { makeThumbnail } from "@/io/thumbnail.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
@@ -41,7 +48,8 @@ export type UploadRefusal =
   | "empty"
   | "too_large"
   | "not_image"
-  | "too_many_pixels";
+  | "too_many_pixels"
+  | "store_unavailable";
 
 export class UploadRefused extends Error {
   constructor(readonly reason: UploadRefusal, message: string) {
@@ -182,8 +190,10 @@ export async function storeStagedPhoto(
         } megapixels are accepted.`,
       );
     }
-    key = await staged.commit();
-    // Durable on disk before the database says the record holds it (and before the 3000 answer).
+    key = await staged.commit().catch((error) => {
+      throw refusalOf(error, maxBytes);
+    });
+    // Durable in the store before the database says the record holds it (and before the 3000 answer).
     const photo = await db.transaction().execute(async (trx) => {
       if (!await consumeToken(trx, binding())) throw unauthorized();
       const row = await upsertPhoto(trx, {
@@ -209,7 +219,15 @@ export async function storeStagedPhoto(
 export const photoTooLarge = (maxBytes: number) =>
   new UploadRefused("too_large", `The photo is larger than ${formatBytes(maxBytes)}.`);
 
+/** Said when the store fails; the fault itself is logged (operators need it, the driver does not). */
+export const STORE_UNAVAILABLE =
+  "Photo storage is unavailable right now; the photo was not stored. Try again.";
+
 function refusalOf(error: unknown, maxBytes: number): unknown {
+  if (error instanceof PhotoStoreUnavailable) {
+    console.error(`upload: ${error.message}`);
+    return new UploadRefused("store_unavailable", STORE_UNAVAILABLE);
+  }
   if (error instanceof PhotoTooLargeError) return photoTooLarge(maxBytes);
   if (error instanceof EmptyPhotoError) return new UploadRefused("empty", "The uploaded file is empty.");
   if (error instanceof NoFilePartError) {
@@ -246,8 +264,8 @@ export async function photoFile({ db, storage }: Pick<AppDeps, "db" | "storage">
   return { photo, key: photo.storage_key, contentType: photo.content_type } satisfies PhotoFile;
 }
 
-/** Thumbnails being made right now, so parallel requests for one photo make it once. */
-const making = new Map<string, Promise<string | null>>();
+/** Thumbnails being made right now, per store and photo id, so parallel requests for one make it once. */
+const making = new WeakMap<PhotoStore, Map<number, Promise<string | null>>>();
 
 /**
  * The photo's thumbnail (a JPEG of about 320 px), made on first request and kept in storage; `thumb`
@@ -263,19 +281,21 @@ export async function photoThumbnail(
   if (photo.thumb_key && await deps.storage.exists(photo.thumb_key)) {
     return { photo, thumb: { photo, key: photo.thumb_key, contentType: "image/jpeg" } };
   }
-  const slot = `${deps.storage.root}\0${id}`;
-  let job = making.get(slot);
+  let jobs = making.get(deps.storage);
+  if (!jobs) making.set(deps.storage, jobs = new Map());
+  let job = jobs.get(id);
   if (!job) {
-    job = makeAndKeepThumbnail(deps, photo).finally(() => making.delete(slot));
-    making.set(slot, job);
+    job = makeAndKeepThumbnail(deps, photo).finally(() => jobs.delete(id));
+    jobs.set(id, job);
   }
   const key = await job;
   return { photo, thumb: key ? { photo, key, contentType: "image/jpeg" } : null };
 }
 
 async function makeAndKeepThumbnail({ db, storage }: Pick<AppDeps, "db" | "storage">, photo: Photo) {
-  if (!await storage.exists(photo.storage_key)) return null;
-  const bytes = await makeThumbnail(storage.path(photo.storage_key), photo.content_type as ImageType);
+  const original = await storage.read(photo.storage_key);
+  if (!original) return null;
+  const bytes = await makeThumbnail(original, photo.content_type as ImageType);
   if (!bytes) return null;
   const { key } = await storage.writeStream(ReadableStream.from([bytes]), { maxBytes: bytes.length });
   return await setThumbKey(db, photo.id, key, photo.thumb_key);

@@ -40,4 +40,6 @@ export const UPLOAD_REFUSALS: Record<UploadRefusal, { status: ContentfulStatusCo
   too_large: { status: 413, code: 1053 },
   not_image: { status: 415, code: 1054 },
   too_many_pixels: { status: 422, code: 1055 },
+  // The photo store failed (down, full, slow): the protocol's retryable fault answer; nothing was recorded.
+  store_unavailable: { status: 503, code: CODE.unavailable },
 };

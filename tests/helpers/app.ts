@@ -5,11 +5,13 @@
 import { FakeClock } from "@/io/clock.ts";
 import { type Config, testConfig } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { PhotoStorage } from "@/io/photo_storage.ts";
+import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { type DbKind, dbTest, serverTest, type TestDb } from "@/tests/helpers/db.ts";
 
 export interface TestApp extends AppDeps {
+  /** The disk store: tests may look at its files (photo_store_*_test.ts cover the other backends). */
+  storage: DiskPhotoStore;
   kind: DbKind;
   /** The server URL of this test's database (PostgreSQL server runs only). */
   url?: string;
@@ -30,12 +32,12 @@ export interface HandlerAnswer {
 export async function buildTestApp(t: TestDb, config: Partial<Config> = {}): Promise<TestApp> {
   const dataDir = await Deno.makeTempDir({ prefix: "pm-test-" });
   const clock = new FakeClock();
-  const deps: AppDeps = {
+  const deps = {
     db: t.db,
     config: testConfig({ dataDir, ...config }),
     clock,
-    storage: new PhotoStorage(`${dataDir}/photos`),
-  };
+    storage: new DiskPhotoStore(`${dataDir}/photos`),
+  } satisfies AppDeps;
   const app = createApp(deps);
   const handler = (payload: unknown) =>
     Promise.resolve(app.request(`/api/handler?publickey=${encodeURIComponent(deps.config.publicKey)}`, {

@@ -5,7 +5,7 @@
 import type { Db } from "@/db/client.ts";
 import type { MovementStage, PartStatus, Role } from "@/db/schema.ts";
 import { probeImage } from "@/io/image_probe.ts";
-import type { PhotoStorage } from "@/io/photo_storage.ts";
+import type { PhotoStore } from "@/io/photo_storage.ts";
 import { jpegPhoto } from "@/tests/helpers/photos.ts";
 
 let seq = 0;
@@ -81,7 +81,7 @@ export async function makeClaim(
 }
 
 /** A stored photo file and its `photos` row. */
-export async function makePhoto(db: Db, storage: PhotoStorage, bytes?: Uint8Array) {
+export async function makePhoto(db: Db, storage: PhotoStore, bytes?: Uint8Array) {
   const data = bytes ?? await jpegPhoto();
   const { key, bytes: size } = await storage.writeStream(ReadableStream.from([data]), { maxBytes: 1 << 30 });
   const info = probeImage(data)!;
@@ -102,7 +102,7 @@ export async function makePhoto(db: Db, storage: PhotoStorage, bytes?: Uint8Arra
  * `withFile` is false (a token was minted but nothing uploaded).
  */
 export async function stagePhoto(
-  deps: { db: Db; storage: PhotoStorage; clock: { now(): Date } },
+  deps: { db: Db; storage: PhotoStore; clock: { now(): Date } },
   opts: { partId: number; claimId: number; stage: MovementStage; userId: number; withFile?: boolean },
 ) {
   const photo = opts.withFile === false ? null : await makePhoto(deps.db, deps.storage);

@@ -10,7 +10,7 @@ import type { Db } from "@/db/client.ts";
 import type { AnnouncementTitle, PartStatus } from "@/db/schema.ts";
 import { ANNOUNCEMENT_CHANNELS } from "@/lib/announcements/outbox.ts";
 import { FLOWS } from "@/lib/flows.ts";
-import type { PhotoStorage } from "@/io/photo_storage.ts";
+import type { PhotoStore } from "@/io/photo_storage.ts";
 import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 import {
   assertConsistent,
@@ -43,7 +43,7 @@ export interface SeededLoad {
  * unconfirmed. Drivers take turns; no two submissions share a part, so each can succeed exactly once.
  */
 export async function seedSubmissionLoad(
-  deps: { db: Db; storage: PhotoStorage; clock: { now(): Date } },
+  deps: { db: Db; storage: PhotoStore; clock: { now(): Date } },
   opts: { count: number; drivers?: number },
 ): Promise<SeededLoad> {
   const { db } = deps;
