@@ -12,11 +12,18 @@ import { migrations } from "@/db/migrations/mod.ts";
 /** The newest migration the code knows. */
 export const LATEST_MIGRATION = Object.keys(migrations).at(-1)!;
 
-/** `work`, or a DatabaseUnreachable once `ms` have passed. */
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+/**
+ * `work`, or a rejection with `late()` once `ms` have passed (a DatabaseUnreachable by default). Also the
+ * bound of `/readyz`'s photo store probe (routes/healthz.ts).
+ */
+export function withDeadline<T>(
+  work: Promise<T>,
+  ms: number,
+  late: () => Error = () => new DatabaseUnreachable(`no answer within ${ms} ms`),
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnreachable(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(late()), ms);
   });
   // A failure after the deadline has nobody left to answer; it must not become an unhandled rejection.
   work.catch(() => {});

@@ -1,11 +1,12 @@
 /**
  * `GET /healthz` (D3): 200 once migrations ran and the database answers, 503 otherwise. `GET /readyz`
- * (D26, the database part): 200 when the database answers and the latest migration of this code is
- * applied, 503 otherwise. Both answer within `DB_HEALTH_TIMEOUT_MS` whatever the database does
+ * (D26): 200 when the database answers, the latest migration of this code is applied and the photo store
+ * takes a write (PhotoStore.checkWritable: the staging folder, then a probe in the backend), 503 naming
+ * what failed otherwise. Both answer within `DB_HEALTH_TIMEOUT_MS` whatever the database does
  * (db/health.ts), so a load balancer's probe never hangs on a locked table or a full pool.
  */
 import { Hono } from "hono";
-import { appliedMigration, LATEST_MIGRATION } from "@/db/health.ts";
+import { appliedMigration, LATEST_MIGRATION, withDeadline } from "@/db/health.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 
 const UNAVAILABLE = { status: "unavailable" } as const;
@@ -21,7 +22,7 @@ export function healthRoutes({ db, config }: AppDeps) {
   });
 }
 
-export function readyRoutes({ db, config }: AppDeps) {
+export function readyRoutes({ db, config, storage }: AppDeps) {
   return new Hono().get("/", async (c) => {
     let applied: string | null;
     try {
@@ -31,6 +32,12 @@ export function readyRoutes({ db, config }: AppDeps) {
     }
     if (applied !== LATEST_MIGRATION) {
       return c.json({ ...UNAVAILABLE, reason: "migrations", applied, expected: LATEST_MIGRATION }, 503);
+    }
+    try {
+      // Within the same bound: a store that hangs (S3 unreachable) must not hang the probe.
+      await withDeadline(storage.checkWritable(), config.db.healthMs, () => new Error("photo store: no answer"));
+    } catch {
+      return c.json({ ...UNAVAILABLE, reason: "photo_store" }, 503);
     }
     return c.json({ status: "ok", migration: applied });
   });
