@@ -26,6 +26,13 @@ const envSchema = z.object({
   CHAT_FORMAT: z.enum(CHAT_FORMATS).default("cliq"),
   // Not in D2: an operator's switch for load tests from one address (bench). On unless set to "off".
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  // Slow clients (issue 15): how long a request body may stall, and the slowest average it may arrive at.
+  BODY_TIMEOUT_SECONDS: positiveInt(20),
+  BODY_MIN_BYTES_PER_SECOND: positiveInt(4096),
+  // Reverse proxies whose X-Forwarded-For names the client (deploy/nginx.conf); none by default.
+  TRUSTED_PROXIES: z.string().transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "must be IP addresses separated by commas" })))
+    .optional(),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -45,9 +52,17 @@ export interface Config {
   chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
   chatFormat: ChatFormat;
   rateLimits: boolean;
+  /** A request body that sends nothing for `timeoutMs`, or less than `minBytesPerSecond` on average once
+   * `timeoutMs` have passed, is refused with 408 (routes/web/body_limits.ts). */
+  bodyPace: { timeoutMs: number; minBytesPerSecond: number };
+  /** Peer addresses whose X-Forwarded-For is believed (routes/web/rate_limits.ts). */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {}
+
+/** The shortest PUBLIC_KEY accepted outside development. */
+export const MIN_PUBLIC_KEY_LENGTH = 16;
 
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -61,6 +76,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const e = parsed.data;
   if (e.APP_ENV === "production" && !e.PUBLIC_KEY) {
     throw new ConfigError("Invalid configuration: PUBLIC_KEY is required when APP_ENV is production");
+  }
+  // A short key is guessable, and every phone carries it: outside development it must be a real secret.
+  if (e.APP_ENV !== "development" && e.PUBLIC_KEY && e.PUBLIC_KEY.length < MIN_PUBLIC_KEY_LENGTH) {
+    throw new ConfigError(
+      `Invalid configuration: PUBLIC_KEY must be at least ${MIN_PUBLIC_KEY_LENGTH} characters when APP_ENV is ${e.APP_ENV}`,
+    );
   }
   return {
     port: e.PORT,
@@ -79,6 +100,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     chatFormat: e.CHAT_FORMAT,
     rateLimits: e.RATE_LIMITS === "on",
+    bodyPace: { timeoutMs: e.BODY_TIMEOUT_SECONDS * 1000, minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND },
+    trustedProxies: e.TRUSTED_PROXIES ?? [],
   };
 }
 
