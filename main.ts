@@ -12,7 +12,7 @@ import { securityHeaders } from "@/routes/web/security_headers.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
-  app.use(securityHeaders());
+  app.use(securityHeaders(deps.config));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     // Unexpected faults (database down, a bug) are logged with an id and answered without internals.

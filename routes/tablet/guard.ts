@@ -4,18 +4,18 @@
  * on every answer (the idle warning counts down from it).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
 import type { AppDeps } from "@/lib/deps.ts";
 import { TABLET_ROLES } from "@/lib/tablet_data.ts";
-import { requireRole, returnTarget, SESSION_COOKIE, type SessionEnv } from "@/routes/web/session.ts";
+import { requireRole, returnTarget, sessionCookie, type SessionEnv } from "@/routes/web/session.ts";
 
 export const SIGN_IN_PATH = "/tablet/sign-in";
 
 /** Signed-in drivers and admins only (D24). A GET whose session just ended is told why on the sign-in page. */
-export function requireTabletUser(): MiddlewareHandler<SessionEnv> {
+export function requireTabletUser(deps: Pick<AppDeps, "config">): MiddlewareHandler<SessionEnv> {
   const byRole = requireRole(TABLET_ROLES, SIGN_IN_PATH);
+  const cookie = sessionCookie(deps.config);
   return async (c, next) => {
-    if (!c.var.session && c.req.method === "GET" && getCookie(c, SESSION_COOKIE)) {
+    if (!c.var.session && c.req.method === "GET" && cookie.get(c)) {
       // The browser still had a session cookie, so the session ended on the server: idle timeout.
       return c.redirect(`${SIGN_IN_PATH}?reason=idle&next=${returnTarget(c)}`, 303);
     }

@@ -4,7 +4,6 @@
  * /tablet/sign-out` ends the session and clears what the site stored on the tablet.
  */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import { TabletHeader } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
 import TabletSignIn, { type TabletSignInProps } from "@/islands/TabletSignIn.tsx";
@@ -18,7 +17,7 @@ import { listDrivers, TABLET_ROLES, tabletUserEmail } from "@/lib/tablet_data.ts
 import {
   clearSession,
   safeNext,
-  SESSION_COOKIE,
+  sessionCookie,
   type SessionEnv,
   setSessionCookie,
 } from "@/routes/web/session.ts";
@@ -93,17 +92,17 @@ export function signInRoutes(deps: AppDeps) {
       return await again("The depot tablet is for drivers. Dispatchers use the dashboard at /hq.", 403);
     }
     // A driver taking over the tablet: the previous session (if any) ends here.
-    const previous = getCookie(c, SESSION_COOKIE);
+    const previous = sessionCookie(deps.config).get(c);
     if (previous) await signOut(deps.db, previous);
     setSessionCookie(c, deps, signedIn.token);
     return c.redirect(next, 303);
   });
 
   app.post("/sign-out", async (c) => {
-    const token = getCookie(c, SESSION_COOKIE);
+    const token = sessionCookie(deps.config).get(c);
     if (token) await signOut(deps.db, token);
     c.set("session", null);
-    clearSession(c);
+    clearSession(c, deps);
     return c.redirect("/tablet/sign-in?reason=signed_out", 303);
   });
 

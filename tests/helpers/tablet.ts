@@ -6,6 +6,7 @@ import { ensureAssets } from "@/render/assets.ts";
 import { hashPin } from "@/io/pin.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
+import { sessionCookie } from "@/routes/web/session.ts";
 import type { Role } from "@/db/schema.ts";
 
 export const TEST_PIN = "4821";
@@ -38,7 +39,7 @@ export class Tablet {
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(";");
       const [name, value] = pair.split("=");
-      if (name !== "pm_session") continue;
+      if (name !== sessionCookie(this.a.config).name) continue;
       const expired = /max-age=0|expires=Thu, 01 Jan 1970/i.test(line) || value === "";
       this.cookie = expired ? "" : `${name}=${value}`;
     }
