@@ -20,64 +20,111 @@ export const SMALL_BODY_LIMIT = 64 * 1024;
 
 type Pace = Config["bodyPace"];
 
+const TOO_SLOW = "Request body too slow.";
+/** What the service log shows for each slow client cut off (Deno logs the error that drops it). */
+const DROPPED = "Request body too slow: answered 408 and closed the connection.";
+
+/**
+ * The 408 answer: its message, then its body errors, which makes Deno drop the connection. Deno.serve has
+ * no other way to close a connection whose request body is unfinished: with `Connection: close` alone it
+ * keeps reading the trickle until the client is done (tests/slow_body_test.ts shows both). Deno logs the
+ * error as one line (DROPPED, no stack).
+ */
+function tooSlowAnswer(): Response {
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return controller.error(Object.assign(new Error(DROPPED), { stack: DROPPED }));
+      sent = true;
+      controller.enqueue(new TextEncoder().encode(TOO_SLOW));
+    },
+  });
+  return new Response(body, {
+    status: 408,
+    headers: { "Content-Type": "text/plain; charset=UTF-8", "Connection": "close" },
+  });
+}
+
 /**
  * The body arrived too slowly. An HTTPException, so whatever reader meets it (a multipart parser, the
  * photo storage) passes it up to the app's error handler, which answers it without logging a fault.
  */
 export class BodyTooSlow extends HTTPException {
   constructor() {
-    super(408, {
-      res: new Response("Request body too slow.", {
-        status: 408,
-        // The rest of the body will never be read: the connection is not reused.
-        headers: { "Content-Type": "text/plain; charset=UTF-8", "Connection": "close" },
-      }),
-    });
+    super(408, { res: tooSlowAnswer() });
   }
 }
 
 /**
- * `body` passed through under the pace rule: each read waits at most until the next byte is overdue
+ * Reads a request body under the pace rule: each read waits at most until the next byte is overdue
  * (`timeoutMs` after the last one) or the average since the start falls under `minBytesPerSecond` (judged
- * once `timeoutMs` have passed); then the source is cancelled and the stream errors with BodyTooSlow.
+ * once `timeoutMs` have passed); then it throws BodyTooSlow, with the source released.
  */
-export function pacedBody(
+class PacedReader {
+  #start = performance.now();
+  #last = this.#start;
+  #received = 0;
+  constructor(readonly reader: ReadableStreamDefaultReader<Uint8Array>, readonly pace: Pace) {}
+
+  async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const { timeoutMs, minBytesPerSecond } = this.pace;
+    const slowest = this.#start + Math.max(timeoutMs, (this.#received / minBytesPerSecond) * 1000);
+    const due = Math.min(this.#last + timeoutMs, slowest) - performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reading = this.reader.read();
+    const read = await Promise.race([
+      reading,
+      new Promise<"overdue">((resolve) => timer = setTimeout(resolve, Math.max(0, due), "overdue")),
+    ]).finally(() => clearTimeout(timer));
+    if (read === "overdue") {
+      await this.#release(reading);
+      throw new BodyTooSlow();
+    }
+    if (!read.done) {
+      this.#received += read.value.length;
+      this.#last = performance.now();
+    }
+    return read;
+  }
+
+  /**
+   * Cancels the source once its pending read settled, waiting at most `timeoutMs` for it (a trickling
+   * client's next bytes): Deno drops the 408's connection only when no read of the request body is in
+   * flight as it answers; otherwise the connection stays open, unread, until the client leaves (a client
+   * gone silent altogether is the reverse proxy's to cut: docs/security.md).
+   */
+  async #release(reading: Promise<unknown>): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settled = await Promise.race([
+      reading.then(() => true, () => true),
+      new Promise<false>((resolve) => timer = setTimeout(resolve, this.pace.timeoutMs, false)),
+    ]);
+    clearTimeout(timer);
+    if (settled) await this.reader.cancel().catch(() => {});
+  }
+}
+
+/** `body` as a stream read under the pace rule (for the streaming readers); `onTooSlow` when it is cut. */
+function pacedBody(
   body: ReadableStream<Uint8Array>,
   pace: Pace,
-  onTooSlow: () => void = () => {},
+  onTooSlow: () => void,
 ): ReadableStream<Uint8Array> {
-  const start = performance.now();
-  let last = start;
-  let received = 0;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let paced: PacedReader | undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      reader ??= body.getReader();
-      const slowest = start + Math.max(pace.timeoutMs, (received / pace.minBytesPerSecond) * 1000);
-      const due = Math.min(last + pace.timeoutMs, slowest) - performance.now();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const overdue = new Promise<"overdue">((resolve) =>
-        timer = setTimeout(resolve, Math.max(0, due), "overdue")
-      );
+      paced ??= new PacedReader(body.getReader(), pace);
       try {
-        const read = await Promise.race([reader.read(), overdue]);
-        if (read === "overdue") {
-          reader.cancel().catch(() => {});
-          onTooSlow();
-          return controller.error(new BodyTooSlow());
-        }
-        if (read.done) return controller.close();
-        received += read.value.length;
-        last = performance.now();
-        controller.enqueue(read.value);
+        const read = await paced.read();
+        if (read.done) controller.close();
+        else controller.enqueue(read.value);
       } catch (error) {
+        if (error instanceof BodyTooSlow) onTooSlow();
         controller.error(error);
-      } finally {
-        clearTimeout(timer);
       }
     },
     async cancel(reason) {
-      await (reader ?? body).cancel(reason);
+      await (paced?.reader ?? body).cancel(reason);
     },
   }, { highWaterMark: 0 });
 }
@@ -88,15 +135,24 @@ const buffered = new WeakSet<Request>();
 /** True when `request`'s body was read whole, under a body cap, before the route ran. */
 export const isBufferedBody = (request: Request): boolean => buffered.has(request);
 
-/** Reads `stream` whole; null as soon as it holds more than `maxSize` bytes (the rest is cancelled). */
-async function readAtMost(stream: ReadableStream<Uint8Array>, maxSize: number): Promise<Uint8Array | null> {
+/** Reads `body` whole under the pace rule; null as soon as it holds more than `maxSize` bytes. */
+async function readAtMost(
+  body: ReadableStream<Uint8Array>,
+  pace: Pace,
+  maxSize: number,
+): Promise<Uint8Array | null> {
+  const paced = new PacedReader(body.getReader(), pace);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.length;
-    if (size > maxSize) return null; // leaving the loop cancels the stream
-    chunks.push(chunk);
+  for (let read = await paced.read(); !read.done; read = await paced.read()) {
+    size += read.value.length;
+    if (size > maxSize) {
+      await paced.reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(read.value);
   }
+  if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
@@ -104,28 +160,6 @@ async function readAtMost(stream: ReadableStream<Uint8Array>, maxSize: number): 
     at += chunk.length;
   }
   return out;
-}
-
-/**
- * A declared body of `length` bytes, read natively (the fast path for the handler's many small JSON
- * posts) within the time the pace rule allows that many bytes; BodyTooSlow after that. The read left
- * pending ends when the 408's connection closes.
- */
-async function readDeclared(raw: Request, length: number, pace: Pace): Promise<Uint8Array> {
-  const allowedMs = Math.max(pace.timeoutMs, (length / pace.minBytesPerSecond) * 1000);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const reading = raw.bytes();
-  try {
-    return await Promise.race([
-      reading,
-      new Promise<never>((_, reject) => timer = setTimeout(() => reject(new BodyTooSlow()), allowedMs)),
-    ]);
-  } catch (error) {
-    reading.catch(() => {});
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -147,9 +181,7 @@ export function bufferedBodies(
       return await tooLarge(c);
     }
     if (!raw.body) return await next();
-    const bytes = length !== null
-      ? await readDeclared(raw, length, pace)
-      : await readAtMost(pacedBody(raw.body, pace), maxSize);
+    const bytes = await readAtMost(raw.body, pace, maxSize);
     if (!bytes) return await tooLarge(c);
     c.req.raw = new Request(raw, { body: bytes as Uint8Array<ArrayBuffer> });
     buffered.add(c.req.raw);
