@@ -14,7 +14,7 @@ export interface RawAnswer {
 }
 
 export class RawConnection {
-  #conn: Deno.TcpConn;
+  #conn: Deno.Conn;
   #received = "";
   #ended = false;
   /** Resolves once the server closed (or reset) the connection; never rejects. */
@@ -23,15 +23,19 @@ export class RawConnection {
   readonly answered: Promise<void>;
   #answered!: () => void;
 
-  private constructor(conn: Deno.TcpConn) {
+  private constructor(conn: Deno.Conn) {
     this.#conn = conn;
     this.answered = new Promise((resolve) => this.#answered = resolve);
     this.closed = this.#read();
   }
 
-  static async open(url: string): Promise<RawConnection> {
-    const { hostname, port } = new URL(url);
-    return new RawConnection(await Deno.connect({ hostname, port: Number(port) }));
+  /** `http://` or `https://` (then trusting `caCerts`, PEM). */
+  static async open(url: string, caCerts?: string[]): Promise<RawConnection> {
+    const { protocol, hostname, port } = new URL(url);
+    const target = { hostname, port: Number(port) };
+    return new RawConnection(
+      protocol === "https:" ? await Deno.connectTls({ ...target, caCerts }) : await Deno.connect(target),
+    );
   }
 
   async #read(): Promise<void> {
