@@ -20,7 +20,7 @@ const RETRY_AFTER_SECONDS = "5";
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.use(requestLog(deps.metrics)); // first: its id and timing cover everything below
-  app.use(securityHeaders());
+  app.use(securityHeaders(deps.config));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     if (error instanceof ClientAbortError) {

@@ -58,6 +58,13 @@ const envSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
+  // Slow clients (issue 15): how long a request body may stall, and the slowest average it may arrive at.
+  BODY_TIMEOUT_SECONDS: positiveInt(20),
+  BODY_MIN_BYTES_PER_SECOND: positiveInt(4096),
+  // Reverse proxies whose X-Forwarded-For names the client (deploy/nginx.conf); none by default.
+  TRUSTED_PROXIES: z.string().transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "must be IP addresses separated by commas" })))
+    .optional(),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -91,6 +98,11 @@ export interface Config {
   photoStore: PhotoStoreName;
   /** Set when S3_BUCKET is (always when photoStore is s3): io/photo_stores/s3.ts. */
   s3: S3Config | undefined;
+  /** A request body that sends nothing for `timeoutMs`, or less than `minBytesPerSecond` on average once
+   * `timeoutMs` have passed, is refused with 408 (routes/web/body_limits.ts). */
+  bodyPace: { timeoutMs: number; minBytesPerSecond: number };
+  /** Peer addresses whose X-Forwarded-For is believed (routes/web/rate_limits.ts). */
+  trustedProxies: string[];
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -121,6 +133,9 @@ export interface S3Config {
 
 export class ConfigError extends Error {}
 
+/** The shortest PUBLIC_KEY accepted outside development. */
+export const MIN_PUBLIC_KEY_LENGTH = 16;
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // An empty variable means "unset": shells and .env files often export NAME= to clear a value.
@@ -139,6 +154,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY) {
     throw new ConfigError("Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together");
+  }
+  // A short key is guessable, and every phone carries it: outside development it must be a real secret.
+  if (e.APP_ENV !== "development" && e.PUBLIC_KEY && e.PUBLIC_KEY.length < MIN_PUBLIC_KEY_LENGTH) {
+    throw new ConfigError(
+      `Invalid configuration: PUBLIC_KEY must be at least ${MIN_PUBLIC_KEY_LENGTH} characters when APP_ENV is ${e.APP_ENV}`,
+    );
   }
   return {
     port: e.PORT,
@@ -179,6 +200,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         forcePathStyle: e.S3_FORCE_PATH_STYLE === "true",
       }
       : undefined,
+    bodyPace: { timeoutMs: e.BODY_TIMEOUT_SECONDS * 1000, minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND },
+    trustedProxies: e.TRUSTED_PROXIES ?? [],
   };
 }
 

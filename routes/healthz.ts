@@ -35,7 +35,11 @@ export function readyRoutes({ db, config, storage }: AppDeps) {
     }
     try {
       // Within the same bound: a store that hangs (S3 unreachable) must not hang the probe.
-      await withDeadline(storage.checkWritable(), config.db.healthMs, () => new Error("photo store: no answer"));
+      await withDeadline(
+        storage.checkWritable(),
+        config.db.healthMs,
+        () => new Error("photo store: no answer"),
+      );
     } catch {
       return c.json({ ...UNAVAILABLE, reason: "photo_store" }, 503);
     }

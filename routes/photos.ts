@@ -1,7 +1,8 @@
 /**
  * Viewing stored photos, for signed-in pages: `GET /photos/:id` (the original) and
  * `GET /photos/:id/thumb` (a JPEG of about 320 px, made once and kept). Photos are content-addressed, so
- * an id always names the same bytes and the answers are cacheable for good.
+ * an id always names the same bytes and the answers are cacheable for good (privately). A user sees only
+ * the photos the pages show them (lib/photos/access.ts); any other id is "not found", like an unknown one.
  *
  * HEIC: the prebuilt image library cannot decode it, so its thumbnail is a small SVG placeholder of the
  * photo's proportions saying so (browsers other than Safari could not show the original either); the
@@ -9,9 +10,11 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
+import { mayViewPhoto } from "@/lib/photos/access.ts";
 import { type PhotoFile, photoFile, photoThumbnail } from "@/lib/photos/upload.ts";
 import type { Photo } from "@/db/schema.ts";
 import { CODE } from "@/routes/api/codes.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
 /** Not immutable: once HEIC thumbnails can be made, browsers should pick them up. */
@@ -50,18 +53,27 @@ function placeholderSvg(photo: Photo): string {
     `font-size="16" fill="#374151">HEIC photo: open to view</text></svg>`;
 }
 
-/** `guard` is the signed-in check (routes/mod.ts passes the session guard, requireSignedIn). */
-export function photoRoutes(deps: AppDeps, guard: MiddlewareHandler) {
-  const app = new Hono();
+/**
+ * `guard` is the signed-in check that puts the user on `c.var.session` (routes/mod.ts passes
+ * requireSignedIn); then each route answers only a photo the user may see.
+ */
+export function photoRoutes(deps: AppDeps, guard: MiddlewareHandler<SessionEnv>) {
+  const app = new Hono<SessionEnv>();
   app.use("*", guard);
+  const visible = async (c: Context<SessionEnv>) => {
+    const id = Number(c.req.param("id"));
+    return await mayViewPhoto(deps, c.var.session!.user, id) ? id : null;
+  };
 
   app.get("/:id{[1-9][0-9]{0,9}}", async (c) => {
-    const file = await photoFile(deps, Number(c.req.param("id")));
+    const id = await visible(c);
+    const file = id && await photoFile(deps, id);
     return file ? await sendFile(c, deps, file) : notFound(c);
   });
 
   app.get("/:id{[1-9][0-9]{0,9}}/thumb", async (c) => {
-    const found = await photoThumbnail(deps, Number(c.req.param("id")));
+    const id = await visible(c);
+    const found = id && await photoThumbnail(deps, id);
     if (!found) return notFound(c);
     if (found.thumb) return await sendFile(c, deps, found.thumb);
     return c.body(placeholderSvg(found.photo), 200, {

@@ -56,7 +56,7 @@ Deno.test("config D2: every variable is read into the configuration", () => {
     DATABASE_URL: "postgres://app@db.internal:5432/parts",
     DATA_DIR: "/var/lib/parts",
     APP_ENV: "stage",
-    PUBLIC_KEY: "k-123",
+    PUBLIC_KEY: "k-123-stage-secret",
     APP_OWNER: "acme",
     APP_NAME: "parts",
     PUBLIC_URL: "https://parts.example/",
@@ -74,7 +74,7 @@ Deno.test("config D2: every variable is read into the configuration", () => {
     databaseUrl: "postgres://app@db.internal:5432/parts",
     dataDir: "/var/lib/parts",
     appEnv: "stage",
-    publicKey: "k-123",
+    publicKey: "k-123-stage-secret",
     appOwner: "acme",
     appName: "parts",
     publicUrl: "https://parts.example",
@@ -145,9 +145,42 @@ Deno.test("config D2: production refuses to start without a PUBLIC_KEY", () => {
       /^Invalid configuration: PUBLIC_KEY is required when APP_ENV is production$/,
     );
   }
-  const config = parseConfig({ APP_ENV: "production", PUBLIC_KEY: "prod-key" });
+  const config = parseConfig({ APP_ENV: "production", PUBLIC_KEY: "prod-key-0123456789" });
   assert.equal(config.appEnv, "production");
-  assert.equal(config.publicKey, "prod-key");
+  assert.equal(config.publicKey, "prod-key-0123456789");
+});
+
+Deno.test("config: outside development PUBLIC_KEY must have at least 16 characters", () => {
+  for (const APP_ENV of ["stage", "production"]) {
+    for (const PUBLIC_KEY of ["k", "fifteen-chars-x"]) {
+      assert.equal(
+        configError({ APP_ENV, PUBLIC_KEY }),
+        `Invalid configuration: PUBLIC_KEY must be at least 16 characters when APP_ENV is ${APP_ENV}`,
+      );
+    }
+    assert.equal(parseConfig({ APP_ENV, PUBLIC_KEY: "sixteen-chars-xy" }).publicKey, "sixteen-chars-xy");
+  }
+  // Development takes any key (the demo's and the tests' are short).
+  assert.equal(parseConfig({ APP_ENV: "development", PUBLIC_KEY: "k" }).publicKey, "k");
+});
+
+Deno.test("config: the body pace and the trusted proxies", () => {
+  assert.deepEqual(parseConfig({}).bodyPace, { timeoutMs: 20_000, minBytesPerSecond: 4096 });
+  assert.deepEqual(parseConfig({}).trustedProxies, []);
+  const config = parseConfig({
+    BODY_TIMEOUT_SECONDS: "5",
+    BODY_MIN_BYTES_PER_SECOND: "100",
+    TRUSTED_PROXIES: "127.0.0.1, ::1",
+  });
+  assert.deepEqual(config.bodyPace, { timeoutMs: 5000, minBytesPerSecond: 100 });
+  assert.deepEqual(config.trustedProxies, ["127.0.0.1", "::1"]);
+  for (const [name, value] of [["BODY_TIMEOUT_SECONDS", "0"], ["BODY_MIN_BYTES_PER_SECOND", "x"]]) {
+    assert.match(configError({ [name]: value }), new RegExp(`^Invalid configuration: ${name}\\b`));
+  }
+  assert.equal(
+    configError({ TRUSTED_PROXIES: "127.0.0.1,proxy.internal" }),
+    "Invalid configuration: TRUSTED_PROXIES must be IP addresses separated by commas",
+  );
 });
 
 Deno.test("config D2: outside production the public key defaults to dev-public-key", () => {

@@ -18,7 +18,7 @@ import {
   fetchPhoto,
   mintToken,
   type Send,
-  sessionCookie,
+  signedInCookie,
   submitDropOff,
   uploadPhoto,
   viaUrl,
@@ -118,7 +118,7 @@ for (const backend of ["postgres", "s3"] as const) {
         const movementId = await dropOff(t.db, driver, a, b, photo);
         const row = await t.db.selectFrom("deliver_parts").select("delivery_photo_id")
           .where("movement_id", "=", movementId).executeTakeFirstOrThrow();
-        const cookie = await sessionCookie(t.db, user.id); // one session, valid on every instance
+        const cookie = await signedInCookie(t.db, user.id); // one session, valid on every instance
         for (const [name, send] of [["B", b], ["A", a]] as const) {
           const res = await fetchPhoto(send, cookie, row.delivery_photo_id!);
           assert.equal(res.status, 200, `photo from ${name}`);

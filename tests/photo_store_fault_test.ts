@@ -15,7 +15,7 @@ import {
   fetchPhoto,
   type Minted,
   mintToken,
-  sessionCookie,
+  signedInCookie,
   submitDropOff,
   viaApp,
 } from "@/tests/helpers/driver_flow.ts";
@@ -144,7 +144,7 @@ appTest(
       assert.equal(done.result.status, "success", JSON.stringify(done));
       const row = await a.db.selectFrom("deliver_parts").select("delivery_photo_id")
         .executeTakeFirstOrThrow();
-      const res = await fetchPhoto(send, await sessionCookie(a.db, user.id), row.delivery_photo_id!);
+      const res = await fetchPhoto(send, await signedInCookie(a.db, user.id), row.delivery_photo_id!);
       assert.equal(res.status, 200);
       assert.deepEqual(new Uint8Array(await res.arrayBuffer()), photo);
     } finally {

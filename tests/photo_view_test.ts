@@ -1,19 +1,35 @@
 import assert from "node:assert/strict";
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import type { SessionUser } from "@/lib/sessions.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
 import { probeImage } from "@/io/image_probe.ts";
 import { photoRoutes } from "@/routes/photos.ts";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makePhoto } from "@/tests/helpers/factories.ts";
+import type { User } from "@/db/schema.ts";
+import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
+import { type HqClient, signedIn } from "@/tests/helpers/hq.ts";
+import {
+  confirmed,
+  dropOffReversePayload,
+  flowSetup,
+  pickUpPayload,
+  stageFor,
+} from "@/tests/helpers/movements.ts";
 import { heicPhoto, jpegPhoto, loadPhoto, pngPhoto } from "@/tests/helpers/photos.ts";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
 
-const allowAll: MiddlewareHandler = async (_c, next) => {
+/** A dispatcher (who may see every photo) on `c.var.session`, as the app's sign-in guard puts the user there. */
+const asStaff = (c: Context<SessionEnv>) =>
+  c.set("session", { user: { id: 0, role: "dispatcher" } } as SessionUser);
+
+const allowAll: MiddlewareHandler<SessionEnv> = async (c, next) => {
+  asStaff(c);
   await next();
 };
 
 /** The photo routes behind a guard that lets everyone in (the app mounts them behind the session guard). */
-function viewer(a: TestApp, guard: MiddlewareHandler = allowAll) {
+function viewer(a: TestApp, guard: MiddlewareHandler<SessionEnv> = allowAll) {
   return new Hono().route("/photos", photoRoutes(a, guard))
     .notFound((c) => c.json({ code: 4040, message: "Not found." }, 404));
 }
@@ -156,8 +172,9 @@ appTest(
       seen.push(c.req.path);
       return Promise.resolve(c.json({ code: 4010, message: "Sign in first." }, 401));
     };
-    const allow: MiddlewareHandler = async (c, next) => {
+    const allow: MiddlewareHandler<SessionEnv> = async (c, next) => {
       seen.push(c.req.path);
+      asStaff(c);
       await next();
     };
     const refused = viewer(a, refuse);
@@ -186,7 +203,6 @@ appTest(
 );
 
 appTest("photos: an uploaded photo can be viewed right after call 2b", async (a) => {
-  const { makeClaim, makeUser } = await import("@/tests/helpers/factories.ts");
   const user = await makeUser(a.db);
   const { claim, parts } = await makeClaim(a.db, { parts: [{ status: "Arrived" }] });
   const token = await a.call({
@@ -235,3 +251,80 @@ appTest("photos: the app serves /photos only behind its sign-in guard", async (a
   }
   assert.equal((await photoRow(a, photo.id)).thumb_key, null);
 });
+
+/** A photo of its own bytes (photos are content-addressed: equal bytes would be one photo). */
+async function distinctPhoto(a: TestApp, seed: number) {
+  const jpeg = await jpegPhoto();
+  // Bytes after the JPEG's end marker change the file, not the image.
+  const bytes = new Uint8Array([...jpeg, 0, seed]);
+  return await makePhoto(a.db, a.storage, bytes);
+}
+
+async function setStagedPhoto(a: TestApp, imageIds: number[], photoId: number) {
+  await a.db.updateTable("uploaded_images").set({ photo_id: photoId }).where("id", "in", imageIds).execute();
+}
+
+appTest(
+  "photos: a driver sees only the photos of their own movements and uploads; staff see all; others get 404",
+  async (a) => {
+    // Driver `picker` picks parts up at a repair shop (photo P1); driver `dropper` returns them to HQ (P2);
+    // driver `stranger` photographed another part (P3) and drove neither leg.
+    const s = await flowSetup(a, {
+      count: 1,
+      status: "Pending Repair Shop Pick-Up",
+      stage: "reverse_pickup",
+    });
+    const picker = s.user;
+    const p1 = await distinctPhoto(a, 1);
+    await setStagedPhoto(a, s.images, p1.id);
+    const leg1 = await a.call(pickUpPayload(picker.email, s.claim.registration, confirmed(s.pairs)));
+    assert.equal(leg1.result.status, "success", JSON.stringify(leg1));
+    const dropper = await makeUser(a.db, { role: "driver" });
+    const dropImages = await stageFor(a, s.parts, "reverse_dropoff", dropper.id);
+    const p2 = await distinctPhoto(a, 2);
+    await setStagedPhoto(a, dropImages, p2.id);
+    const leg2 = await a.call(
+      dropOffReversePayload(
+        dropper.email,
+        s.claim.registration,
+        leg1.result.data!.parts_movement_id as number,
+        confirmed(s.parts.map((p, i) => ({ part: p.id, image: dropImages[i] }))),
+      ),
+    );
+    assert.equal(leg2.result.status, "success", JSON.stringify(leg2));
+    const stranger = await makeUser(a.db, { role: "driver" });
+    const other = await makeClaim(a.db, { parts: [{ status: "Arrived" }] });
+    const own = await stagePhoto(a, {
+      partId: other.parts[0].id,
+      claimId: other.claim.id,
+      stage: "direct_dropoff",
+      userId: stranger.id,
+    });
+    const p3 = await distinctPhoto(a, 3);
+    await setStagedPhoto(a, [own.id], p3.id);
+
+    const sees = async (who: HqClient, photoId: number) => {
+      const statuses = [];
+      for (const path of [`/photos/${photoId}`, `/photos/${photoId}/thumb`]) {
+        const res = await who.get(path);
+        statuses.push(res.status);
+        if (res.status === 404) {
+          // Exactly the answer for an id that does not exist: nothing tells the photo is there.
+          assert.deepEqual(await res.json(), { code: 4040, message: "Photo not found." });
+        } else await res.body?.cancel();
+      }
+      assert.equal(statuses[0], statuses[1], `${path(photoId)}: the photo and its thumbnail agree`);
+      return statuses[0] === 200;
+    };
+    const path = (id: number) => `/photos/${id}`;
+    const seen = async (role: "driver" | "dispatcher" | "admin", user?: User) => {
+      const who = await signedIn(a, role, user);
+      return [await sees(who, p1.id), await sees(who, p2.id), await sees(who, p3.id)];
+    };
+    assert.deepEqual(await seen("driver", picker), [true, true, false], "picker: both legs of the trip");
+    assert.deepEqual(await seen("driver", dropper), [true, true, false], "dropper: both legs of the trip");
+    assert.deepEqual(await seen("driver", stranger), [false, false, true], "stranger: their own upload only");
+    assert.deepEqual(await seen("dispatcher"), [true, true, true]);
+    assert.deepEqual(await seen("admin"), [true, true, true]);
+  },
+);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LIMITS } from "@/routes/web/rate_limits.ts";
+import { clientAddressOf, LIMITS } from "@/routes/web/rate_limits.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 
@@ -88,3 +88,16 @@ appTest("rate limits: the upload path is limited per address, answered in the pr
   assert.ok(Number(refused.headers.get("retry-after")) >= 1);
   assert.equal((await refused.json()).code, 1429);
 }, { config: { rateLimits: true }, only: "pglite" });
+
+Deno.test("rate limits: behind a trusted proxy the client is X-Forwarded-For's last entry, else the peer", () => {
+  const trusted = ["127.0.0.1"];
+  // deploy/nginx.conf replaces the header with the client's address.
+  assert.equal(clientAddressOf("127.0.0.1", "203.0.113.7", trusted), "203.0.113.7");
+  // Entries a client wrote before the proxy's own are not believed.
+  assert.equal(clientAddressOf("127.0.0.1", "10.9.9.9, 203.0.113.7", trusted), "203.0.113.7");
+  // From any other peer the header is the client's own claim: ignored.
+  assert.equal(clientAddressOf("198.51.100.2", "203.0.113.7", trusted), "198.51.100.2");
+  assert.equal(clientAddressOf("198.51.100.2", "203.0.113.7", []), "198.51.100.2");
+  assert.equal(clientAddressOf("127.0.0.1", undefined, trusted), "127.0.0.1");
+  assert.equal(clientAddressOf("127.0.0.1", " ", trusted), "127.0.0.1");
+});

@@ -223,3 +223,29 @@ export async function keysInUse(db: QueryRunner, keys: string[]): Promise<Set<st
   }
   return new Set(keys.filter((k) => used.has(k)));
 }
+
+/**
+ * Whether `userId` took photo `photoId` (a staged row of theirs holds it) or drove a movement that shows
+ * it (picked up or dropped off, the tablet receipt's rule: routes/tablet/receipt.tsx).
+ */
+export async function isPhotoOfDriver(db: QueryRunner, photoId: number, userId: number): Promise<boolean> {
+  const row = await db.selectFrom("photos as p").select("p.id").where("p.id", "=", photoId)
+    .where((eb) =>
+      eb.or([
+        eb.exists(
+          eb.selectFrom("uploaded_images as u").select("u.id")
+            .whereRef("u.photo_id", "=", "p.id").where("u.uploaded_by", "=", userId),
+        ),
+        eb.exists(
+          eb.selectFrom("deliver_parts as d").innerJoin("parts_movements as m", "m.id", "d.movement_id")
+            .select("d.id")
+            .where((w) =>
+              w.or([w("d.pickup_photo_id", "=", photoId), w("d.delivery_photo_id", "=", photoId)])
+            )
+            .where((w) => w.or([w("m.picked_up_by", "=", userId), w("m.dropped_off_by", "=", userId)])),
+        ),
+      ])
+    )
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -57,7 +57,7 @@ export function uploadRoutes(deps: AppDeps) {
   app.post(
     "/data/:appOwner/:appName/report/:reportName/:recordId/:fieldName/upload",
     // The whole multipart body: the photo and room for its envelope, as io/multipart.ts counts it.
-    limitStreamedBody(maxBytes + ENVELOPE_ALLOWANCE, () => {
+    limitStreamedBody(deps, maxBytes + ENVELOPE_ALLOWANCE, () => {
       throw photoTooLarge(maxBytes);
     }),
     async (c) => {

@@ -4,10 +4,9 @@
  * signed-in check of the photos.
  */
 import type { MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
 import type { AppDeps } from "@/lib/deps.ts";
 import { resolveSession } from "@/lib/sessions.ts";
-import { requireRole, SESSION_COOKIE, type SessionEnv } from "@/routes/web/session.ts";
+import { requireRole, sessionCookie, type SessionEnv } from "@/routes/web/session.ts";
 
 export const HQ_SIGN_IN = "/hq/sign-in";
 
@@ -19,14 +18,17 @@ export const requireStaff = (): MiddlewareHandler<SessionEnv> =>
 export const requireAdmin = (): MiddlewareHandler<SessionEnv> => requireRole(["admin"], HQ_SIGN_IN);
 
 /**
- * Any signed-in user (driver, dispatcher or admin), else 401. For `/photos/*`: it reads the session without
- * loadSession, which would mark the answer `no-store` and undo the photos' long-lived private caching.
+ * Any signed-in user (driver, dispatcher or admin) on `c.var.session`, else 401. For `/photos/*`: it reads
+ * the session without loadSession, which would mark the answer `no-store` and undo the photos' long-lived
+ * private caching. Which photos the user may see is the route's rule (lib/photos/access.ts).
  */
-export function requireSignedIn(deps: AppDeps): MiddlewareHandler {
+export function requireSignedIn(deps: AppDeps): MiddlewareHandler<SessionEnv> {
+  const cookie = sessionCookie(deps.config);
   return async (c, next) => {
-    const token = getCookie(c, SESSION_COOKIE);
+    const token = cookie.get(c);
     const session = token ? (await resolveSession(deps.db, deps.clock, token)).session : null;
     if (!session) return c.text("Sign in to see photos.", 401);
+    c.set("session", session);
     await next();
   };
 }

@@ -9,7 +9,6 @@
  * catch-all staff area last.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { depotTimeZoneOf } from "@/components/hq/page.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { requireAdmin, requireStaff } from "@/routes/hq/guards.ts";
@@ -25,39 +24,39 @@ import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
 import { adminImportRoutes, IMPORT_MAX_BYTES, tooLarge } from "@/routes/hq/admin_import.tsx";
-import { SMALL_BODY_LIMIT, smallBodies } from "@/routes/web/body_limits.ts";
+import { bufferedBodies, SMALL_BODY_LIMIT, smallBodies } from "@/routes/web/body_limits.ts";
 import { behind, withOwnMiddleware } from "@/routes/web/mount.ts";
 import { limitPerAddress, LIMITS } from "@/routes/web/rate_limits.ts";
 import { csrfProtect, loadSession, type SessionEnv } from "@/routes/web/session.ts";
 
-const formBodies = () => smallBodies("Form too large.");
+const formBodies = (deps: AppDeps) => smallBodies(deps, "Form too large.");
 
 function openArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   // PIN guessing: attempts per client address.
   app.post("/sign-in", limitPerAddress(deps, LIMITS.signInPerAddress, "text"));
-  app.route("/", withOwnMiddleware(signInRoutes(deps), formBodies(), csrfProtect(deps)));
+  app.route(
+    "/",
+    withOwnMiddleware(signInRoutes(deps), formBodies(deps), csrfProtect(deps, { signIn: true })),
+  );
   return app;
 }
 
 function adminArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use(requireAdmin());
-  app.route("/users", behind(adminUsersRoutes(deps), formBodies(), csrfProtect(deps)));
-  app.route("/places", behind(adminPlacesRoutes(deps), formBodies(), csrfProtect(deps)));
-  app.route("/tablets", behind(adminTabletsRoutes(deps), formBodies(), csrfProtect(deps)));
+  app.route("/users", behind(adminUsersRoutes(deps), formBodies(deps), csrfProtect(deps)));
+  app.route("/places", behind(adminPlacesRoutes(deps), formBodies(deps), csrfProtect(deps)));
+  app.route("/tablets", behind(adminTabletsRoutes(deps), formBodies(deps), csrfProtect(deps)));
   // The CSV file and the form around it.
-  const importBodies = bodyLimit({
-    maxSize: IMPORT_MAX_BYTES + SMALL_BODY_LIMIT,
-    onError: (c) => tooLarge(c),
-  });
+  const importBodies = bufferedBodies(deps, IMPORT_MAX_BYTES + SMALL_BODY_LIMIT, (c) => tooLarge(c));
   app.route("/import", behind(adminImportRoutes(deps), importBodies, csrfProtect(deps)));
   return app;
 }
 
 function staffArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  app.use(requireStaff(), formBodies(), csrfProtect(deps));
+  app.use(requireStaff(), formBodies(deps), csrfProtect(deps));
   app.get("/", (c) => c.redirect("/hq/parts", 303));
   app.route("/parts", partsRoutes(deps));
   app.route("/parts", partRoutes(deps));

@@ -1,6 +1,5 @@
 /** `/hq/sign-in` and `/hq/sign-out`: PIN sign-in with lockout messages (D23), for dispatchers and admins. */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { formText } from "@/lib/dashboard/forms.ts";
@@ -9,7 +8,7 @@ import { signInEmailField } from "@/lib/validation.ts";
 import {
   clearSession,
   safeNext,
-  SESSION_COOKIE,
+  sessionCookie,
   type SessionEnv,
   setSessionCookie,
 } from "@/routes/web/session.ts";
@@ -71,9 +70,9 @@ export function signInRoutes(deps: AppDeps) {
   });
 
   app.post("/sign-out", async (c) => {
-    const token = getCookie(c, SESSION_COOKIE);
+    const token = sessionCookie(deps.config).get(c);
     if (token) await signOut(deps.db, token);
-    clearSession(c);
+    clearSession(c, deps);
     return c.redirect("/hq/sign-in?signed_out=1", 303);
   });
 

@@ -221,11 +221,12 @@ function photoRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   const maxBytes = deps.config.maxPhotoBytes;
   app.use(
-    limitStreamedBody(maxBytes, () => {
+    limitStreamedBody(deps, maxBytes, () => {
       throw photoTooLarge(maxBytes);
     }),
     requireTabletUser(),
-    csrfProtect(deps),
+    // The photo is the body: the token comes in the X-CSRF-Token header only (the body stays unread).
+    csrfProtect(deps, { headerOnly: true }),
   );
   app.post("/", async (c) => {
     const { job, rego, part_id } = parseInput(photoQuery, c.req.query());
@@ -261,9 +262,9 @@ export function apiRoutes(deps: AppDeps) {
     "/",
     withOwnMiddleware(
       jsonRoutes(deps),
-      smallBodies("Request body too large."),
+      smallBodies(deps, "Request body too large."),
       requireTabletUser(),
-      csrfProtect(deps),
+      csrfProtect(deps, { headerOnly: true }),
     ),
   );
   return app;

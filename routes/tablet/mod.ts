@@ -26,7 +26,10 @@ function openArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   // PIN guessing: attempts per client address.
   app.post("/sign-in", limitPerAddress(deps, LIMITS.signInPerAddress, "text"));
-  app.route("/", withOwnMiddleware(signInRoutes(deps), smallBodies(TOO_LARGE), csrfProtect(deps)));
+  app.route(
+    "/",
+    withOwnMiddleware(signInRoutes(deps), smallBodies(deps, TOO_LARGE), csrfProtect(deps, { signIn: true })),
+  );
   return app;
 }
 
@@ -34,7 +37,7 @@ function signedInArea(deps: AppDeps) {
   const pages = new Hono<SessionEnv>();
   pages.route("/movements", receiptRoutes(deps));
   pages.route("/", jobRoutes(deps));
-  return behind(pages, smallBodies(TOO_LARGE), requireTabletUser(), csrfProtect(deps));
+  return behind(pages, smallBodies(deps, TOO_LARGE), requireTabletUser(), csrfProtect(deps));
 }
 
 export function tabletRoutes(deps: AppDeps) {

@@ -8,7 +8,6 @@
  * In development with the demo data loaded, the GET enrols the browser by itself (lib/demo_data.ts).
  */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import type { Device } from "@/db/schema.ts";
 import { TabletHeader } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
@@ -27,7 +26,7 @@ import { deviceCookie, requestDevice, setDeviceCookie } from "@/routes/web/devic
 import {
   clearSession,
   safeNext,
-  SESSION_COOKIE,
+  sessionCookie,
   type SessionEnv,
   setSessionCookie,
 } from "@/routes/web/session.ts";
@@ -145,17 +144,17 @@ export function signInRoutes(deps: AppDeps) {
       return await again("The depot tablet is for drivers. Dispatchers use the dashboard at /hq.", 403);
     }
     // A driver taking over the tablet: the previous session (if any) ends here.
-    const previous = getCookie(c, SESSION_COOKIE);
+    const previous = sessionCookie(deps.config).get(c);
     if (previous) await signOut(deps.db, previous);
     setSessionCookie(c, deps, signedIn.token);
     return c.redirect(next, 303);
   });
 
   app.post("/sign-out", async (c) => {
-    const token = getCookie(c, SESSION_COOKIE);
+    const token = sessionCookie(deps.config).get(c);
     if (token) await signOut(deps.db, token);
     c.set("session", null);
-    clearSession(c);
+    clearSession(c, deps);
     return c.redirect("/tablet/sign-in?reason=signed_out", 303);
   });
 

@@ -1,38 +1,224 @@
 /**
  * Body limits, attached by each sub-app to the routes it serves (routes/hq/mod.ts, routes/tablet/mod.ts,
  * routes/api/*): a route gets its limit by being mounted, and tests/body_limits_test.ts proves every POST
- * route of the app has one.
+ * route of the app has one. Two kinds:
+ * - `bufferedBodies`: forms and JSON, read whole (at most the cap) before anything else looks at them;
+ *   the buffered request is marked, so the cross-site check may read a form field from it and from
+ *   nothing else (routes/web/session.ts csrfProtect);
+ * - `limitStreamedBody`: photos, streamed to storage by the route's own reader under the same cap.
+ * Both read under the pace rule (config.bodyPace): a body that stalls, or trickles in slower than the
+ * minimum rate, is refused with 408 and its connection closed (docs/security.md "slow clients").
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { Config } from "@/io/config.ts";
 import { declaredLength } from "@/io/declared_length.ts";
+import type { AppDeps } from "@/lib/deps.ts";
 
 /** Forms and JSON: a few KiB in practice; only the photo uploads and the CSV import take more. */
 export const SMALL_BODY_LIMIT = 64 * 1024;
 
+type Pace = Config["bodyPace"];
+
+const TOO_SLOW = "Request body too slow.";
+/** What the service log shows for each slow client cut off (Deno logs the error that drops it). */
+const DROPPED = "Request body too slow: answered 408 and closed the connection.";
+
 /**
- * A form or JSON body of at most SMALL_BODY_LIMIT, else 413 with `message` as text. Hono's bodyLimit: a
- * declared Content-Length is compared without reading; an undeclared (chunked) body is read and counted,
- * at most the limit held in memory, which suits bodies the route reads whole anyway.
+ * The 408 answer: its message, then its body errors, which makes Deno drop the connection. Deno.serve has
+ * no other way to close a connection whose request body is unfinished: with `Connection: close` alone it
+ * keeps reading the trickle until the client is done (tests/slow_body_test.ts shows both). Deno logs the
+ * error as one line (DROPPED, no stack).
  */
-export const smallBodies = (message: string): MiddlewareHandler =>
-  bodyLimit({ maxSize: SMALL_BODY_LIMIT, onError: (c) => c.text(message, 413) });
+function tooSlowAnswer(): Response {
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return controller.error(Object.assign(new Error(DROPPED), { stack: DROPPED }));
+      sent = true;
+      controller.enqueue(new TextEncoder().encode(TOO_SLOW));
+    },
+  });
+  return new Response(body, {
+    status: 408,
+    headers: { "Content-Type": "text/plain; charset=UTF-8", "Connection": "close" },
+  });
+}
+
+/**
+ * The body arrived too slowly. An HTTPException, so whatever reader meets it (a multipart parser, the
+ * photo storage) passes it up to the app's error handler, which answers it without logging a fault.
+ */
+export class BodyTooSlow extends HTTPException {
+  constructor() {
+    super(408, { res: tooSlowAnswer() });
+  }
+}
+
+/**
+ * Reads a request body under the pace rule: each read waits at most until the next byte is overdue
+ * (`timeoutMs` after the last one) or the average since the start falls under `minBytesPerSecond` (judged
+ * once `timeoutMs` have passed); then it throws BodyTooSlow, with the source released.
+ */
+class PacedReader {
+  #start = performance.now();
+  #last = this.#start;
+  #received = 0;
+  constructor(readonly reader: ReadableStreamDefaultReader<Uint8Array>, readonly pace: Pace) {}
+
+  async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const { timeoutMs, minBytesPerSecond } = this.pace;
+    const slowest = this.#start + Math.max(timeoutMs, (this.#received / minBytesPerSecond) * 1000);
+    const due = Math.min(this.#last + timeoutMs, slowest) - performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reading = this.reader.read();
+    const read = await Promise.race([
+      reading,
+      new Promise<"overdue">((resolve) => timer = setTimeout(resolve, Math.max(0, due), "overdue")),
+    ]).finally(() => clearTimeout(timer));
+    if (read === "overdue") {
+      await this.#release(reading);
+      throw new BodyTooSlow();
+    }
+    if (!read.done) {
+      this.#received += read.value.length;
+      this.#last = performance.now();
+    }
+    return read;
+  }
+
+  /**
+   * Cancels the source once its pending read settled, waiting at most `timeoutMs` for it (a trickling
+   * client's next bytes): Deno drops the 408's connection only when no read of the request body is in
+   * flight as it answers; otherwise the connection stays open, unread, until the client leaves (a client
+   * gone silent altogether is the reverse proxy's to cut: docs/security.md).
+   */
+  async #release(reading: Promise<unknown>): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settled = await Promise.race([
+      reading.then(() => true, () => true),
+      new Promise<false>((resolve) => timer = setTimeout(resolve, this.pace.timeoutMs, false)),
+    ]);
+    clearTimeout(timer);
+    if (settled) await this.reader.cancel().catch(() => {});
+  }
+}
+
+/** `body` as a stream read under the pace rule (for the streaming readers); `onTooSlow` when it is cut. */
+function pacedBody(
+  body: ReadableStream<Uint8Array>,
+  pace: Pace,
+  onTooSlow: () => void,
+): ReadableStream<Uint8Array> {
+  let paced: PacedReader | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      paced ??= new PacedReader(body.getReader(), pace);
+      try {
+        const read = await paced.read();
+        if (read.done) controller.close();
+        else controller.enqueue(read.value);
+      } catch (error) {
+        if (error instanceof BodyTooSlow) onTooSlow();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      await (paced?.reader ?? body).cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** Requests whose body this module read whole under a cap (see csrfProtect). */
+const buffered = new WeakSet<Request>();
+
+/** True when `request`'s body was read whole, under a body cap, before the route ran. */
+export const isBufferedBody = (request: Request): boolean => buffered.has(request);
+
+/** Reads `body` whole under the pace rule; null as soon as it holds more than `maxSize` bytes. */
+async function readAtMost(
+  body: ReadableStream<Uint8Array>,
+  pace: Pace,
+  maxSize: number,
+): Promise<Uint8Array | null> {
+  const paced = new PacedReader(body.getReader(), pace);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await paced.read(); !read.done; read = await paced.read()) {
+    size += read.value.length;
+    if (size > maxSize) {
+      await paced.reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(read.value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/**
+ * A form or JSON body of at most `maxSize` bytes, read whole (under the pace rule) before the route and
+ * everything after this middleware: a declared length over the cap is refused unread, an undeclared one
+ * as soon as the count passes it; `tooLarge` answers 413. The route then reads the body from memory.
+ */
+export function bufferedBodies(
+  deps: Pick<AppDeps, "config">,
+  maxSize: number,
+  tooLarge: (c: Context) => Response | Promise<Response>,
+): MiddlewareHandler {
+  const pace = deps.config.bodyPace;
+  return async (c, next) => {
+    const raw = c.req.raw;
+    const length = declaredLength(raw);
+    if (length !== null && length > maxSize) {
+      await raw.body?.cancel().catch(() => {});
+      return await tooLarge(c);
+    }
+    if (!raw.body) return await next();
+    const bytes = await readAtMost(raw.body, pace, maxSize);
+    if (!bytes) return await tooLarge(c);
+    c.req.raw = new Request(raw, { body: bytes as Uint8Array<ArrayBuffer> });
+    buffered.add(c.req.raw);
+    await next();
+  };
+}
+
+/** Forms and JSON of at most SMALL_BODY_LIMIT, else 413 with `message` as text. */
+export const smallBodies = (deps: Pick<AppDeps, "config">, message: string): MiddlewareHandler =>
+  bufferedBodies(deps, SMALL_BODY_LIMIT, (c) => c.text(message, 413));
 
 /**
  * For streamed bodies (photos): a declared Content-Length over `maxSize` is refused before the route runs;
  * an undeclared body is counted by the route's own streaming reader at the same cap (io/multipart.ts,
- * io/photo_storage.ts), because bodyLimit would hold the whole photo in memory first. `refuse` throws or
- * answers the route's own 413.
+ * io/photo_storage.ts), which reads it under the pace rule. `refuse` throws or answers the route's own 413.
+ * A body cut for slowness answers 408 whatever the reader made of the error.
  */
 export function limitStreamedBody(
+  deps: Pick<AppDeps, "config">,
   maxSize: number,
   refuse: (c: Context) => Response | Promise<Response>,
 ): MiddlewareHandler {
   return async (c, next) => {
-    if ((declaredLength(c.req.raw) ?? 0) > maxSize) {
-      await c.req.raw.body?.cancel().catch(() => {});
+    const raw = c.req.raw;
+    if ((declaredLength(raw) ?? 0) > maxSize) {
+      await raw.body?.cancel().catch(() => {});
       return await refuse(c);
     }
-    await next();
+    if (!raw.body) return await next();
+    let tooSlow = false;
+    const paced = pacedBody(raw.body, deps.config.bodyPace, () => tooSlow = true);
+    c.req.raw = new Request(raw, { body: paced });
+    try {
+      await next();
+    } catch (error) {
+      if (!tooSlow) throw error;
+    }
+    if (tooSlow) c.res = new BodyTooSlow().getResponse();
   };
 }

@@ -20,13 +20,25 @@ export const LIMITS = {
 /** The mobile API answers `{code, message}` JSON; the sign-in forms plain text. */
 export type LimitAnswer = "json" | "text";
 
-function clientAddress(c: Context): string {
+/**
+ * The client's address: the connection's peer, or, when the peer is one of the trusted reverse proxies
+ * (TRUSTED_PROXIES, e.g. deploy/nginx.conf), the last X-Forwarded-For entry, the one that proxy wrote.
+ * Entries before it came from the client and are never believed.
+ */
+export function clientAddressOf(peer: string, forwardedFor: string | undefined, trusted: string[]): string {
+  if (!trusted.includes(peer) || !forwardedFor) return peer;
+  return forwardedFor.split(",").at(-1)!.trim() || peer;
+}
+
+function clientAddress(c: Context, trusted: string[]): string {
+  let peer: string;
   try {
-    return getConnInfo(c).remote.address ?? "unknown";
+    peer = getConnInfo(c).remote.address ?? "unknown";
   } catch {
     // In-process requests (tests' app.request) carry no connection.
     return "local";
   }
+  return clientAddressOf(peer, c.req.header("x-forwarded-for"), trusted);
 }
 
 /** The 429 answer. */
@@ -41,7 +53,7 @@ export function limitPerAddress(deps: AppDeps, perMinute: number, answer: LimitA
   if (!deps.config.rateLimits) return async (_c, next) => await next();
   const limiter = new RateLimiter(perMinute, deps.clock);
   return async (c, next) => {
-    const decision = limiter.hit(clientAddress(c));
+    const decision = limiter.hit(clientAddress(c, deps.config.trustedProxies));
     if (!decision.allowed) return tooMany(c, decision, answer);
     await next();
   };

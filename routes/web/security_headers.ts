@@ -2,8 +2,11 @@
  * Security headers on every answer. Scripts come only from this origin (the island boot and chunks are
  * external, content-hashed files: no inline script at all); no framing; no MIME sniffing; referrers stay
  * on this site. Inline `style` attributes are allowed (progress bars set widths), style elements are not.
+ * Outside development, browsers are told to use HTTPS only for this host and its subdomains for a year
+ * (development runs on plain http://localhost, which HSTS would break for every other local service).
  */
 import type { MiddlewareHandler } from "hono";
+import type { Config } from "@/io/config.ts";
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -27,16 +30,22 @@ const SECURITY_HEADERS: [string, string][] = [
   ["Cross-Origin-Opener-Policy", "same-origin"],
 ];
 
-export function securityHeaders(): MiddlewareHandler {
+/** Two years (the HSTS preload list asks for at least one); subdomains too, so none can be used over http. */
+export const STRICT_TRANSPORT_SECURITY = "max-age=63072000; includeSubDomains";
+
+export function securityHeaders(config: Pick<Config, "appEnv">): MiddlewareHandler {
+  const headers: [string, string][] = config.appEnv === "development"
+    ? SECURITY_HEADERS
+    : [...SECURITY_HEADERS, ["Strict-Transport-Security", STRICT_TRANSPORT_SECURITY]];
   return async (c, next) => {
     await next();
     // Set on the finished answer's own headers: `c.header()` after the handler copies the whole Response
     // (and turns its body into a stream) once per header, which cost more than the rest of the middleware.
     try {
-      for (const [name, value] of SECURITY_HEADERS) c.res.headers.set(name, value);
+      for (const [name, value] of headers) c.res.headers.set(name, value);
     } catch {
       // Immutable headers (a Response from fetch or Response.redirect): `c.header` copies the answer.
-      for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
+      for (const [name, value] of headers) c.header(name, value);
     }
   };
 }

@@ -4,39 +4,38 @@
  * (routes/hq).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Role } from "@/db/schema.ts";
+import type { Config } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { resolveSession, type SessionEnd, type SessionUser } from "@/lib/sessions.ts";
 import { secureEquals } from "@/io/secure_compare.ts";
+import { isBufferedBody } from "@/routes/web/body_limits.ts";
+import { type OwnCookie, ownCookie } from "@/routes/web/cookies.ts";
 import { refusal } from "@/routes/web/error_pages.tsx";
 
-export const SESSION_COOKIE = "pm_session";
+/** The session cookie: `pm_session`, `__Host-pm_session` outside development (routes/web/cookies.ts). */
+export const sessionCookie = (config: Pick<Config, "appEnv">): OwnCookie => ownCookie(config, "pm_session");
 
 /** `sessionEnded`: why the session of the cookie the browser sent is over (null: no cookie, or signed in). */
 export type SessionEnv = { Variables: { session: SessionUser | null; sessionEnded: SessionEnd | null } };
 
 /** Puts the signed-in user (or null) on `c.var.session`. Signed-in pages are never cached. */
 export function loadSession(deps: AppDeps): MiddlewareHandler<SessionEnv> {
+  const cookie = sessionCookie(deps.config);
   return async (c, next) => {
-    const token = getCookie(c, SESSION_COOKIE);
+    const token = cookie.get(c);
     const resolved = token ? await resolveSession(deps.db, deps.clock, token) : null;
     c.set("session", resolved?.session ?? null);
     c.set("sessionEnded", resolved?.ended ?? null);
-    if (token && !c.var.session) deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    if (token && !c.var.session) cookie.clear(c);
     await next();
     if (c.var.session) c.header("Cache-Control", "no-store");
   };
 }
 
-export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {
-  setCookie(c, SESSION_COOKIE, token, {
-    path: "/",
-    httpOnly: true,
-    sameSite: "Strict",
-    // Development runs on plain http://localhost; everywhere else the cookie only travels over TLS.
-    secure: deps.config.appEnv !== "development",
-  });
+/** Sets the session cookie: ends with the browser session; only over TLS outside development. */
+export function setSessionCookie(c: Context, deps: Pick<AppDeps, "config">, token: string): void {
+  sessionCookie(deps.config).set(c, token);
 }
 
 /**
@@ -46,8 +45,8 @@ export function setSessionCookie(c: Context, deps: AppDeps, token: string): void
  * (render/assets/tablet_sw.ts). Not `"cookies"`: that would also wipe an enrolled tablet's device cookie
  * (routes/web/device.ts); the session cookie is the only other cookie the site sets.
  */
-export function clearSession(c: Context): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+export function clearSession(c: Context, deps: Pick<AppDeps, "config">): void {
+  sessionCookie(deps.config).clear(c);
   c.header("Clear-Site-Data", '"cache"');
 }
 
@@ -96,10 +95,22 @@ export function requireRole(roles: readonly Role[], signInPath: string): Middlew
 
 /**
  * Refuses cross-site form posts: the request must come from this origin (Origin or Sec-Fetch-Site), and
- * a signed-in request must carry the session's CSRF token (`_csrf` form field or `X-CSRF-Token` header).
- * SameSite=Strict already keeps the cookie off cross-site requests; this is the second lock.
+ * a signed-in request must carry the session's CSRF token. SameSite=Strict already keeps the cookie off
+ * cross-site requests; this is the second lock.
+ *
+ * The token comes from the `X-CSRF-Token` header, or (pages' forms, unless `headerOnly`: the JSON and
+ * photo endpoints) from the `_csrf` field of a form body that a body limit already read whole under its
+ * cap (routes/web/body_limits.ts bufferedBodies): this check never reads a body from the network, so an
+ * oversized or streamed body (a photo) is refused here unread.
+ *
+ * `signIn`: for the sign-in areas. A sign-in post replaces whatever session the browser has (a driver's
+ * on the tablet, say), so it is checked for origin only: its page was rendered for no session or another
+ * one, and demanding that session's token would refuse the sign-in ("This form has expired").
  */
-export function csrfProtect(deps: AppDeps): MiddlewareHandler<SessionEnv> {
+export function csrfProtect(
+  deps: AppDeps,
+  opts: { signIn?: boolean; headerOnly?: boolean } = {},
+): MiddlewareHandler<SessionEnv> {
   // Behind a proxy the request URL may be internal; the public address counts as this origin too.
   const publicOrigin = new URL(deps.config.publicUrl).origin;
   return async (c, next) => {
@@ -111,21 +122,33 @@ export function csrfProtect(deps: AppDeps): MiddlewareHandler<SessionEnv> {
       : site
       ? site === "same-origin" || site === "none"
       : true;
-    if (!sameOrigin) return await refusal(c, 403, "Cross-site request refused.");
+    if (!sameOrigin) return await refuse(c, "Cross-site request refused.");
     const session = c.var.session;
-    if (session) {
-      let sent = c.req.header("x-csrf-token");
-      if (
-        !sent &&
-        /^(application\/x-www-form-urlencoded|multipart\/form-data)/.test(c.req.header("content-type") ?? "")
-      ) {
-        const form = await c.req.parseBody();
-        sent = typeof form._csrf === "string" ? form._csrf : undefined;
-      }
+    const signingIn = opts.signIn && c.req.path.endsWith("/sign-in");
+    if (session && !signingIn) {
+      const sent = c.req.header("x-csrf-token") ?? (opts.headerOnly ? undefined : await formToken(c));
       if (!sent || !secureEquals(sent, session.csrfToken)) {
-        return await refusal(c, 403, "This form has expired. Go back, reload the page and try again.");
+        return await refuse(c, "This form has expired. Go back, reload the page and try again.");
       }
     }
     await next();
   };
+}
+
+/** The `_csrf` field of a form body already held in memory; never reads a body from the network. */
+async function formToken(c: Context): Promise<string | undefined> {
+  if (!isBufferedBody(c.req.raw)) return undefined;
+  if (
+    !/^(application\/x-www-form-urlencoded|multipart\/form-data)/.test(c.req.header("content-type") ?? "")
+  ) {
+    return undefined;
+  }
+  const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+  return typeof form._csrf === "string" ? form._csrf : undefined;
+}
+
+/** A 403 that leaves any unread body unread (a no-op once a body limit read it). */
+async function refuse(c: Context, message: string): Promise<Response> {
+  if (!isBufferedBody(c.req.raw)) await c.req.raw.body?.cancel().catch(() => {});
+  return await refusal(c, 403, message);
 }

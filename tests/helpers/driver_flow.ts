@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { Db } from "@/db/client.ts";
-import { hashToken } from "@/io/tokens.ts";
-import { SESSION_COOKIE } from "@/routes/web/session.ts";
+import { sessionCookie } from "@/routes/web/session.ts";
+import { makeSession } from "@/tests/helpers/hq.ts";
 import { dropOffPayload } from "@/tests/helpers/movements.ts";
 import { photoForm } from "@/tests/helpers/photos.ts";
 
@@ -90,18 +90,13 @@ export function submitDropOff(
   );
 }
 
-/** A session for `userId` made directly in the database; its cookie works on every instance of it. */
-export async function sessionCookie(db: Db, userId: number): Promise<string> {
-  const token = crypto.randomUUID();
-  const now = new Date();
-  await db.insertInto("sessions").values({
-    token_hash: hashToken(token),
-    user_id: userId,
-    csrf_token: crypto.randomUUID(),
-    created_at: now,
-    last_seen_at: now,
-  }).execute();
-  return `${SESSION_COOKIE}=${token}`;
+/**
+ * The Cookie header of a session for `userId` made directly in the database; it works on every instance
+ * (development cookie name: the instances run with the default APP_ENV).
+ */
+export async function signedInCookie(db: Db, userId: number): Promise<string> {
+  const { token } = await makeSession(db, userId, new Date());
+  return `${sessionCookie({ appEnv: "development" }).name}=${token}`;
 }
 
 /** The photo of a Deliver_Parts row as `GET /photos/:id` serves it. */

@@ -5,7 +5,8 @@
 import type { Role, User } from "@/db/schema.ts";
 import { ensureAssets, getAssets } from "@/render/assets.ts";
 import { hashToken } from "@/io/tokens.ts";
-import { SESSION_COOKIE } from "@/routes/web/session.ts";
+import { sessionCookie } from "@/routes/web/session.ts";
+import type { Db } from "@/db/client.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 
@@ -32,17 +33,26 @@ export interface HqClient {
 export async function signedIn(a: TestApp, role: Role, user?: User): Promise<HqClient> {
   await withAssets();
   const u = user ?? await makeUser(a.db, { role });
+  const { token, csrf } = await makeSession(a.db, u.id, a.clock.now());
+  return client(a, u, `${sessionCookie(a.config).name}=${token}`, csrf);
+}
+
+/** A session row for the user, started at `now`, made directly (no PIN check): its token and CSRF token. */
+export async function makeSession(
+  db: Db,
+  userId: number,
+  now: Date,
+): Promise<{ token: string; csrf: string }> {
   const token = crypto.randomUUID();
   const csrf = crypto.randomUUID();
-  const now = a.clock.now();
-  await a.db.insertInto("sessions").values({
+  await db.insertInto("sessions").values({
     token_hash: hashToken(token),
-    user_id: u.id,
+    user_id: userId,
     csrf_token: csrf,
     created_at: now,
     last_seen_at: now,
   }).execute();
-  return client(a, u, `${SESSION_COOKIE}=${token}`, csrf);
+  return { token, csrf };
 }
 
 export function anonymous(a: TestApp): Omit<HqClient, "user" | "csrf"> {

@@ -7,9 +7,9 @@ import { ensureAssets } from "@/render/assets.ts";
 import { hashPin } from "@/io/pin.ts";
 import { enrolDevice } from "@/lib/devices.ts";
 import { deviceCookie } from "@/routes/web/device.ts";
-import { SESSION_COOKIE } from "@/routes/web/session.ts";
 import type { TestApp } from "@/tests/helpers/app.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
+import { sessionCookie } from "@/routes/web/session.ts";
 import type { Role } from "@/db/schema.ts";
 
 export const TEST_PIN = "4821";
@@ -62,7 +62,7 @@ export class Tablet {
       const [name, value] = pair.split("=");
       const expired = /max-age=0|expires=Thu, 01 Jan 1970/i.test(line) || value === "";
       const kept = expired ? "" : `${name}=${value}`;
-      if (name === SESSION_COOKIE) this.cookie = kept;
+      if (name === sessionCookie(this.a.config).name) this.cookie = kept;
       else if (name === deviceCookie(this.a.config).name) this.device = kept;
     }
     return res;
