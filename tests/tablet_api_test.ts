@@ -305,3 +305,29 @@ appTest(
     assert.equal((await a.db.selectFrom("uploaded_images").select("id").execute()).length, 0);
   },
 );
+
+appTest(
+  "tablet api: a photo whose body breaks off mid-upload is a client abort (400, nothing stored), not a fault",
+  async (a) => {
+    const { t, parts } = await setup(a, ["Arrived"]);
+    const jpeg = await jpegPhoto();
+    // The first half arrives, then the stream fails as a dropped connection does.
+    const broken = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(jpeg.slice(0, jpeg.length >> 1));
+      },
+      pull(controller) {
+        controller.error(new Error("connection reset by peer"));
+      },
+    });
+    const q = new URLSearchParams({ job: "deliver", rego: "ABC123", part_id: String(parts[0].id) });
+    const res = await t.request(`/tablet/api/photos?${q}`, {
+      method: "POST",
+      headers: { "content-type": "image/jpeg", "x-csrf-token": t.csrf },
+      body: broken,
+    });
+    assert.equal(res.status, 400, await res.clone().text());
+    assert.equal(await res.text(), "The request body was cut off by the client.");
+    assert.equal((await a.db.selectFrom("photos").select("id").execute()).length, 0);
+  },
+);

@@ -13,6 +13,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Config } from "@/io/config.ts";
 import { declaredLength } from "@/io/declared_length.ts";
+import { ClientAbortError } from "@/io/multipart.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 
 /** Forms and JSON: a few KiB in practice; only the photo uploads and the CSV import take more. */
@@ -71,7 +72,9 @@ class PacedReader {
     const slowest = this.#start + Math.max(timeoutMs, (this.#received / minBytesPerSecond) * 1000);
     const due = Math.min(this.#last + timeoutMs, slowest) - performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const reading = this.reader.read();
+    // A body stream that fails is the client gone mid-body (connection reset, aborted upload): a client
+    // error, answered 400 and logged in one line by main.ts, never a fault with a stack.
+    const reading = this.reader.read().catch((error) => Promise.reject(new ClientAbortError(error)));
     const read = await Promise.race([
       reading,
       new Promise<"overdue">((resolve) => timer = setTimeout(resolve, Math.max(0, due), "overdue")),
