@@ -33,6 +33,7 @@ export default function TabletIdle({ expiresInMs, csrf, userId }: TabletIdleProp
   const deadline = useRef(Date.now() + expiresInMs);
   const [left, setLeft] = useState(expiresInMs);
   const [signedOut, setSignedOut] = useState(false);
+  const [signedOutText, setSignedOutText] = useState(SIGNED_OUT_MESSAGE);
   const [ready, setReady] = useState(false);
   const leaving = useRef(false);
   const stayButton = useRef<HTMLButtonElement>(null);
@@ -51,7 +52,10 @@ export default function TabletIdle({ expiresInMs, csrf, userId }: TabletIdleProp
       tick();
     };
     registerOffline();
-    const onSignedOut = () => setSignedOut(true);
+    const onSignedOut = (e: Event) => {
+      setSignedOutText((e as CustomEvent<{ message?: string }>).detail?.message ?? SIGNED_OUT_MESSAGE);
+      setSignedOut(true);
+    };
     globalThis.addEventListener(EVENTS.activity, onActivity);
     globalThis.addEventListener(EVENTS.signedOut, onSignedOut);
     const timer = setInterval(tick, 1000);
@@ -85,7 +89,10 @@ export default function TabletIdle({ expiresInMs, csrf, userId }: TabletIdleProp
 
   async function stay() {
     const answer = await postJson("/tablet/api/ping", {}, csrf);
-    if (answer.status === 401) setSignedOut(true);
+    if (answer.status === 401) {
+      setSignedOutText(answer.message ?? SIGNED_OUT_MESSAGE);
+      setSignedOut(true);
+    }
   }
 
   return (
@@ -121,7 +128,7 @@ export default function TabletIdle({ expiresInMs, csrf, userId }: TabletIdleProp
         >
           <div class="card max-w-lg text-center">
             <p id="signed-out-title" class="mb-4 text-2xl font-bold" data-testid="signed-out">
-              {SIGNED_OUT_MESSAGE}
+              {signedOutText}
             </p>
             <a class="btn btn-primary" href={signInAfterIdle}>Sign in</a>
           </div>

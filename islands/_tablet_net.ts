@@ -9,7 +9,7 @@
 export const EVENTS = {
   /** detail: { expiresInMs: number } — the server saw us; the idle countdown restarts. */
   activity: "pm:activity",
-  /** The server says the session is over (idle timeout or signed out elsewhere). */
+  /** detail: { message?: string } — the server says the session is over, and why (idle or ended). */
   signedOut: "pm:signed-out",
   /** The page is about to sign out on purpose: stop guarding against leaving. */
   leaving: "pm:leaving",
@@ -42,9 +42,16 @@ export function backoffMs(attempt: number): number {
   return Math.round(base * (0.85 + Math.random() * 0.3));
 }
 
-function noteSession(getHeader: (name: string) => string | null, status: number): void {
+/**
+ * Tells the page what an answer says of the session: the idle time left, or that it is over. A 401 carries
+ * the server's own words (routes/web/session.ts requireRole): "after 10 minutes without activity" only
+ * when the session timed out, not when the driver was deactivated or signed out elsewhere.
+ */
+function noteSession(getHeader: (name: string) => string | null, status: number, body: unknown): void {
   if (status === 401) {
-    globalThis.dispatchEvent(new CustomEvent(EVENTS.signedOut));
+    const message = (body as { message?: unknown } | null)?.message;
+    const detail = { message: typeof message === "string" && message ? message : undefined };
+    globalThis.dispatchEvent(new CustomEvent(EVENTS.signedOut, { detail }));
     return;
   }
   const left = Number(getHeader("x-session-expires-in"));
@@ -99,7 +106,7 @@ export async function postJson<T>(
       credentials: "same-origin",
     });
     const parsed = await bodyOf(res);
-    noteSession((n) => res.headers.get(n), res.status);
+    noteSession((n) => res.headers.get(n), res.status, parsed);
     return answerOf<T>(res.status, parsed);
   } catch {
     return { status: 0, data: null };
@@ -136,7 +143,7 @@ export function uploadBlob<T>(
           body = JSON.parse(xhr.responseText);
         } catch { /* keep the text */ }
       }
-      noteSession((n) => xhr.getResponseHeader(n), xhr.status);
+      noteSession((n) => xhr.getResponseHeader(n), xhr.status, body);
       resolve(answerOf<T>(xhr.status, body));
     };
     xhr.onerror = xhr.ontimeout = xhr.onabort = () => resolve({ status: 0, data: null });

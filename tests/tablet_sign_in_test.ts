@@ -250,3 +250,26 @@ appTest("tablet: a deactivated driver's session ends without a word about inacti
   assert.match(text, /You were signed out\. Sign in again to carry on\./);
   assert.doesNotMatch(text, /activity/);
 });
+
+appTest(
+  "tablet api: a 401 names inactivity only when the session timed out (the page shows the server's words)",
+  async (a) => {
+    const admin = await makeDriver(a, { role: "admin" });
+    const idle = new Tablet(a);
+    await idle.signIn(await makeDriver(a));
+    const gone = new Tablet(a);
+    const dana = await makeDriver(a);
+    await gone.signIn(dana);
+    await setUserActive(a.db, { userId: dana.id, active: false, actorId: admin.id });
+    const deactivated = await gone.postJson("/tablet/api/ping", {});
+    assert.equal(deactivated.status, 401);
+    assert.equal((await deactivated.json()).message, "You were signed out. Sign in again.");
+    a.clock.advance(IDLE_TIMEOUT_MS);
+    const timedOut = await idle.postJson("/tablet/api/ping", {});
+    assert.equal(timedOut.status, 401);
+    assert.equal(
+      (await timedOut.json()).message,
+      "You were signed out after 10 minutes without activity. Sign in again.",
+    );
+  },
+);

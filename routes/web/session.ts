@@ -80,7 +80,15 @@ export function requireRole(roles: readonly Role[], signInPath: string): Middlew
       if (c.req.method === "GET") {
         return c.redirect(`${signInPath}?next=${returnTarget(c)}`, 303);
       }
-      return await refusal(c, 401, "Signed out. Sign in again.");
+      // Inactivity only when that is why (lib/sessions.ts resolveSession): a deactivated user or a session
+      // ended elsewhere is not told they were idle.
+      return await refusal(
+        c,
+        401,
+        c.var.sessionEnded === "idle"
+          ? "You were signed out after 10 minutes without activity. Sign in again."
+          : "You were signed out. Sign in again.",
+      );
     }
     if (!roles.includes(session.user.role)) {
       return await refusal(
