@@ -56,7 +56,7 @@ export async function startService(
   opts: { readyTimeoutMs?: number } = {},
 ): Promise<ServiceProcess> {
   const port = freePort();
-  const publicKey = env.PUBLIC_KEY ?? "fault-test-key";
+  const publicKey = env.PUBLIC_KEY ?? "fault-test-public-key"; // 16+ characters: APP_ENV=stage insists
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN],
     env: { APP_ENV: "development", RATE_LIMITS: "off", ...env, PUBLIC_KEY: publicKey, PORT: String(port) },
