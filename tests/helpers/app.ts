@@ -38,6 +38,11 @@ export async function buildTestApp(t: TestDb, config: Partial<Config> = {}): Pro
     clock,
     storage: new DiskPhotoStore(`${dataDir}/photos`),
   } satisfies AppDeps;
+  return { ...deps, kind: t.kind, url: t.url, clock, dataDir, ...appOver(deps) };
+}
+
+/** The app over `deps`, with the `handler`/`call` shortcuts (also for tests that rebuild it over new deps). */
+export function appOver(deps: AppDeps): Pick<TestApp, "app" | "handler" | "call"> {
   const app = createApp(deps);
   const handler = (payload: unknown) =>
     Promise.resolve(app.request(`/api/handler?publickey=${encodeURIComponent(deps.config.publicKey)}`, {
@@ -46,12 +51,7 @@ export async function buildTestApp(t: TestDb, config: Partial<Config> = {}): Pro
       body: JSON.stringify({ payload }),
     }));
   return {
-    ...deps,
-    kind: t.kind,
-    url: t.url,
-    clock,
     app,
-    dataDir,
     handler,
     call: async (payload) => {
       const res = await handler(payload);

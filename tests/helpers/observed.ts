@@ -5,8 +5,7 @@
 import type { Config } from "@/io/config.ts";
 import { configureLogging, type LogSetup, resetLogging } from "@/io/log.ts";
 import { Metrics } from "@/lib/metrics.ts";
-import { createApp } from "@/main.ts";
-import type { TestApp } from "@/tests/helpers/app.ts";
+import { appOver, type TestApp } from "@/tests/helpers/app.ts";
 
 export const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
 
@@ -14,23 +13,7 @@ export const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
 export function observedApp(a: TestApp, config: Partial<Config> = {}): TestApp & { metrics: Metrics } {
   const metrics = new Metrics();
   const deps = { ...a, config: { ...a.config, metricsToken: METRICS_TOKEN, ...config }, metrics };
-  const app = createApp(deps);
-  const handler = (payload: unknown) =>
-    Promise.resolve(app.request(`/api/handler?publickey=${encodeURIComponent(deps.config.publicKey)}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ payload }),
-    }));
-  return {
-    ...deps,
-    app,
-    handler,
-    call: async (payload) => {
-      const res = await handler(payload);
-      if (res.status !== 200) throw new Error(`handler answered HTTP ${res.status}: ${await res.text()}`);
-      return await res.json();
-    },
-  };
+  return { ...deps, ...appOver(deps) };
 }
 
 export interface CapturedLogs extends Disposable {
