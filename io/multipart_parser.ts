@@ -3,7 +3,6 @@
  * reads part headers and hands out part content in copies, never holding more than one read chunk plus a
  * delimiter's worth of bytes. Ours, not a library's: docs/build-or-buy.md has the measurements.
  */
-
 import { ByteSearch } from "@/io/byte_search.ts";
 import { PhotoTooLargeError } from "@/io/photo_storage.ts";
 
