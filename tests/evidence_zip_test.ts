@@ -5,7 +5,7 @@ import type { Leg } from "@/lib/dashboard/claim.ts";
 import { evidenceFiles } from "@/lib/evidence/zip.ts";
 import { UNZIP_PATH } from "@/tasks/prepare_tests.ts";
 import { appTest } from "@/tests/helpers/app.ts";
-import { signedIn } from "@/tests/helpers/hq.ts";
+import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 import { claimStory } from "@/tests/helpers/claim_story.ts";
 import { equalBytes } from "@/tests/helpers/multipart.ts";
 
@@ -120,6 +120,27 @@ appTest(
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
+  },
+  { config: { depotTimeZone: "Australia/Sydney" } },
+);
+
+appTest(
+  "evidence zip: a photo missing from the store gets a 503 page before any byte of a pack",
+  async (a) => {
+    const s = await claimStory(a);
+    const d = await signedIn(a, "dispatcher");
+    const gone = await a.db.selectFrom("deliver_parts as dp").innerJoin(
+      "photos as p",
+      "p.id",
+      "dp.delivery_photo_id",
+    )
+      .select("p.storage_key").where("dp.movement_id", "=", s.trip).executeTakeFirstOrThrow();
+    await a.storage.remove(gone.storage_key);
+    const res = await d.get(`/hq/claims/${encodeURIComponent(s.claim.claim_number)}/evidence.zip`);
+    const text = await pageText(res, 503);
+    assert.match(text, /Evidence pack incomplete/);
+    assert.match(text, /PN_B_reverse_dropoff_2026-11-22T00-00-00\+1100\.jpg/);
+    assert.doesNotMatch(text, /PN-A_direct_dropoff/, "only the missing photo is named");
   },
   { config: { depotTimeZone: "Australia/Sydney" } },
 );

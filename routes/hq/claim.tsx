@@ -9,12 +9,12 @@ import { Hono } from "hono";
 import { renderToString } from "preact-render-to-string";
 import type { AppDeps } from "@/lib/deps.ts";
 import { claimPage, type ClaimPageData } from "@/lib/dashboard/claim.ts";
-import { evidenceFiles, evidenceZip, manifests } from "@/lib/evidence/zip.ts";
+import { type EvidenceFile, evidenceFiles, evidenceZip, manifests } from "@/lib/evidence/zip.ts";
 import { isLineText } from "@/lib/validation.ts";
 import { DIST_DIR, getAssets } from "@/render/assets.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { ClaimView, type PhotoLink } from "@/components/hq/claim_view.tsx";
-import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
+import { errorPage, hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { DepotTimeZone, linkClass } from "@/components/hq/ui.tsx";
 
 /** A claim number as the import accepts it (at most 100 characters, one line); anything else is unknown. */
@@ -50,6 +50,17 @@ export function claimRoutes(deps: AppDeps) {
     const data = await load(c.req.param("claim_number"));
     if (!data) return notFoundPage(c, "claim");
     const files = evidenceFiles(data.legs, zone);
+    // Checked before the first byte: once the download has started, a missing photo can only break it off.
+    const missing = await missingPhotos(deps, files);
+    if (missing.length > 0) {
+      return errorPage(c, {
+        status: 503,
+        title: "Evidence pack incomplete",
+        children: `The photo store does not hold ${
+          missing.join(", ")
+        }; no pack was made. Tell an administrator.`,
+      });
+    }
     const packed = new Map(files.map((f) => [f.leg, f.fileName]));
     const { csv, json } = manifests(files, zone, data.claim.claim_number);
     const html = await printedCopy(data, zone, (leg) => {
@@ -71,6 +82,12 @@ export function claimRoutes(deps: AppDeps) {
   });
 
   return app;
+}
+
+/** The files whose photo the store does not hold (or cannot say it holds right now). */
+async function missingPhotos(deps: AppDeps, files: EvidenceFile[]): Promise<string[]> {
+  const held = await Promise.all(files.map((f) => deps.storage.exists(f.photo.sha256).catch(() => false)));
+  return files.filter((_, i) => !held[i]).map((f) => f.fileName);
 }
 
 function Actions({ number }: { number: string }) {
