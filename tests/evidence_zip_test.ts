@@ -116,6 +116,7 @@ appTest(
       assert.match(html, /Claim CLM-EV\/1/);
       for (const r of rows) assert.match(html, new RegExp(`<img src="${r.file.replace(/[.+]/g, "\\$&")}"`));
       assert.match(html, /<link rel="stylesheet" href="styles.css"\/>/);
+      assert.doesNotMatch(html, /href="\//, "no link to the dashboard: the copy is read offline");
       assert.match(await Deno.readTextFile(join(out, "styles.css")), /@media print/);
     } finally {
       await Deno.remove(dir, { recursive: true });

@@ -57,6 +57,8 @@ appTest(
     }
     assert.equal((html.match(/class="claim-photo/g) ?? []).length, 3);
     assert.match(html, /href="\/hq\/claims\/CLM-EV%2F1\/evidence\.zip"/);
+    assert.match(html, new RegExp(`href="/hq/parts/${s.partB.id}">PN/B</a>`));
+    assert.match(html, new RegExp(`href="/hq/movements/${s.trip}">#${s.trip} reverse</a>`));
   },
   { config: { depotTimeZone: "Australia/Sydney" } },
 );

@@ -8,6 +8,7 @@ import type { ComponentChildren } from "preact";
 import type { ClaimPageData, Leg, TimelineEvent } from "@/lib/dashboard/claim.ts";
 import {
   DetailItem,
+  linkClass,
   PageTitle,
   Section,
   StatusBadge,
@@ -31,12 +32,14 @@ const PART_COLUMNS = ["Part", "Description", "Qty", "Status"];
 const TIMELINE_COLUMNS = ["When", "Event", "Details"];
 
 export function ClaimView(
-  { data, zone, photo, actions }: {
+  { data, zone, photo, actions, links = false }: {
     data: ClaimPageData;
     zone: string;
     photo: PhotoLink;
     /** The page's links (download, back); none in the printed copy. */
     actions?: ComponentChildren;
+    /** Parts and movements link to their dashboard pages (not in the ZIP's copy, which is read offline). */
+    links?: boolean;
   },
 ) {
   const { claim, parts, legs, timeline } = data;
@@ -58,7 +61,9 @@ export function ClaimView(
         <Table label="Parts of this claim" head={PART_COLUMNS} rows={parts} empty="This claim has no parts.">
           {(p) => (
             <tr key={p.id}>
-              <td class={`${tdClass} font-mono`}>{p.part_no}</td>
+              <td class={`${tdClass} font-mono`}>
+                <Linked href={links ? `/hq/parts/${p.id}` : null}>{p.part_no}</Linked>
+              </td>
               <td class={tdClass}>{p.description}</td>
               <td class={tdClass}>{p.qty_ordered}</td>
               <td class={tdClass}>
@@ -103,7 +108,11 @@ export function ClaimView(
                 <TimeCell at={l.at} />
                 <td class={tdClass}>{l.driver ?? "—"}</td>
                 <td class={tdClass}>{l.place ?? "—"}</td>
-                <td class={tdClass}>#{l.movementId} {l.movementType}</td>
+                <td class={tdClass}>
+                  <Linked href={links ? `/hq/movements/${l.movementId}` : null}>
+                    #{l.movementId} {l.movementType}
+                  </Linked>
+                </td>
                 <td class={tdClass}>
                   <LegPhoto leg={l} photo={photo} />
                 </td>
@@ -114,6 +123,10 @@ export function ClaimView(
       ))}
     </article>
   );
+}
+
+function Linked({ href, children }: { href: string | null; children: ComponentChildren }) {
+  return href ? <a class={linkClass} href={href}>{children}</a> : <>{children}</>;
 }
 
 function LegPhoto({ leg, photo }: { leg: Leg; photo: PhotoLink }) {

@@ -42,7 +42,13 @@ export function claimRoutes(deps: AppDeps) {
     return hqPage(
       c,
       { title: `Claim ${number}`, section: "parts" },
-      <ClaimView data={data} zone={zone} photo={dashboardPhoto} actions={<Actions number={number} />} />,
+      <ClaimView
+        data={data}
+        zone={zone}
+        photo={dashboardPhoto}
+        actions={<Actions number={number} />}
+        links
+      />,
     );
   });
 
