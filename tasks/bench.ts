@@ -18,6 +18,7 @@ import { benchPages } from "@/bench/pages.ts";
 import { benchOfflineQueue } from "@/bench/offline_queue.ts";
 import { benchObservability } from "@/bench/observability.ts";
 import { benchPhotoStores } from "@/bench/photo_stores.ts";
+import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 
 export interface BenchRow {
   figure: string;
@@ -94,6 +95,7 @@ try {
   rows.push(...await benchPhotoStores(target));
   rows.push(...await benchPages());
   rows.push(...await benchOfflineQueue());
+  rows.push(...await benchEvidenceZip());
 } finally {
   await dropScratch();
   await Deno.remove(dataDir, { recursive: true }).catch(() => {});

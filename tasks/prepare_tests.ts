@@ -81,9 +81,16 @@ export const ensureChromium = (path = CHROMIUM_PATH, root = Deno.uid() === 0) =>
 export const ensureNginx = (path = NGINX_PATH, root = Deno.uid() === 0) =>
   ensurePackage({ pkg: "nginx", name: "nginx", path, neededBy: "tests/nginx_proxy_test.ts" }, root);
 
+/** Where tests/evidence_zip_test.ts finds Info-ZIP's `unzip`, the real reader it opens the evidence pack with. */
+export const UNZIP_PATH = "/usr/bin/unzip";
+
+/** Makes sure unzip is at `path`; returns the one line to print when it cannot be, else null. */
+export const ensureUnzip = (path = UNZIP_PATH, root = Deno.uid() === 0) =>
+  ensurePackage({ pkg: "unzip", name: "unzip", path, neededBy: "tests/evidence_zip_test.ts" }, root);
+
 // An argument replaces the path, so the missing case can be tried without uninstalling Chromium.
 if (import.meta.main) {
-  const problem = await ensureChromium(Deno.args[0]) ?? await ensureNginx();
+  const problem = await ensureChromium(Deno.args[0]) ?? await ensureNginx() ?? await ensureUnzip();
   if (problem) {
     console.error(problem);
     Deno.exit(1);

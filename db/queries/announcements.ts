@@ -208,3 +208,13 @@ export async function releaseAnnouncements(db: Db, ids: number[], at: Date): Pro
   await db.updateTable("announcements").set({ next_attempt_at: at })
     .where("id", "in", ids).where("state", "=", "pending").execute();
 }
+
+/** The announcements about a claim's movements, oldest first (the claim page's timeline). */
+export async function announcementsOfClaim(db: Db, claimId: number) {
+  return await db.selectFrom("announcements as a")
+    .innerJoin("parts_movements as m", "m.id", "a.movement_id")
+    .select(["a.id", "a.movement_id", "a.title", "a.channel", "a.state", "a.last_error", "a.created_at"])
+    .where("m.claim_id", "=", claimId)
+    .orderBy("a.created_at").orderBy("a.id")
+    .execute();
+}

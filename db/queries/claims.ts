@@ -158,3 +158,20 @@ export async function upsertClaimManagement(
 export async function deleteClaimManagement(db: Db, claimIds: number[]): Promise<void> {
   await db.deleteFrom("claim_management").where("claim_id", "in", claimIds).execute();
 }
+
+/** The claim with this number, with its repair shop (from its management record); undefined when none. */
+export async function claimByNumber(db: QueryRunner, claimNumber: string) {
+  return await db.selectFrom("claims as c")
+    .leftJoin("claim_management as cm", "cm.claim_id", "c.id")
+    .leftJoin("repairers as r", "r.id", "cm.repairer_id")
+    .select([
+      "c.id",
+      "c.claim_number",
+      "c.registration",
+      "c.created_at",
+      "r.name as repairer_name",
+      "r.address as repairer_address",
+    ])
+    .where("c.claim_number", "=", claimNumber)
+    .executeTakeFirst();
+}

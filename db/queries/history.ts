@@ -55,3 +55,25 @@ export async function historyOfPart(db: Db, partId: number) {
     .orderBy("h.changed_at", "desc").orderBy("h.id", "desc")
     .execute();
 }
+
+/** Every status change of every part of a claim, oldest first, with the part number and who made it. */
+export async function historyOfClaim(db: Db, claimId: number) {
+  return await db.selectFrom("part_status_history as h")
+    .innerJoin("parts_orders as p", "p.id", "h.part_id")
+    .leftJoin("users as u", "u.id", "h.changed_by")
+    .select([
+      "h.id",
+      "h.part_id",
+      "p.part_no",
+      "h.from_status",
+      "h.to_status",
+      "h.changed_at",
+      "h.via",
+      "h.reason",
+      "h.movement_id",
+      "u.name as changed_by_name",
+    ])
+    .where("p.claim_id", "=", claimId)
+    .orderBy("h.changed_at").orderBy("h.id")
+    .execute();
+}

@@ -191,3 +191,32 @@ export async function receiptMovement(db: Db, movementId: number) {
     .where("m.id", "=", movementId)
     .executeTakeFirst();
 }
+
+/**
+ * Every part carried on every movement of a claim (one row per Deliver_Parts), in movement then part
+ * order: the movement's times, drivers and places, and the stored file of each photo (its storage key is
+ * the SHA-256 recorded when it was stored).
+ */
+export async function carriedPartsOfClaim(db: Db, claimId: number) {
+  return await movementsWithNames(db)
+    .innerJoin("deliver_parts as d", "d.movement_id", "m.id")
+    .innerJoin("parts_orders as p", "p.id", "d.part_id")
+    .innerJoin("photos as pp", "pp.id", "d.pickup_photo_id")
+    .leftJoin("photos as dp", "dp.id", "d.delivery_photo_id")
+    .select([
+      "r.name as repairer_name",
+      "d.part_id",
+      "p.part_no",
+      "d.pickup_photo_id",
+      "pp.storage_key as pickup_key",
+      "pp.byte_size as pickup_bytes",
+      "pp.content_type as pickup_type",
+      "d.delivery_photo_id",
+      "dp.storage_key as delivery_key",
+      "dp.byte_size as delivery_bytes",
+      "dp.content_type as delivery_type",
+    ])
+    .where("m.claim_id", "=", claimId)
+    .orderBy("m.id").orderBy("d.id")
+    .execute();
+}

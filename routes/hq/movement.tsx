@@ -4,6 +4,7 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { movementPage, type MovementPageData } from "@/lib/dashboard/movements.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
+import { claimHref } from "@/routes/hq/claim.tsx";
 import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
 import { PartCells } from "@/components/hq/part_cells.tsx";
@@ -42,7 +43,14 @@ function Page({ data }: { data: MovementPageData }) {
       <p class="mb-2 text-sm">
         <a class={linkClass} href="/hq/movements">← All movements</a>
       </p>
-      <PageTitle sub={`${m.registration} · claim ${m.claim_number}`}>
+      <PageTitle
+        sub={
+          <>
+            {m.registration} · claim{" "}
+            <a class={linkClass} href={claimHref(m.claim_number)}>{m.claim_number}</a>
+          </>
+        }
+      >
         Movement #{m.id} <MovementTypeLabel type={m.movement_type} />
       </PageTitle>
       <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-3">

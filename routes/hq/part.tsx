@@ -12,6 +12,7 @@ import { partPage, type PartPageData } from "@/lib/dashboard/parts.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
+import { claimHref } from "@/routes/hq/claim.tsx";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
 import {
@@ -121,7 +122,10 @@ function Page({ data }: { data: Data }) {
         <DetailItem label="Since">
           <Time at={part.updated_at} />
         </DetailItem>
-        <DetailItem label="Claim · Rego">{part.claim_number} · {part.registration}</DetailItem>
+        <DetailItem label="Claim · Rego">
+          <a class={linkClass} href={claimHref(part.claim_number)}>{part.claim_number}</a> ·{" "}
+          {part.registration}
+        </DetailItem>
         <DetailItem label="Repair shop · Qty">{part.repairer_name ?? "—"} · {part.qty_ordered}</DetailItem>
       </dl>
 

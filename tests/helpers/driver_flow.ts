@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Db } from "@/db/client.ts";
+import type { MovementStage } from "@/db/schema.ts";
 import { sessionCookie } from "@/routes/web/session.ts";
 import { makeSession } from "@/tests/helpers/hq.ts";
 import { dropOffPayload } from "@/tests/helpers/movements.ts";
@@ -45,12 +46,18 @@ export async function handler(send: Send, publicKey: string, payload: unknown) {
   return await res.json();
 }
 
-/** Call 2a for a direct drop-off of `partId`. */
-export async function mintToken(send: Send, driver: Driver, rego: string, partId: number): Promise<Minted> {
+/** Call 2a for `partId` at a movement stage (a direct drop-off unless told). */
+export async function mintToken(
+  send: Send,
+  driver: Driver,
+  rego: string,
+  partId: number,
+  stage: MovementStage = "direct_dropoff",
+): Promise<Minted> {
   const body = await handler(send, driver.publicKey, {
     event_type: "parts_movement_upload_token",
     Parts_Order: String(partId),
-    Movement_Stage: "direct_dropoff",
+    Movement_Stage: stage,
     rego,
     user_email: driver.email,
   });

@@ -1,0 +1,160 @@
+/**
+ * The data of a claim's page (issue 13): the claim, its vehicle and repair shop, every part with its status,
+ * each leg a part travelled (who, where, when, with its photo), and one timeline of every event about the
+ * claim, oldest first. The evidence pack (lib/evidence/zip.ts) is built from the same legs.
+ */
+import type { Db } from "@/db/client.ts";
+import type {
+  AnnouncementState,
+  AnnouncementTitle,
+  ChatChannel,
+  HistoryVia,
+  MovementStage,
+  MovementType,
+  PartStatus,
+} from "@/db/schema.ts";
+import { announcementsOfClaim } from "@/db/queries/announcements.ts";
+import { claimByNumber } from "@/db/queries/claims.ts";
+import { historyOfClaim } from "@/db/queries/history.ts";
+import { carriedPartsOfClaim } from "@/db/queries/movement_reads.ts";
+import { partsOfClaimNumber } from "@/db/queries/parts.ts";
+
+/** A stored photo: its storage key is the SHA-256 of its bytes, recorded when it was stored. */
+export interface LegPhoto {
+  id: number;
+  sha256: string;
+  bytes: number;
+  contentType: string;
+}
+
+/** One leg of one part: picked up or dropped off, by whom, where and when, with its photo. */
+export interface Leg {
+  partId: number;
+  partNo: string;
+  movementId: number;
+  movementType: MovementType;
+  /** Named as the app names the photo's stage. */
+  leg: MovementStage;
+  at: Date;
+  driver: string | null;
+  place: string | null;
+  photo: LegPhoto | null;
+}
+
+export type TimelineEvent =
+  | { kind: "created"; at: Date }
+  | {
+    kind: "status";
+    at: Date;
+    partNo: string;
+    from: PartStatus | null;
+    to: PartStatus;
+    via: HistoryVia;
+    who: string | null;
+    reason: string | null;
+    movementId: number | null;
+  }
+  | { kind: "leg"; at: Date; leg: Leg }
+  | {
+    kind: "announcement";
+    at: Date;
+    movementId: number;
+    title: AnnouncementTitle;
+    channel: ChatChannel;
+    state: AnnouncementState;
+    lastError: string | null;
+  };
+
+/** Same-instant events read in cause order: the claim, the leg, the status it caused, its announcement. */
+const KIND_ORDER: Record<TimelineEvent["kind"], number> = { created: 0, leg: 1, status: 2, announcement: 3 };
+
+type CarriedRow = Awaited<ReturnType<typeof carriedPartsOfClaim>>[number];
+
+function photoOf(id: number | null, key: string | null, bytes: number | null, type: string | null) {
+  return id === null || key === null ? null : { id, sha256: key, bytes: bytes ?? 0, contentType: type ?? "" };
+}
+
+/**
+ * The legs of one carried part. A direct drop-off is one leg (the part was delivered where it was picked
+ * up from the truck: both photo columns hold the same photo); a return trip has its pick-up at the claim's
+ * repair shop (the trip records none) and, once dropped off, its drop-off at HQ.
+ */
+function legsOf(r: CarriedRow, claimRepairer: string | null): Leg[] {
+  const base = { partId: r.part_id, partNo: r.part_no, movementId: r.id, movementType: r.movement_type };
+  const pickup = photoOf(r.pickup_photo_id, r.pickup_key, r.pickup_bytes, r.pickup_type);
+  const delivery = photoOf(r.delivery_photo_id, r.delivery_key, r.delivery_bytes, r.delivery_type);
+  if (r.movement_type === "direct") {
+    return [{
+      ...base,
+      leg: "direct_dropoff",
+      at: new Date(r.dropped_off_at ?? r.pick_up_at),
+      driver: r.dropped_off_by_name ?? r.picked_up_by_name,
+      place: r.repairer_name,
+      photo: delivery ?? pickup,
+    }];
+  }
+  const legs: Leg[] = [{
+    ...base,
+    leg: "reverse_pickup",
+    at: new Date(r.pick_up_at),
+    driver: r.picked_up_by_name,
+    place: claimRepairer,
+    photo: pickup,
+  }];
+  if (r.dropped_off_at) {
+    legs.push({
+      ...base,
+      leg: "reverse_dropoff",
+      at: new Date(r.dropped_off_at),
+      driver: r.dropped_off_by_name,
+      place: r.hq_name,
+      photo: delivery,
+    });
+  }
+  return legs;
+}
+
+/** The claim with this number and all it holds; null when there is none. */
+export async function claimPage(db: Db, claimNumber: string) {
+  const claim = await claimByNumber(db, claimNumber);
+  if (!claim) return null;
+  const [parts, history, carried, announcements] = await Promise.all([
+    partsOfClaimNumber(db, claimNumber),
+    historyOfClaim(db, claim.id),
+    carriedPartsOfClaim(db, claim.id),
+    announcementsOfClaim(db, claim.id),
+  ]);
+  const legs = carried.flatMap((r) => legsOf(r, claim.repairer_name));
+  const timeline: TimelineEvent[] = [
+    { kind: "created", at: new Date(claim.created_at) },
+    ...history.map((h) => ({
+      kind: "status" as const,
+      at: new Date(h.changed_at),
+      partNo: h.part_no,
+      from: h.from_status,
+      to: h.to_status,
+      via: h.via,
+      who: h.changed_by_name,
+      reason: h.reason,
+      movementId: h.movement_id,
+    })),
+    ...legs.map((leg) => ({ kind: "leg" as const, at: leg.at, leg })),
+    ...announcements.map((a) => ({
+      kind: "announcement" as const,
+      at: new Date(a.created_at),
+      movementId: a.movement_id,
+      title: a.title,
+      channel: a.channel,
+      state: a.state,
+      lastError: a.last_error,
+    })),
+    // AUDIT ENTRIES MERGE HERE (issue 13 item 5, the "admin" branch): once `auditEntriesOfClaim(db,
+    // claim.id)` exists, add its rows as `{ kind: "audit", at, ... }` events (and a KIND_ORDER rank);
+    // the sort below places them among the rest.
+  ];
+  // Stable sort: same-instant events of one kind keep their query order (id order).
+  timeline.sort((a, b) => a.at.getTime() - b.at.getTime() || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
+  return { claim, parts, legs, timeline };
+}
+
+export type ClaimPageData = NonNullable<Awaited<ReturnType<typeof claimPage>>>;
