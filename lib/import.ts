@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { Db } from "@/db/client.ts";
+import { insertAuditEntry } from "@/db/queries/audit.ts";
 import { type NewHistoryRow, PART_STATUSES, ROLES } from "@/db/schema.ts";
 import { deleteClaimManagement, upsertClaimManagement, upsertClaims } from "@/db/queries/claims.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
@@ -236,8 +237,16 @@ async function writeClaims(
   return { parts: parts.length, changes };
 }
 
-/** Validates, then writes everything in one transaction. Throws ImportRejected with every problem. */
-export async function importData(db: Db, input: unknown, clock: Clock): Promise<ImportSummary> {
+/**
+ * Validates, then writes everything in one transaction. Throws ImportRejected with every problem.
+ * `actorId`: the admin who uploaded the file (null: a task or the demo data), for the audit entry.
+ */
+export async function importData(
+  db: Db,
+  input: unknown,
+  clock: Clock,
+  actorId: number | null = null,
+): Promise<ImportSummary> {
   const file = await validateImport(db, input);
   const now = clock.now();
   // Hashing is deliberately slow, so it happens before the transaction opens.
@@ -258,7 +267,7 @@ export async function importData(db: Db, input: unknown, clock: Clock): Promise<
     // A re-import without a PIN keeps the PIN the user already has (upsertUsers).
     for (const batch of chunks(users)) await upsertUsers(tx, batch);
     const { parts, changes } = await writeClaims(tx, file, now);
-    return {
+    const summary: ImportSummary = {
       hq_locations: file.hq_locations?.length ?? 0,
       repairers: file.repairers?.length ?? 0,
       users: users.length,
@@ -266,5 +275,14 @@ export async function importData(db: Db, input: unknown, clock: Clock): Promise<
       parts,
       status_changes: changes,
     };
+    // Audit trail (issue 13): one entry with the counts, not one per row.
+    await insertAuditEntry(tx, {
+      actorId,
+      action: "import",
+      subject: "import",
+      after: { ...summary },
+      at: now,
+    });
+    return summary;
   });
 }

@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { auditEntriesOfClaim } from "@/db/queries/audit.ts";
 import { parseCsv } from "@/io/csv.ts";
 import { AUDIT_HEADER } from "@/lib/admin/audit.ts";
+import { importData } from "@/lib/import.ts";
 import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
@@ -191,3 +192,73 @@ serverAppTest("hq admin audit: two admins demoting each other at once leave one 
   const roles = await a.db.selectFrom("audit_log").select("action").execute();
   assert.deepEqual(roles.map((r) => r.action), ["user.role"], "one entry: the change that happened");
 }, { poolSize: 6 });
+
+appTest("hq admin audit: places, tablets and imports are audited with their actor", async (a) => {
+  const admin = await signedIn(a, "admin");
+  const entry = async (action: string) => {
+    const rows = await a.db.selectFrom("audit_log").selectAll().where("action", "=", action as never)
+      .orderBy("id").execute();
+    return rows.map((r) => ({ actor: r.actor_id, subject: r.subject, before: r.before, after: r.after }));
+  };
+  const add = await admin.post("/hq/admin/places/repairers", { name: "East Panels", address: "1 Main St" });
+  assert.equal(add.status, 303);
+  const shop = await a.db.selectFrom("repairers").select("id").where("name", "=", "East Panels")
+    .executeTakeFirstOrThrow();
+  await admin.post(`/hq/admin/places/repairers/${shop.id}`, {
+    name: "East Panels Ltd",
+    address: "1 Main St",
+  });
+  await admin.post(`/hq/admin/places/repairers/${shop.id}/active`, { active: "false" });
+  await admin.post("/hq/admin/places/hq", { name: "North Yard" });
+  const id = admin.user.id;
+  const s = `repairer:${shop.id}`;
+  assert.deepEqual((await entry("place.create"))[0], {
+    actor: id,
+    subject: s,
+    before: null,
+    after: { name: "East Panels", address: "1 Main St", active: true },
+  });
+  assert.match((await entry("place.create"))[1].subject, /^hq_location:\d+$/);
+  assert.deepEqual((await entry("place.edit")).map((e) => [e.subject, e.before, e.after]), [
+    [s, { name: "East Panels", address: "1 Main St", active: true }, {
+      name: "East Panels Ltd",
+      address: "1 Main St",
+      active: true,
+    }],
+    [s, { name: "East Panels Ltd", address: "1 Main St", active: true }, {
+      name: "East Panels Ltd",
+      address: "1 Main St",
+      active: false,
+    }],
+  ]);
+  // A refused edit (the name of another shop) writes nothing.
+  await admin.post("/hq/admin/places/repairers", { name: "West" });
+  await admin.post(`/hq/admin/places/repairers/${shop.id}`, { name: "West" });
+  assert.equal((await entry("place.edit")).length, 2);
+
+  assert.equal((await admin.post("/hq/admin/tablets", { name: "Depot tablet 1" })).status, 303);
+  const device = await a.db.selectFrom("devices").select("id").executeTakeFirstOrThrow();
+  assert.equal((await admin.post(`/hq/admin/tablets/${device.id}/revoke`)).status, 303);
+  assert.deepEqual(await entry("tablet.enrol"), [
+    { actor: id, subject: `device:${device.id}`, before: null, after: { name: "Depot tablet 1" } },
+  ]);
+  assert.deepEqual(await entry("tablet.revoke"), [
+    { actor: id, subject: `device:${device.id}`, before: { name: "Depot tablet 1" }, after: null },
+  ]);
+
+  const summary = await importData(
+    a.db,
+    {
+      repairers: [{ name: "Imported Shop" }],
+      claims: [],
+    },
+    a.clock,
+    id,
+  );
+  assert.deepEqual(await entry("import"), [{
+    actor: id,
+    subject: "import",
+    before: null,
+    after: { ...summary },
+  }]);
+});
