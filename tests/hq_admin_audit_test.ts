@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "kysely";
-import { auditEntriesOfClaim } from "@/db/queries/audit.ts";
+import { auditEntriesOfClaim, insertAuditEntry } from "@/db/queries/audit.ts";
 import { parseCsv } from "@/io/csv.ts";
 import { AUDIT_HEADER } from "@/lib/admin/audit.ts";
 import { importData } from "@/lib/import.ts";
@@ -261,4 +261,26 @@ appTest("hq admin audit: places, tablets and imports are audited with their acto
     before: null,
     after: { ...summary },
   }]);
+});
+
+appTest("hq admin audit: the page pages by keyset, newest first, keeping its filters", async (a) => {
+  const admin = await signedIn(a, "admin");
+  for (let i = 1; i <= 55; i++) {
+    await insertAuditEntry(a.db, {
+      actorId: admin.user.id,
+      action: "user.role",
+      subject: `user:${1000 + i}`,
+    });
+  }
+  await insertAuditEntry(a.db, { actorId: admin.user.id, action: "import", subject: "import" });
+  const first = await admin.get("/hq/admin/audit?action=user.role");
+  const html = await first.text();
+  const subjects = (h: string) => [...h.matchAll(/user:(\d{4})/g)].map((m) => Number(m[1]));
+  assert.deepEqual(subjects(html), Array.from({ length: 50 }, (_, i) => 1055 - i));
+  const older = html.match(/href="(\/hq\/admin\/audit\?action=user\.role&amp;before=\d+)"/);
+  assert.ok(older, "an Older link that keeps the filter");
+  const second = await (await admin.get(older[1].replaceAll("&amp;", "&"))).text();
+  assert.deepEqual(subjects(second), [1005, 1004, 1003, 1002, 1001]);
+  assert.doesNotMatch(second, /before=/, "no page after the last");
+  assert.match(await pageText(await admin.get("/hq/admin/audit?before=abc"), 400), /Invalid request: before/);
 });
