@@ -18,7 +18,7 @@ import {
   upsertHqLocations,
   upsertRepairers,
 } from "@/db/queries/places.ts";
-import { upsertUsers } from "@/db/queries/users.ts";
+import { lockActiveAdmins, upsertUsers } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
 import {
@@ -264,8 +264,13 @@ export async function importData(
     for (const batch of chunks(file.repairers ?? [])) {
       await upsertRepairers(tx, batch.map((r) => ({ name: r.name, address: r.address ?? null })));
     }
-    // A re-import without a PIN keeps the PIN the user already has (upsertUsers).
+    // A re-import without a PIN keeps the PIN the user already has (upsertUsers). Like the admin pages, a
+    // file may not leave no active admin (decided under the admins' row locks, lib/admin/users.ts).
+    const hadAdmin = users.length > 0 && (await lockActiveAdmins(tx)).length > 0;
     for (const batch of chunks(users)) await upsertUsers(tx, batch);
+    if (hadAdmin && (await lockActiveAdmins(tx)).length === 0) {
+      throw new ImportRejected([{ path: "users", problem: "would leave no active admin" }]);
+    }
     const { parts, changes } = await writeClaims(tx, file, now);
     const summary: ImportSummary = {
       hq_locations: file.hq_locations?.length ?? 0,

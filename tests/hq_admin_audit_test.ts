@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import { auditEntriesOfClaim, insertAuditEntry } from "@/db/queries/audit.ts";
 import { parseCsv } from "@/io/csv.ts";
 import { AUDIT_HEADER } from "@/lib/admin/audit.ts";
-import { importData } from "@/lib/import.ts";
+import { importData, type ImportRejected } from "@/lib/import.ts";
 import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
@@ -283,4 +283,39 @@ appTest("hq admin audit: the page pages by keyset, newest first, keeping its fil
   assert.deepEqual(subjects(second), [1005, 1004, 1003, 1002, 1001]);
   assert.doesNotMatch(second, /before=/, "no page after the last");
   assert.match(await pageText(await admin.get("/hq/admin/audit?before=abc"), 400), /Invalid request: before/);
+});
+
+appTest("hq admin audit: an import that would leave no active admin is rejected whole", async (a) => {
+  const admin = await makeUser(a.db, { role: "admin", email: "boss@depot.example" });
+  await assert.rejects(
+    importData(
+      a.db,
+      {
+        repairers: [{ name: "Never Written" }],
+        users: [{ email: "boss@depot.example", name: "Boss", role: "driver" }],
+      },
+      a.clock,
+      admin.id,
+    ),
+    (e: ImportRejected) => {
+      assert.deepEqual(e.problems, [{ path: "users", problem: "would leave no active admin" }]);
+      return true;
+    },
+  );
+  assert.deepEqual(await activeAdmins(a), [admin.id]);
+  assert.equal((await a.db.selectFrom("repairers").select("id").execute()).length, 0, "nothing written");
+  assert.equal((await a.db.selectFrom("audit_log").select("id").execute()).length, 0);
+  // Another admin in the same file: allowed.
+  await importData(
+    a.db,
+    {
+      users: [
+        { email: "boss@depot.example", name: "Boss", role: "driver" },
+        { email: "new-boss@depot.example", name: "New Boss", role: "admin", pin: "1234" },
+      ],
+    },
+    a.clock,
+    admin.id,
+  );
+  assert.equal((await activeAdmins(a)).length, 1);
 });
