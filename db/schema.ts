@@ -235,6 +235,33 @@ export interface PhotoBlobChunksTable {
   data: Uint8Array;
 }
 
+/** One admin or dispatcher action (migration 20261202T0900_audit_log); JSON written as text. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: CreatedAt;
+  actor_id: number | null;
+  action: AuditAction;
+  subject: string;
+  claim_id: number | null;
+  before: ColumnType<unknown, string | null, never>;
+  after: ColumnType<unknown, string | null, never>;
+}
+
+export const AUDIT_ACTIONS = [
+  "user.create",
+  "user.role",
+  "user.active",
+  "user.pin_reset",
+  "place.create",
+  "place.edit",
+  "tablet.enrol",
+  "tablet.revoke",
+  "part.status",
+  "announcement.retry",
+  "import",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 export interface Database {
   hq_locations: HqLocationsTable;
   repairers: RepairersTable;
@@ -254,6 +281,7 @@ export interface Database {
   pin_attempts: PinAttemptsTable;
   photo_blobs: PhotoBlobsTable;
   photo_blob_chunks: PhotoBlobChunksTable;
+  audit_log: AuditLogTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -7,6 +7,7 @@
  * cannot be enrolled, cannot lock a driver out of the depot's own tablets.
  */
 import type { Db } from "@/db/client.ts";
+import { insertAuditEntry } from "@/db/queries/audit.ts";
 import type { Device } from "@/db/schema.ts";
 import {
   deleteDevice,
@@ -49,11 +50,24 @@ export async function enrolDevice(
   input: { name: string; enrolledBy: number | null },
 ): Promise<{ device: Device; token: string }> {
   const token = randomToken();
-  const device = await insertDevice(db, {
-    name: cleanName(input.name),
-    tokenHash: hashToken(token),
-    enrolledBy: input.enrolledBy,
-    at: clock.now(),
+  const name = cleanName(input.name);
+  const at = clock.now();
+  const device = await db.transaction().execute(async (tx) => {
+    const device = await insertDevice(tx, {
+      name,
+      tokenHash: hashToken(token),
+      enrolledBy: input.enrolledBy,
+      at,
+    });
+    // Audit trail (issue 13); never the token.
+    await insertAuditEntry(tx, {
+      actorId: input.enrolledBy,
+      action: "tablet.enrol",
+      subject: `device:${device.id}`,
+      after: { name },
+      at,
+    });
+    return device;
   });
   return { device, token };
 }
@@ -72,9 +86,12 @@ export const enrolledDevices = (db: Db) => listDevices(db);
 export type EnrolledDevice = Awaited<ReturnType<typeof enrolledDevices>>[number];
 
 /** Revokes a tablet: its cookie stops working and its PIN windows are forgotten. */
-export async function revokeDevice(db: Db, id: number): Promise<void> {
+export async function revokeDevice(db: Db, id: number, actorId: number): Promise<void> {
   await db.transaction().execute(async (tx) => {
-    if (!await deleteDevice(tx, id)) throw new DomainError("not_found", "Tablet not found.");
+    const device = await deleteDevice(tx, id);
+    if (!device) throw new DomainError("not_found", "Tablet not found.");
     await clearClientPinWindows(tx, tabletClient(id));
+    // Audit trail (issue 13).
+    await insertAuditEntry(tx, { actorId, action: "tablet.revoke", subject: `device:${id}`, before: device });
   });
 }

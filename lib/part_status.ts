@@ -14,6 +14,7 @@
  */
 import type { Db } from "@/db/client.ts";
 import type { PartStatus } from "@/db/schema.ts";
+import { insertAuditEntry } from "@/db/queries/audit.ts";
 import { insertHistoryRow } from "@/db/queries/history.ts";
 import { openReturnTripOf } from "@/db/queries/movements.ts";
 import { changePartStatusIf, partStatusNow } from "@/db/queries/parts.ts";
@@ -155,6 +156,16 @@ export async function changeStatusByDispatcher(
       changed_by: input.userId,
       via: "dashboard",
       reason,
+    });
+    // Audit trail (issue 13): the dispatcher's action, on the claim's timeline too.
+    await insertAuditEntry(tx, {
+      actorId: input.userId,
+      action: "part.status",
+      subject: `part:${input.partId}`,
+      claimId: updated.claim_id,
+      before: { part_no: updated.part_no, status: transition.from },
+      after: { part_no: updated.part_no, status: transition.to, reason },
+      at: now,
     });
     return {
       partId: input.partId,

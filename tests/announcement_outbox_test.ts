@@ -20,6 +20,7 @@ import {
   pickUpPayload,
   stageFor,
 } from "@/tests/helpers/movements.ts";
+import { makeUser } from "@/tests/helpers/factories.ts";
 
 const PM = "/parts-movement";
 const NRJ = "/new-repair-jobs";
@@ -326,8 +327,17 @@ chatTest(
     ]);
     assert.match(feed[0].text, /^Parts Delivered: /);
 
-    assert.equal(await retryAnnouncement(a.db, pm.id), true);
-    assert.equal(await retryAnnouncement(a.db, pm.id), false, "only a failed one can be retried");
+    const dispatcher = await makeUser(a.db, { role: "dispatcher" });
+    assert.equal(await retryAnnouncement(a.db, pm.id, dispatcher.id), true);
+    assert.equal(
+      await retryAnnouncement(a.db, pm.id, dispatcher.id),
+      false,
+      "only a failed one can be retried",
+    );
+    const audit = await a.db.selectFrom("audit_log").select(["actor_id", "action", "subject"]).execute();
+    assert.deepEqual(audit, [
+      { actor_id: dispatcher.id, action: "announcement.retry", subject: `announcement:${pm.id}` },
+    ], "the retry that happened is audited, once");
     await drain(a);
     const again = (await rows(a)).find((r) => r.id === pm.id)!;
     assert.equal(again.state, "delivered");

@@ -27,7 +27,7 @@ appTest(
     assert.equal(user.role, "driver");
     assert.match(
       await pageText(await admin.get("/hq/admin/users?done=added")),
-      /User added\. .*Nia New new@depot\.example driver Active/,
+      /User added\. .*Nia New new@depot\.example driver dispatcher admin Set role Active/,
     );
 
     const dup = await admin.post("/hq/admin/users", {

@@ -16,6 +16,7 @@ export type HqSection =
   | "places"
   | "tablets"
   | "import"
+  | "audit"
   | "none";
 
 export interface HqViewer {
@@ -36,6 +37,7 @@ const ADMIN_LINKS: [HqSection, string, string][] = [
   ["places", "/hq/admin/places", "Repair shops & HQ"],
   ["tablets", "/hq/admin/tablets", "Tablets"],
   ["import", "/hq/admin/import", "Import"],
+  ["audit", "/hq/admin/audit", "Audit trail"],
 ];
 
 function NavLink({ href, label, active }: { href: string; label: string; active: boolean }) {

@@ -9,6 +9,7 @@ import * as photoThumbs from "./20261121T1000_photo_thumbs.ts";
 import * as movements from "./20261121T1100_movements.ts";
 import * as tabletEnrolment from "./20261201T0900_tablet_enrolment.ts";
 import * as photoBlobs from "./20261201T0930_photo_blobs.ts";
+import * as auditLog from "./20261202T0900_audit_log.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   "20261121T1100_movements": movements,
   "20261201T0900_tablet_enrolment": tabletEnrolment,
   "20261201T0930_photo_blobs": photoBlobs,
+  "20261202T0900_audit_log": auditLog,
 };

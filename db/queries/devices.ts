@@ -39,8 +39,7 @@ export async function listDevices(db: Db) {
     .execute();
 }
 
-/** Deletes a device; whether there was one. */
-export async function deleteDevice(db: Db, id: number): Promise<boolean> {
-  const result = await db.deleteFrom("devices").where("id", "=", id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** Deletes a device; its name, undefined when there was none. */
+export async function deleteDevice(db: Db, id: number): Promise<{ name: string } | undefined> {
+  return await db.deleteFrom("devices").where("id", "=", id).returning("name").executeTakeFirst();
 }

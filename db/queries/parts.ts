@@ -112,12 +112,12 @@ export async function changePartStatusIf(
   from: PartStatus,
   to: PartStatus,
   at: Date,
-): Promise<{ part_no: string } | undefined> {
+): Promise<{ part_no: string; claim_id: number } | undefined> {
   return await trx.updateTable("parts_orders")
     .set({ status: to, updated_at: at })
     .where("id", "=", partId)
     .where("status", "=", from)
-    .returning(["part_no"])
+    .returning(["part_no", "claim_id"])
     .executeTakeFirst();
 }
 

@@ -66,6 +66,11 @@ export async function updateRepairerActive(db: Db, id: number, active: boolean) 
     .where("id", "=", id).returningAll().executeTakeFirst();
 }
 
+/** A place's row, locked for the rest of the transaction (its state before an edit); undefined when none. */
+export async function placeRowForUpdate(db: Db, table: PlaceTable, id: number) {
+  return await db.selectFrom(table).selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
 /** Whether another place of this kind (not `exceptId`) already has the name. */
 export async function placeNameTaken(db: QueryRunner, table: PlaceTable, name: string, exceptId: number) {
   const clash = await db.selectFrom(table).select("id")

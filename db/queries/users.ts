@@ -56,6 +56,29 @@ export async function updateUserAndUnlock(
 }
 
 /**
+ * Locks the rows of every active admin, in id order, and returns their ids. The admin pages' role and
+ * active changes call it first in their transaction: two admins demoting each other at once then run one
+ * after the other (the second waits, and re-reads who is still an active admin), so the "last active
+ * admin" rule cannot be beaten by a race. The same order everywhere means no deadlock between them.
+ */
+export async function lockActiveAdmins(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom("users").select("id")
+    .where("role", "=", "admin").where("active", "=", true)
+    .orderBy("id").forUpdate().execute();
+  return rows.map((r) => r.id);
+}
+
+/** A user's row, locked for the rest of the transaction; undefined when there is none. */
+export async function userForUpdate(db: Db, id: number): Promise<User | undefined> {
+  return await db.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+/** Sets a user's role (the caller has locked the row and checked the last-admin rule). */
+export async function updateUserRole(db: Db, id: number, role: Role): Promise<void> {
+  await db.updateTable("users").set({ role }).where("id", "=", id).execute();
+}
+
+/**
  * Every user for the admin page: active ones first, by name. `locked_until`: the end of the latest full
  * PIN-check window (`maxChecks` checks) of the user on any client, null when none; the page compares it
  * with the clock.

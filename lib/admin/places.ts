@@ -4,10 +4,12 @@
  * records but is no longer offered as a destination.
  */
 import type { Db } from "@/db/client.ts";
+import { insertAuditEntry } from "@/db/queries/audit.ts";
 import {
   insertHqLocationUnlessNameTaken,
   insertRepairerUnlessNameTaken,
   placeNameTaken,
+  placeRowForUpdate,
   type PlaceTable,
   renamePlaceRow,
   updateRepairerActive,
@@ -42,6 +44,42 @@ function notFound(table: PlaceTable): DomainError {
   return new DomainError("not_found", `${what[0].toUpperCase()}${what.slice(1)} not found.`);
 }
 
+/** The audit subject of a place: `repairer:<id>` or `hq_location:<id>`. */
+const subjectOf = (table: PlaceTable, id: number) =>
+  `${table === "repairers" ? "repairer" : "hq_location"}:${id}`;
+
+/** A place's audited fields (no id: the subject names it). */
+const fieldsOf = (row: Record<string, unknown>) => {
+  const { id: _id, ...fields } = row;
+  return fields;
+};
+
+/**
+ * Changes a place's row with `change` (inside the transaction, after its row is locked) and writes the
+ * audit entry with the row before and after.
+ */
+async function editPlace<R extends { id: number }>(
+  tx: Db,
+  table: PlaceTable,
+  id: number,
+  actorId: number,
+  change: () => Promise<R | undefined>,
+): Promise<R> {
+  const before = await placeRowForUpdate(tx, table, id);
+  if (!before) throw notFound(table);
+  const row = await change();
+  if (!row) throw notFound(table);
+  const after = await placeRowForUpdate(tx, table, id);
+  await insertAuditEntry(tx, {
+    actorId,
+    action: "place.edit",
+    subject: subjectOf(table, id),
+    before: fieldsOf(before),
+    after: fieldsOf(after ?? {}),
+  });
+  return row;
+}
+
 /**
  * Renames a place (setting `also` with it), refusing a name another place of its kind already has:
  * nothing changes then.
@@ -49,15 +87,19 @@ function notFound(table: PlaceTable): DomainError {
 async function renamePlace(
   db: Db,
   table: PlaceTable,
-  input: { id: number; name: string },
+  input: { id: number; name: string; actorId: number },
   also: { address?: string | null } = {},
 ) {
   const name = cleanName(input.name, table);
   return await db.transaction().execute(async (tx) => {
     if (await placeNameTaken(tx, table, name, input.id)) throw nameTaken(table, name);
-    const row = await renamePlaceRow(tx, table, input.id, name, also);
-    if (!row) throw notFound(table);
-    return row;
+    return await editPlace(
+      tx,
+      table,
+      input.id,
+      input.actorId,
+      () => renamePlaceRow(tx, table, input.id, name, also),
+    );
   }).catch((error) => {
     // Two admins renaming to the same name at once: the unique index decides; say so plainly.
     if ((error as { code?: string }).code === "23505") throw nameTaken(table, name);
@@ -75,31 +117,70 @@ function cleanAddress(address: string | undefined): string | null {
   return clean || null;
 }
 
-export async function addRepairer(db: Db, input: { name: string; address?: string }) {
+/** Writes a new place and its audit entry in one transaction; undefined from `insert` = name taken. */
+async function createPlace<R extends { id: number }>(
+  db: Db,
+  table: PlaceTable,
+  name: string,
+  actorId: number,
+  insert: (tx: Db) => Promise<R | undefined>,
+): Promise<R> {
+  return await db.transaction().execute(async (tx) => {
+    const row = await insert(tx);
+    if (!row) throw nameTaken(table, name);
+    await insertAuditEntry(tx, {
+      actorId,
+      action: "place.create",
+      subject: subjectOf(table, row.id),
+      after: fieldsOf(row),
+    });
+    return row;
+  });
+}
+
+export async function addRepairer(db: Db, input: { name: string; address?: string; actorId: number }) {
   const name = cleanName(input.name, "repairers");
-  const row = await insertRepairerUnlessNameTaken(db, { name, address: cleanAddress(input.address) });
-  if (!row) throw nameTaken("repairers", name);
-  return row;
+  const address = cleanAddress(input.address);
+  return await createPlace(
+    db,
+    "repairers",
+    name,
+    input.actorId,
+    (tx) => insertRepairerUnlessNameTaken(tx, { name, address }),
+  );
 }
 
 /** Renames a repair shop (and sets its address). */
-export async function updateRepairer(db: Db, input: { id: number; name: string; address?: string }) {
+export async function updateRepairer(
+  db: Db,
+  input: { id: number; name: string; address?: string; actorId: number },
+) {
   return await renamePlace(db, "repairers", input, { address: cleanAddress(input.address) });
 }
 
-export async function setRepairerActive(db: Db, input: { id: number; active: boolean }) {
-  const row = await updateRepairerActive(db, input.id, input.active);
-  if (!row) throw notFound("repairers");
-  return row;
+export async function setRepairerActive(db: Db, input: { id: number; active: boolean; actorId: number }) {
+  return await db.transaction().execute((tx) =>
+    editPlace(
+      tx,
+      "repairers",
+      input.id,
+      input.actorId,
+      () => updateRepairerActive(tx, input.id, input.active),
+    )
+  );
 }
 
-export async function addHqLocation(db: Db, input: { name: string }) {
+export async function addHqLocation(db: Db, input: { name: string; actorId: number }) {
   const name = cleanName(input.name, "hq_locations");
-  const row = await insertHqLocationUnlessNameTaken(db, name);
-  if (!row) throw nameTaken("hq_locations", name);
-  return row;
+  return await createPlace(
+    db,
+    "hq_locations",
+    name,
+    input.actorId,
+    (tx) => insertHqLocationUnlessNameTaken(tx, name),
+  );
 }
 
-export async function renameHqLocation(db: Db, input: { id: number; name: string }) {
+export async function renameHqLocation(db: Db, input: { id: number; name: string; actorId: number }) {
   return await renamePlace(db, "hq_locations", input);
 }

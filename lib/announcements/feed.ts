@@ -4,6 +4,7 @@
  * chat configured (`feed_only`).
  */
 import type { Db } from "@/db/client.ts";
+import { insertAuditEntry } from "@/db/queries/audit.ts";
 import type { Announcement, AnnouncementState, AnnouncementTitle, ChatChannel } from "@/db/schema.ts";
 import {
   announcementOf,
@@ -64,6 +65,19 @@ export async function listAnnouncements(
  * failing again marks it failed again with the new error. Returns false when it is not (or no longer)
  * failed, e.g. a second click.
  */
-export async function retryAnnouncement(db: Db, id: number): Promise<boolean> {
-  return await requeueFailedAnnouncement(db, id);
+export async function retryAnnouncement(db: Db, id: number, actorId: number): Promise<boolean> {
+  return await db.transaction().execute(async (tx) => {
+    const retried = await requeueFailedAnnouncement(tx, id);
+    // Audit trail (issue 13): a retry that happened, by whom.
+    if (retried) {
+      await insertAuditEntry(tx, {
+        actorId,
+        action: "announcement.retry",
+        subject: `announcement:${id}`,
+        before: { state: "failed" },
+        after: { state: "pending" },
+      });
+    }
+    return retried;
+  });
 }

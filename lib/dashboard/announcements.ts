@@ -31,8 +31,8 @@ export async function announcementsPage(db: Db, state: AnnouncementState | null,
 export type AnnouncementsPageData = Awaited<ReturnType<typeof announcementsPage>>;
 
 /** Puts a failed announcement back in the queue and wakes the worker; false when it is no longer failed. */
-export async function retryFailed(db: Db, id: number): Promise<boolean> {
-  const retried = await retryAnnouncement(db, id);
+export async function retryFailed(db: Db, id: number, actorId: number): Promise<boolean> {
+  const retried = await retryAnnouncement(db, id, actorId);
   if (retried) announcementsWritten(db);
   return retried;
 }

@@ -44,7 +44,7 @@ export function adminImportRoutes(deps: AppDeps) {
       return show(c, { notice: { kind: "error", text: `${file.name} is not valid JSON: ${why}` } }, 422);
     }
     try {
-      const summary = await importData(deps.db, input, deps.clock);
+      const summary = await importData(deps.db, input, deps.clock, mustViewer(c).userId);
       return show(c, {
         notice: {
           kind: "ok",

@@ -76,7 +76,7 @@ export function adminPlacesRoutes(deps: AppDeps) {
   app.post("/repairers", async (c) => {
     const form = repairerForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await addRepairer(deps.db, form);
+      await addRepairer(deps.db, { ...form, actorId: mustViewer(c).userId });
       return "repairer";
     });
   });
@@ -86,7 +86,7 @@ export function adminPlacesRoutes(deps: AppDeps) {
     if (!id) return notFoundPage(c, "repair shop");
     const form = repairerForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await updateRepairer(deps.db, { id, ...form });
+      await updateRepairer(deps.db, { id, ...form, actorId: mustViewer(c).userId });
       return "saved";
     });
   });
@@ -96,7 +96,7 @@ export function adminPlacesRoutes(deps: AppDeps) {
     if (!id) return notFoundPage(c, "repair shop");
     const { active } = activeForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await setRepairerActive(deps.db, { id, active });
+      await setRepairerActive(deps.db, { id, active, actorId: mustViewer(c).userId });
       return active ? "activated" : "deactivated";
     });
   });
@@ -104,7 +104,7 @@ export function adminPlacesRoutes(deps: AppDeps) {
   app.post("/hq", async (c) => {
     const form = hqForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await addHqLocation(deps.db, form);
+      await addHqLocation(deps.db, { ...form, actorId: mustViewer(c).userId });
       return "hq";
     });
   });
@@ -114,7 +114,7 @@ export function adminPlacesRoutes(deps: AppDeps) {
     if (!id) return notFoundPage(c, "HQ location");
     const form = hqForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await renameHqLocation(deps.db, { id, ...form });
+      await renameHqLocation(deps.db, { id, ...form, actorId: mustViewer(c).userId });
       return "hq-saved";
     });
   });

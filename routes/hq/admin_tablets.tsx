@@ -70,7 +70,7 @@ export function adminTabletsRoutes(deps: AppDeps) {
     if (!id) return notFoundPage(c, "tablet");
     const here = await requestDevice(c, deps);
     try {
-      await revokeDevice(deps.db, id);
+      await revokeDevice(deps.db, id, mustViewer(c).userId);
     } catch (error) {
       return answerRefusal(c, error, { subject: "tablet", show: (r) => show(c, r.notice, r.status) });
     }

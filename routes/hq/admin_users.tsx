@@ -1,8 +1,8 @@
-/** `/hq/admin/users` (admins only): the users: add, deactivate or reactivate them, reset PINs. */
+/** `/hq/admin/users` (admins only): the users: add, change a role, deactivate or reactivate, reset PINs. */
 import { Hono } from "hono";
 import { z } from "zod";
 import { ROLES } from "@/db/schema.ts";
-import { addUser, resetPin, setUserActive } from "@/lib/admin/users.ts";
+import { addUser, resetPin, setUserActive, setUserRole } from "@/lib/admin/users.ts";
 import { type UserRow, usersPage } from "@/lib/dashboard/admin.ts";
 import { doneQuery, formFlag, formText } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
@@ -29,6 +29,7 @@ const DONE = {
   deactivated: "User deactivated; their sessions ended.",
   activated: "User reactivated.",
   pin: "PIN set; any lockout lifted.",
+  role: "Role changed.",
 } as const;
 
 /** `?done=` after an action: which notice to show. */
@@ -37,6 +38,7 @@ const doneNotice = doneQuery(DONE);
 const addForm = z.object({ email: formText, name: formText, role: formText, pin: formText });
 const activeForm = z.object({ active: formFlag });
 const pinForm = z.object({ pin: formText });
+const roleForm = z.object({ role: formText });
 
 type Draft = Data["draft"];
 const EMPTY_DRAFT: Draft = { email: "", name: "", role: "driver" };
@@ -79,7 +81,7 @@ export function adminUsersRoutes(deps: AppDeps) {
   app.post("/", async (c) => {
     const { pin, ...draft } = addForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await addUser(deps.db, { ...draft, pin });
+      await addUser(deps.db, { ...draft, pin, actorId: mustViewer(c).userId });
       return "added";
     }, draft);
   });
@@ -91,6 +93,16 @@ export function adminUsersRoutes(deps: AppDeps) {
     return act(c, async () => {
       await setUserActive(deps.db, { userId: id, active, actorId: mustViewer(c).userId });
       return active ? "activated" : "deactivated";
+    });
+  });
+
+  app.post("/:id/role", async (c) => {
+    const id = parseId(c.req.param("id"));
+    if (!id) return notFoundPage(c, "user");
+    const { role } = roleForm.parse(await c.req.parseBody());
+    return act(c, async () => {
+      await setUserRole(deps.db, { userId: id, role, actorId: mustViewer(c).userId });
+      return "role";
     });
   });
 
@@ -167,7 +179,15 @@ function Page({ data }: { data: Data }) {
             <tr key={u.id} data-user={u.email} class={u.active ? "" : "bg-slate-50 text-slate-500"}>
               <td class={tdClass}>{u.name}</td>
               <td class={tdClass}>{u.email}</td>
-              <td class={tdClass}>{u.role}</td>
+              <td class={tdClass}>
+                <form method="post" action={`/hq/admin/users/${u.id}/role`} class="flex items-center gap-2">
+                  <Csrf token={data.csrfToken} />
+                  <select class={inputClass} name="role" aria-label={`Role of ${u.email}`}>
+                    {ROLES.map((r) => <option key={r} value={r} selected={u.role === r}>{r}</option>)}
+                  </select>
+                  <button type="submit" class={secondaryButtonClass}>Set role</button>
+                </form>
+              </td>
               <td class={tdClass}>
                 {u.active ? (locked ? "Locked (wrong PINs)" : "Active") : "Deactivated"}
               </td>

@@ -57,7 +57,7 @@ export function announcementsRoutes(deps: AppDeps) {
   app.post("/:id/retry", async (c) => {
     const id = parseId(c.req.param("id"));
     if (!id) return notFoundPage(c, "announcement");
-    const retried = await retryFailed(deps.db, id);
+    const retried = await retryFailed(deps.db, id, mustViewer(c).userId);
     return c.redirect(`/hq/announcements?state=failed&done=${retried ? "retried" : "stale"}`, 303);
   });
 

@@ -24,6 +24,7 @@ import { claimRoutes } from "@/routes/hq/claim.tsx";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
+import { adminAuditRoutes } from "@/routes/hq/admin_audit.tsx";
 import { adminImportRoutes, IMPORT_MAX_BYTES, tooLarge } from "@/routes/hq/admin_import.tsx";
 import { bufferedBodies, SMALL_BODY_LIMIT, smallBodies } from "@/routes/web/body_limits.ts";
 import { behind, withOwnMiddleware } from "@/routes/web/mount.ts";
@@ -49,6 +50,7 @@ function adminArea(deps: AppDeps) {
   app.route("/users", behind(adminUsersRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/places", behind(adminPlacesRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/tablets", behind(adminTabletsRoutes(deps), formBodies(deps), csrfProtect(deps)));
+  app.route("/audit", behind(adminAuditRoutes(deps), formBodies(deps), csrfProtect(deps)));
   // The CSV file and the form around it.
   const importBodies = bufferedBodies(deps, IMPORT_MAX_BYTES + SMALL_BODY_LIMIT, (c) => tooLarge(c));
   app.route("/import", behind(adminImportRoutes(deps), importBodies, csrfProtect(deps)));

@@ -152,6 +152,23 @@ Deno.test({
         },
       );
 
+      await t.step("users: change a role (never the last admin's); the audit page shows it", async () => {
+        await page.goto(world.url("/hq/admin/users"));
+        const dana = page.locator(`tr[data-user="${DEMO.driver.email}"]`);
+        await dana.getByLabel(`Role of ${DEMO.driver.email}`).selectOption("dispatcher");
+        await dana.getByRole("button", { name: "Set role" }).click();
+        await page.getByText("Role changed.").waitFor();
+        const self = page.locator(`tr[data-user="${DEMO.admin.email}"]`);
+        await self.getByLabel(`Role of ${DEMO.admin.email}`).selectOption("driver");
+        await self.getByRole("button", { name: "Set role" }).click();
+        await page.getByText(`${DEMO.admin.name} is the last active admin`).waitFor();
+        await page.getByRole("link", { name: "Audit trail" }).click();
+        const row = page.locator("tr[data-audit]").filter({ hasText: "user.role" });
+        assert.equal(await row.count(), 1, "the refused change left no entry");
+        assert.match((await row.textContent())!, /Alex Admin.*role: driver.*role: dispatcher/);
+        await screenshot(page, "hq-admin-audit");
+      });
+
       await t.step("admins see the dispatcher pages too", async () => {
         await page.getByRole("link", { name: "Parts", exact: true }).click();
         await page.getByRole("link", { name: "UP-301" }).waitFor();
