@@ -148,9 +148,9 @@ export async function claimPage(db: Db, claimNumber: string) {
       state: a.state,
       lastError: a.last_error,
     })),
-    // AUDIT ENTRIES MERGE HERE (issue 13 item 5, the "admin" branch): once `auditEntriesOfClaim(db,
-    // claim.id)` exists, add its rows as `{ kind: "audit", at, ... }` events (and a KIND_ORDER rank);
-    // the sort below places them among the rest.
+    // The audit trail's entries that touch a claim are dispatchers' status changes (db/queries/audit.ts
+    // auditEntriesOfClaim); each is already here as its "status" event, written in the same transaction
+    // with the same who and reason, so the timeline does not list it twice.
   ];
   // Stable sort: same-instant events of one kind keep their query order (id order).
   timeline.sort((a, b) => a.at.getTime() - b.at.getTime() || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);

@@ -134,7 +134,7 @@ function Page(
               {e.claim_number && (
                 <>
                   {" "}(claim{" "}
-                  <a class={linkClass} href={`/hq/parts?claim=${encodeURIComponent(e.claim_number)}`}>
+                  <a class={linkClass} href={`/hq/claims/${encodeURIComponent(e.claim_number)}`}>
                     {e.claim_number}
                   </a>)
                 </>
