@@ -1,4 +1,7 @@
-/** The cells that name a part in a dashboard table: its number (a link to its page), description, qty, status. */
+/**
+ * The cells and links that name things in the dashboard's tables: a part (its number links to its page),
+ * a rego (to the parts of that rego), a claim (to its claim page), a driver (to the movements they made).
+ */
 import type { PartStatus } from "@/db/schema.ts";
 import { linkClass, StatusBadge, tdClass } from "@/components/hq/ui.tsx";
 
@@ -19,4 +22,21 @@ export function PartCells(
       </td>
     </>
   );
+}
+
+/** A rego as a link to the parts list filtered by it. */
+export function RegoLink({ rego }: { rego: string }) {
+  return (
+    <a class={`${linkClass} whitespace-nowrap`} href={`/hq/parts?${new URLSearchParams({ rego })}`}>{rego}</a>
+  );
+}
+
+/** A claim number as a link to the claim's page. */
+export function ClaimLink({ claim }: { claim: string }) {
+  return <a class={linkClass} href={`/hq/claims/${encodeURIComponent(claim)}`}>{claim}</a>;
+}
+
+/** A driver's name as a link to the movements they picked up or dropped off. */
+export function DriverLink({ id, name }: { id: number; name: string }) {
+  return <a class={linkClass} href={`/hq/movements?driver=${id}`}>{name}</a>;
 }

@@ -39,13 +39,13 @@ function Page({ data }: { data: MovementPageData }) {
   const direct = m.movement_type === "direct";
   return (
     <>
-      <p class="mb-2 text-sm">
+      <p class="mb-2 text-base">
         <a class={linkClass} href="/hq/movements">← All movements</a>
       </p>
       <PageTitle sub={`${m.registration} · claim ${m.claim_number}`}>
         Movement #{m.id} <MovementTypeLabel type={m.movement_type} />
       </PageTitle>
-      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-3">
+      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-3">
         <DetailItem label="Status">
           <span data-testid="movement-status">{m.movement_status}</span>
         </DetailItem>
@@ -79,7 +79,7 @@ function Page({ data }: { data: MovementPageData }) {
               <td class={tdClass}>
                 {p.delivery
                   ? <PhotoThumb id={p.delivery_photo_id} alt={`Delivery photo of ${p.part_no}`} />
-                  : <span class="text-xs text-amber-800">not yet delivered</span>}
+                  : <span class="text-sm text-amber-800">not yet delivered</span>}
               </td>
             </tr>
           )}
@@ -90,7 +90,7 @@ function Page({ data }: { data: MovementPageData }) {
         {announcements.length === 0
           ? <Empty>No announcements for this movement.</Empty>
           : (
-            <ul class="flex flex-col gap-1 text-sm">
+            <ul class="flex flex-col gap-1 text-base">
               {announcements.map((a) => (
                 <li key={a.id}>
                   {a.title} · {a.channel === "parts_movement" ? "Parts Movement" : "New Repair Jobs"} ·{" "}
@@ -100,7 +100,7 @@ function Page({ data }: { data: MovementPageData }) {
               ))}
             </ul>
           )}
-        <p class="mt-2 text-sm">
+        <p class="mt-2 text-base">
           <a class={linkClass} href="/hq/announcements">All announcements</a>
         </p>
       </Section>

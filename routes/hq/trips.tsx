@@ -4,6 +4,7 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { type OpenTrip, openTripsPage } from "@/lib/dashboard/movements.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage } from "@/components/hq/page.tsx";
+import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import { formatAge, linkClass, PageTitle, Table, tdClass, TimeCell } from "@/components/hq/ui.tsx";
 
 export function tripsRoutes(deps: AppDeps) {
@@ -53,8 +54,12 @@ function Page({ data }: { data: Data }) {
               <td class={tdClass}>
                 <a class={linkClass} href={`/hq/movements/${t.id}`}>#{t.id}</a>
               </td>
-              <td class={`${tdClass} whitespace-nowrap`}>{t.registration} · {t.claim_number}</td>
-              <td class={tdClass}>{t.picked_up_by_name}</td>
+              <td class={tdClass}>
+                <RegoLink rego={t.registration} /> · <ClaimLink claim={t.claim_number} />
+              </td>
+              <td class={tdClass}>
+                <DriverLink id={t.picked_up_by} name={t.picked_up_by_name} />
+              </td>
               <TimeCell at={t.pick_up_at} />
               <td class={tdClass}>{t.repairer_name ?? "—"}</td>
               <td class={tdClass}>{t.hq_name ?? "—"}</td>
