@@ -62,7 +62,7 @@ export function hqShell(viewer: HqViewer | null, active: HqSection) {
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{title} · HQ dashboard</title>
         </head>
-        <body class="min-h-screen bg-slate-50 text-base text-slate-900">
+        <body class="hq-body min-h-screen bg-slate-50 text-base text-slate-900">
           <header class="bg-slate-800 text-white">
             <div class="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
               <a href="/hq" class="inline-flex min-h-10 items-center text-lg font-semibold tracking-tight">

@@ -77,7 +77,7 @@ export const tdClass = "px-3 py-2 align-top";
 
 /**
  * A labelled table of `rows`, one `<tr>` each from `children`; `head` names the columns ("" for one without
- * a heading); with `sorting`, a heading that names a sort column is a link ordering the list by it. With
+ * a heading, read out as "Actions"); with `sorting`, a heading that names a sort column is a link ordering the list by it. With
  * `empty`, no rows show that message instead of an empty table. A wide table scrolls inside its own box,
  * never the page.
  */
@@ -101,7 +101,12 @@ export function Table<R>(
               const heading = typeof h === "string" ? { label: h } : h;
               return heading.sort && sorting
                 ? <SortHeading key={i} heading={heading} sorting={sorting} class={thClass} />
-                : <th key={i} class={thClass}>{heading.label}</th>;
+                : (
+                  <th key={i} class={thClass}>
+                    {/* A column without a heading holds a row's buttons: screen readers still hear a name. */}
+                    {heading.label || <span class="sr-only">Actions</span>}
+                  </th>
+                );
             })}
           </tr>
         </thead>
