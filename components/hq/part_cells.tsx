@@ -13,7 +13,7 @@ export function PartCells(
   return (
     <>
       <td class={tdClass}>
-        <a class={`${linkClass} font-mono`} href={`/hq/parts/${part.id}`}>{part.part_no}</a>
+        <a class={`${linkClass} whitespace-nowrap font-mono`} href={`/hq/parts/${part.id}`}>{part.part_no}</a>
       </td>
       <td class={tdClass}>{part.description}</td>
       <td class={tdClass}>{part.qty_ordered}</td>

@@ -78,7 +78,7 @@ function Page({ data }: { data: Data }) {
   const q = data.query;
   return (
     <>
-      <PageTitle sub="Every recorded movement, newest first. Open one to see each part with its photos.">
+      <PageTitle sub="Every recorded movement, newest first unless sorted. Open one to see each part with its photos.">
         Movements
       </PageTitle>
       <FilterForm
@@ -135,7 +135,7 @@ function Page({ data }: { data: Data }) {
               <MovementTypeLabel type={m.movement_type} />
             </td>
             <td class={tdClass}>{m.movement_status}</td>
-            <td class={tdClass}>
+            <td class={`${tdClass} whitespace-nowrap`}>
               <RegoLink rego={m.registration} /> · <ClaimLink claim={m.claim_number} />
             </td>
             <td class={tdClass}>{placeOf(m)}</td>

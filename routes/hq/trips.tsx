@@ -54,7 +54,7 @@ function Page({ data }: { data: Data }) {
               <td class={tdClass}>
                 <a class={linkClass} href={`/hq/movements/${t.id}`}>#{t.id}</a>
               </td>
-              <td class={tdClass}>
+              <td class={`${tdClass} whitespace-nowrap`}>
                 <RegoLink rego={t.registration} /> · <ClaimLink claim={t.claim_number} />
               </td>
               <td class={tdClass}>
