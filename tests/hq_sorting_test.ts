@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeHq, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
 import { type HqClient, pageText, signedIn } from "@/tests/helpers/hq.ts";
-import { MOVEMENT_SORTS } from "@/db/queries/movement_reads.ts";
+import { MOVEMENT_SORTS, TRIP_SORTS } from "@/db/queries/movement_reads.ts";
 import { PART_SORTS } from "@/db/queries/parts.ts";
 import type { PartStatus } from "@/db/schema.ts";
 
@@ -181,6 +181,45 @@ appTest("hq sorting: the movements list orders by each allowed column, asc and d
   await assertSorted(d, "/hq/movements", "movement", MOVEMENT_SORTS, rows);
 });
 
+appTest("hq sorting: the open return trips order by each allowed column, asc and desc", async (a) => {
+  const shops = await Promise.all(["SHOP-B", "SHOP-A", "SHOP-C"].map((n) => makeRepairer(a.db, n)));
+  const hqs = await Promise.all(["HQ-C", "HQ-A", "HQ-B"].map((n) => makeHq(a.db, n)));
+  const drivers = await Promise.all(
+    ["DRIVER-C", "DRIVER-A", "DRIVER-B"].map((name) => makeUser(a.db, { name })),
+  );
+  const regos = ["REG-B", "REG-C", "REG-A"];
+  const ups = [1, 2, 0];
+  const rows = [];
+  for (let i = 0; i < 3; i++) {
+    const { claim } = await makeClaim(a.db, { registration: regos[i], management: shops[i].id });
+    const m = await a.db.insertInto("parts_movements").values({
+      claim_id: claim.id,
+      movement_type: "reverse",
+      movement_status: "Parts Picked Up",
+      picked_up_by: drivers[i].id,
+      pick_up_at: new Date(Date.UTC(2026, 10, 20, ups[i])),
+      location_type: "HQ",
+      hq_location_id: hqs[i].id,
+    }).returning("id").executeTakeFirstOrThrow();
+    rows.push({
+      id: m.id,
+      values: {
+        id: m.id,
+        rego: regos[i],
+        driver: drivers[i].name,
+        picked_up: ups[i],
+        place: shops[i].name,
+        hq: hqs[i].name,
+        parts: 0,
+      },
+    });
+  }
+  const d = await signedIn(a, "dispatcher");
+  assert.deepEqual([...TRIP_SORTS].sort(), Object.keys(rows[0].values).sort(), "every column is tested");
+  await assertSorted(d, "/hq/trips", "trip", TRIP_SORTS, rows);
+  assert.deepEqual(await idsOf(d, "/hq/trips", "trip"), expectedAsc(rows, "picked_up"), "oldest first");
+});
+
 appTest("hq sorting: a column outside the allow-list, or a bad direction, is refused (400)", async (a) => {
   const d = await signedIn(a, "dispatcher");
   for (
@@ -190,6 +229,7 @@ appTest("hq sorting: a column outside the allow-list, or a bad direction, is ref
       "/hq/movements?sort=p.id",
       "/hq/movements?sort=id&dir=DESC",
       "/hq/exports/parts.csv?sort=nope",
+      "/hq/trips?sort=claim_number",
     ]
   ) {
     const text = await pageText(await d.get(path), 400);

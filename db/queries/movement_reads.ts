@@ -127,6 +127,21 @@ export const MOVEMENT_SORTS = Object.keys(MOVEMENT_SORT_SQL) as [MovementSortCol
 /** Newest pick-up first, unless the list asks otherwise. */
 export const MOVEMENT_DEFAULT_SORT: ListSort<MovementSortColumn> = { column: "picked_up", dir: "desc" };
 
+/** The columns the open return trips sort by: the movements' own, less those every open trip shares. */
+const TRIP_SORT_SQL = {
+  id: MOVEMENT_SORT_SQL.id,
+  rego: MOVEMENT_SORT_SQL.rego,
+  driver: MOVEMENT_SORT_SQL.driver,
+  picked_up: MOVEMENT_SORT_SQL.picked_up,
+  place: MOVEMENT_SORT_SQL.place,
+  hq: col("hq.name"),
+  parts: MOVEMENT_SORT_SQL.parts,
+} satisfies SortColumns<string>;
+export type TripSortColumn = keyof typeof TRIP_SORT_SQL;
+export const TRIP_SORTS = Object.keys(TRIP_SORT_SQL) as [TripSortColumn, ...TripSortColumn[]];
+/** Oldest pick-up first (the longest on the road), unless the list asks otherwise. */
+export const TRIP_DEFAULT_SORT: ListSort<TripSortColumn> = { column: "picked_up", dir: "asc" };
+
 /** One page of movements in the sort's order (then by id). */
 export async function searchMovements(
   db: Db,
@@ -160,13 +175,16 @@ export async function movementDetail(db: Db, movementId: number) {
 export type MovementDetail = NonNullable<Awaited<ReturnType<typeof movementDetail>>>;
 
 /** Reverse movements picked up and not yet back at HQ, oldest first, with the parts still on the truck. */
-export async function openReturnTrips(db: Db) {
+export async function openReturnTrips(
+  db: Db,
+  sort: ListSort<TripSortColumn> = TRIP_DEFAULT_SORT,
+) {
   return await movementsQuery(db, { type: "reverse", status: "Parts Picked Up" })
     .select(
       sql<number>`(select count(*) from deliver_parts d where d.movement_id = m.id and not d.delivery)`
         .as("parts_on_truck"),
     )
-    .orderBy("m.pick_up_at").orderBy("m.id")
+    .orderBy(TRIP_SORT_SQL[sort.column], sort.dir).orderBy("m.id", sort.dir)
     .execute();
 }
 

@@ -11,6 +11,8 @@ import {
   MOVEMENT_SORTS,
   type MovementFilters,
   type MovementSortColumn,
+  TRIP_DEFAULT_SORT,
+  TRIP_SORTS,
 } from "@/db/queries/movement_reads.ts";
 import { type ListSort, SORT_DIRS } from "@/db/queries/sorting.ts";
 import { PART_STATUSES } from "@/db/schema.ts";
@@ -109,6 +111,14 @@ export const partQueryOf = (raw: Record<string, string>) => parseInput(partQuery
 
 /** What the movements list and the movements export filter by; throws ValidationError likewise. */
 export const movementQueryOf = (raw: Record<string, string>) => parseInput(movementQuery, raw);
+
+const tripQuery = z.object(sortFields(TRIP_SORTS)).transform((q) => ({
+  query: kept(q),
+  sort: sortOf(q, TRIP_DEFAULT_SORT),
+}));
+
+/** The open return trips' order (they have no filters); throws ValidationError for a refused column. */
+export const tripQueryOf = (raw: Record<string, string>) => parseInput(tripQuery, raw);
 
 /** `?page=N` (1-based, capped so an offset stays sane). */
 const pageNumber = z.coerce.number().int().min(1).max(10_000).catch(1);

@@ -6,6 +6,7 @@ import {
   type MovementSortColumn,
   openReturnTrips,
   searchMovements,
+  type TripSortColumn,
 } from "@/db/queries/movement_reads.ts";
 import { listMovers } from "@/db/queries/users.ts";
 import type { PageWindow } from "@/db/queries/paging.ts";
@@ -33,7 +34,7 @@ export const movementPage = (db: Db, id: number) => movementDetail(db, id);
 
 export type MovementPageData = NonNullable<Awaited<ReturnType<typeof movementPage>>>;
 
-/** Return trips picked up and not yet back at HQ, oldest first, with the parts still on the truck. */
-export const openTripsPage = (db: Db) => openReturnTrips(db);
+/** Return trips picked up and not yet back at HQ, in the asked order, with the parts still on the truck. */
+export const openTripsPage = (db: Db, sort: ListSort<TripSortColumn>) => openReturnTrips(db, sort);
 
 export type OpenTrip = Awaited<ReturnType<typeof openTripsPage>>[number];
