@@ -40,6 +40,13 @@ appTest("hq lists: rego, claim, part, movement and driver cells link, with photo
     movements,
     /<img src="\/photos\/\d+\/thumb" alt="Photo of movement \d+" loading="lazy" width="48"/,
   );
+  // The part's and the movement's own pages link the same way.
+  const partPage = await (await d.get(`/hq/parts/${part.id}`)).text();
+  assert.match(partPage, new RegExp(`href="/hq/claims/${claim}"`));
+  assert.match(partPage, /href="\/hq\/parts\?rego=LNK\+1"/);
+  const movementPage = await (await d.get(`/hq/movements/${movementId}`)).text();
+  assert.match(movementPage, new RegExp(`href="/hq/claims/${claim}"`));
+  assert.match(movementPage, new RegExp(`href="/hq/movements\\?driver=${s.user.id}"`));
   // The driver link leads to a list that filters by that driver.
   assert.equal((await d.get(`/hq/movements?driver=${s.user.id}`)).status, 200);
 });

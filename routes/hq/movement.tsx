@@ -5,6 +5,7 @@ import { movementPage, type MovementPageData } from "@/lib/dashboard/movements.t
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
+import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
 import { PartCells } from "@/components/hq/part_cells.tsx";
 import {
@@ -42,7 +43,13 @@ function Page({ data }: { data: MovementPageData }) {
       <p class="mb-2 text-base">
         <a class={linkClass} href="/hq/movements">← All movements</a>
       </p>
-      <PageTitle sub={`${m.registration} · claim ${m.claim_number}`}>
+      <PageTitle
+        sub={
+          <>
+            <RegoLink rego={m.registration} /> · claim <ClaimLink claim={m.claim_number} />
+          </>
+        }
+      >
         Movement #{m.id} <MovementTypeLabel type={m.movement_type} />
       </PageTitle>
       <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-3">
@@ -53,7 +60,9 @@ function Page({ data }: { data: MovementPageData }) {
           {m.repairer_name ?? "—"}
         </DetailItem>
         <DetailItem label="HQ location">{m.hq_name ?? (direct ? "—" : "")}</DetailItem>
-        <DetailItem label="Picked up by">{m.picked_up_by_name}</DetailItem>
+        <DetailItem label="Picked up by">
+          <DriverLink id={m.picked_up_by} name={m.picked_up_by_name} />
+        </DetailItem>
         <DetailItem label="Picked up at">
           <Time at={m.pick_up_at} />
         </DetailItem>

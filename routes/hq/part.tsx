@@ -14,6 +14,7 @@ import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
+import { ClaimLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import {
   buttonClass,
   Csrf,
@@ -121,7 +122,9 @@ function Page({ data }: { data: Data }) {
         <DetailItem label="Since">
           <Time at={part.updated_at} />
         </DetailItem>
-        <DetailItem label="Claim · Rego">{part.claim_number} · {part.registration}</DetailItem>
+        <DetailItem label="Claim · Rego">
+          <ClaimLink claim={part.claim_number} /> · <RegoLink rego={part.registration} />
+        </DetailItem>
         <DetailItem label="Repair shop · Qty">{part.repairer_name ?? "—"} · {part.qty_ordered}</DetailItem>
       </dl>
 
