@@ -74,8 +74,11 @@ Deno.test("hq lists: filters are trimmed, the rego normalised for the search, un
     {
       query: { rego: "a-bc", status: "Bogus", repairer: "12" },
       filters: { rego: "ABC", claim: undefined, status: undefined, repairerId: 12 },
+      sort: { column: "since", dir: "desc" },
     },
   );
+  assert.deepEqual(partQueryOf({ sort: "qty" }).sort, { column: "qty", dir: "asc" });
+  assert.deepEqual(partQueryOf({ sort: "qty", dir: "desc" }).query, { sort: "qty", dir: "desc" });
   assert.deepEqual(partQueryOf({ status: "Arrived", repairer: "abc" }).filters.status, "Arrived");
   assert.equal(partQueryOf({ repairer: "99999999999" }).filters.repairerId, undefined);
   assert.deepEqual(movementQueryOf({ type: "reverse", status: "Parts Picked Up", driver: "0" }).filters, {

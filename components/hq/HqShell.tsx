@@ -45,7 +45,7 @@ function NavLink({ href, label, active }: { href: string; label: string; active:
     <a
       href={href}
       aria-current={active ? "page" : undefined}
-      class={`rounded px-3 py-1.5 text-sm font-medium ${
+      class={`inline-flex min-h-10 items-center rounded px-3 py-2 font-medium ${
         active ? "bg-white text-slate-900" : "text-slate-100 hover:bg-slate-700"
       }`}
     >
@@ -64,10 +64,12 @@ export function hqShell(viewer: HqViewer | null, active: HqSection) {
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{title} · HQ dashboard</title>
         </head>
-        <body class="min-h-screen bg-slate-50 text-slate-900">
+        <body class="hq-body min-h-screen bg-slate-50 text-base text-slate-900">
           <header class="bg-slate-800 text-white">
             <div class="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
-              <a href="/hq" class="text-lg font-semibold tracking-tight">Parts Movement · HQ</a>
+              <a href="/hq" class="inline-flex min-h-10 items-center text-lg font-semibold tracking-tight">
+                Parts Movement · HQ
+              </a>
               {viewer && <Nav viewer={viewer} active={active} />}
             </div>
           </header>
@@ -91,12 +93,12 @@ function Nav({ viewer, active }: { viewer: HqViewer; active: HqSection }) {
             <NavLink key={key} href={href} label={label} active={key === active} />
           ))}
       </nav>
-      <form method="post" action="/hq/sign-out" class="ml-auto flex items-center gap-3 text-sm">
+      <form method="post" action="/hq/sign-out" class="ml-auto flex items-center gap-3">
         <span class="text-slate-300">
           {viewer.name} <span class="text-slate-400">({viewer.role})</span>
         </span>
         <Csrf token={viewer.csrfToken} />
-        <button type="submit" class="rounded border border-slate-500 px-3 py-1 hover:bg-slate-700">
+        <button type="submit" class="min-h-10 rounded border border-slate-500 px-4 py-2 hover:bg-slate-700">
           Sign out
         </button>
       </form>

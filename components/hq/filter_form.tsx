@@ -17,10 +17,13 @@ export function FilterForm(
   const exportHref = `${exportPath}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ""}`;
   return (
     <form method="get" action={action} class="mb-4 flex flex-wrap items-end gap-3" role="search">
+      {/* A new search keeps the list's order (the sort links keep the filters the same way). */}
+      {query.sort && <input type="hidden" name="sort" value={query.sort} />}
+      {query.sort && query.dir && <input type="hidden" name="dir" value={query.dir} />}
       {children}
       <button type="submit" class={buttonClass}>{submit}</button>
       <a href={action} class={secondaryButtonClass}>Clear</a>
-      <a href={exportHref} class={`${linkClass} ml-auto text-sm`}>{exportLabel}</a>
+      <a href={exportHref} class={`${linkClass} ml-auto`}>{exportLabel}</a>
     </form>
   );
 }

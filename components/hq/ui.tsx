@@ -3,6 +3,7 @@ import { type ComponentChildren, createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { PartStatus } from "@/db/schema.ts";
 import { formatDepotTime } from "@/io/time_zone.ts";
+import { type Heading, SortHeading, type TableSorting } from "@/components/hq/sort_heading.tsx";
 
 /** The session's CSRF token as the hidden field csrfProtect reads. Every dashboard form has one. */
 export function Csrf({ token }: { token: string }) {
@@ -45,7 +46,7 @@ const STATUS_CLASSES: Record<PartStatus, string> = {
 
 export function StatusBadge({ status }: { status: PartStatus }) {
   return (
-    <span class={`inline-block rounded px-2 py-0.5 text-xs font-medium ${STATUS_CLASSES[status]}`}>
+    <span class={`inline-block rounded px-2 py-0.5 text-sm font-medium ${STATUS_CLASSES[status]}`}>
       {status}
     </span>
   );
@@ -55,34 +56,38 @@ export function PageTitle({ children, sub }: { children: ComponentChildren; sub?
   return (
     <div class="mb-4">
       <h1 class="text-2xl font-semibold text-slate-900">{children}</h1>
-      {sub && <p class="mt-1 text-sm text-slate-600">{sub}</p>}
+      {sub && <p class="mt-1 text-slate-600">{sub}</p>}
     </div>
   );
 }
 
 export const inputClass =
-  "rounded border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-sky-600 focus:outline-none focus:ring-1 focus:ring-sky-600";
+  "min-h-10 rounded border border-slate-300 bg-white px-2 py-1.5 text-base focus:border-sky-600 focus:outline-none focus:ring-1 focus:ring-sky-600";
 export const buttonClass =
-  "inline-flex items-center rounded bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800 focus:outline-none focus:ring-2 focus:ring-sky-500 focus:ring-offset-1";
+  "inline-flex min-h-10 items-center rounded bg-sky-700 px-4 py-2 text-base font-medium text-white hover:bg-sky-800 focus:outline-none focus:ring-2 focus:ring-sky-500 focus:ring-offset-1";
 export const secondaryButtonClass =
-  "inline-flex items-center rounded border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50";
+  "inline-flex min-h-10 items-center rounded border border-slate-300 bg-white px-4 py-2 text-base font-medium text-slate-800 hover:bg-slate-50";
 export const dangerButtonClass =
-  "inline-flex items-center rounded border border-red-300 bg-white px-3 py-1.5 text-sm font-medium text-red-800 hover:bg-red-50";
-export const linkClass = "text-sky-800 underline hover:text-sky-950";
-export const tableClass = "min-w-full divide-y divide-slate-200 text-sm";
+  "inline-flex min-h-10 items-center rounded border border-red-300 bg-white px-4 py-2 text-base font-medium text-red-800 hover:bg-red-50";
+/** A link: at least 40 px tall however short its text, so it is easy to hit on a tablet. */
+export const linkClass = "inline-flex min-h-10 items-center text-sky-800 underline hover:text-sky-950";
+export const tableClass = "min-w-full divide-y divide-slate-200 text-base";
 export const thClass = "px-3 py-2 text-left font-semibold text-slate-700 whitespace-nowrap";
 export const tdClass = "px-3 py-2 align-top";
 
 /**
  * A labelled table of `rows`, one `<tr>` each from `children`; `head` names the columns ("" for one without
- * a heading). With `empty`, no rows show that message instead of an empty table.
+ * a heading, read out as "Actions"); with `sorting`, a heading that names a sort column is a link ordering the list by it. With
+ * `empty`, no rows show that message instead of an empty table. A wide table scrolls inside its own box,
+ * never the page.
  */
 export function Table<R>(
-  { label, head, rows, empty, children }: {
+  { label, head, rows, empty, sorting, children }: {
     label: string;
-    head: readonly string[];
+    head: readonly (string | Heading)[];
     rows: readonly R[];
     empty?: ComponentChildren;
+    sorting?: TableSorting;
     children: (row: R) => ComponentChildren;
   },
 ) {
@@ -92,7 +97,17 @@ export function Table<R>(
       <table class={tableClass} aria-label={label}>
         <thead class="bg-slate-50">
           <tr>
-            {head.map((name, i) => <th key={i} class={thClass}>{name}</th>)}
+            {head.map((h, i) => {
+              const heading = typeof h === "string" ? { label: h } : h;
+              return heading.sort && sorting
+                ? <SortHeading key={i} heading={heading} sorting={sorting} class={thClass} />
+                : (
+                  <th key={i} class={thClass}>
+                    {/* A column without a heading holds a row's buttons: screen readers still hear a name. */}
+                    {heading.label || <span class="sr-only">Actions</span>}
+                  </th>
+                );
+            })}
           </tr>
         </thead>
         <tbody class="divide-y divide-slate-100">{rows.map((row) => children(row))}</tbody>
@@ -155,7 +170,7 @@ export function Pagination(
     return `${path}?${params}`;
   };
   return (
-    <nav class="mt-4 flex items-center gap-4 text-sm" aria-label="Pages">
+    <nav class="mt-4 flex items-center gap-4" aria-label="Pages">
       {page > 1 ? <a class={linkClass} href={href(page - 1)} rel="prev">← Previous</a> : null}
       <span class="text-slate-600">Page {page}</span>
       {more ? <a class={linkClass} href={href(page + 1)} rel="next">Next →</a> : null}
@@ -192,24 +207,34 @@ export function Field(
   { label, children, hint }: { label: string; children: ComponentChildren; hint?: string },
 ) {
   return (
-    <label class="flex flex-col gap-1 text-sm">
+    <label class="flex flex-col gap-1">
       <span class="font-medium text-slate-700">{label}</span>
       {children}
-      {hint && <span class="text-xs text-slate-500">{hint}</span>}
+      {hint && <span class="text-sm text-slate-600">{hint}</span>}
     </label>
   );
 }
 
-/** A photo thumbnail linking to the full-size photo (routes/photos.ts serves both). */
-export function PhotoThumb({ id, alt }: { id: number | null | undefined; alt: string }) {
-  if (!id) return <span class="text-xs text-slate-400">no photo</span>;
+/**
+ * A photo thumbnail linking to the full-size photo (routes/photos.ts serves both); "small" in a list's
+ * row. Lazy-loaded with its size given, so a long list neither fetches every photo nor jumps as they load.
+ */
+export function PhotoThumb(
+  { id, alt, size = "large" }: { id: number | null | undefined; alt: string; size?: "large" | "small" },
+) {
+  if (!id) return <span class="text-sm text-slate-600">no photo</span>;
+  const px = size === "small" ? 48 : 80;
   return (
     <a href={`/photos/${id}`} class="inline-block" title="Open full size" data-photo={id}>
       <img
         src={`/photos/${id}/thumb`}
         alt={alt}
         loading="lazy"
-        class="h-20 w-20 rounded border border-slate-200 bg-slate-100 object-cover"
+        width={px}
+        height={px}
+        class={`${
+          size === "small" ? "h-12 w-12" : "h-20 w-20"
+        } rounded border border-slate-200 bg-slate-100 object-cover`}
       />
     </a>
   );

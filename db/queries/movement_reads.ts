@@ -9,6 +9,7 @@ import type { MovementStatus, MovementType } from "@/db/schema.ts";
 import { announcementsOfMovement } from "@/db/queries/announcements.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { fetchPage, type PageWindow } from "@/db/queries/paging.ts";
+import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
 
 /**
  * Movements with their claim, the drivers' names and the names of the repair shop and HQ the movement
@@ -79,6 +80,13 @@ export interface MovementRow {
   repairer_name: string | null;
   hq_name: string | null;
   part_count: number;
+  /** Who picked the parts up, for the driver filter link. */
+  picked_up_by: number;
+}
+
+/** A row of the movements list: with its first part's photo (delivery, else pick-up). */
+export interface MovementListRow extends MovementRow {
+  photo_id: number | null;
 }
 
 function movementsQuery(db: Db, f: MovementFilters) {
@@ -90,6 +98,7 @@ function movementsQuery(db: Db, f: MovementFilters) {
       "c.id as claim_id",
       sql<string | null>`coalesce(r.name, cr.name)`.as("repairer_name"),
       sql<number>`(select count(*) from deliver_parts d where d.movement_id = m.id)`.as("part_count"),
+      "m.picked_up_by",
     ]);
   if (f.type) q = q.where("m.movement_type", "=", f.type);
   if (f.status) q = q.where("m.movement_status", "=", f.status);
@@ -101,14 +110,53 @@ function movementsQuery(db: Db, f: MovementFilters) {
   return q;
 }
 
-/** One page of movements, newest first. */
+/** The columns the movements list sorts by (sorting.ts), as its headings name them. */
+const MOVEMENT_SORT_SQL = {
+  id: col("m.id"),
+  type: col("m.movement_type"),
+  status: col("m.movement_status"),
+  rego: col("c.registration"),
+  place: sql`coalesce(r.name, cr.name)`,
+  driver: col("pu.name"),
+  picked_up: col("m.pick_up_at"),
+  dropped_off: col("m.dropped_off_at"),
+  parts: sql`(select count(*) from deliver_parts d where d.movement_id = m.id)`,
+} satisfies SortColumns<string>;
+export type MovementSortColumn = keyof typeof MOVEMENT_SORT_SQL;
+export const MOVEMENT_SORTS = Object.keys(MOVEMENT_SORT_SQL) as [MovementSortColumn, ...MovementSortColumn[]];
+/** Newest pick-up first, unless the list asks otherwise. */
+export const MOVEMENT_DEFAULT_SORT: ListSort<MovementSortColumn> = { column: "picked_up", dir: "desc" };
+
+/** The columns the open return trips sort by: the movements' own, less those every open trip shares. */
+const TRIP_SORT_SQL = {
+  id: MOVEMENT_SORT_SQL.id,
+  rego: MOVEMENT_SORT_SQL.rego,
+  driver: MOVEMENT_SORT_SQL.driver,
+  picked_up: MOVEMENT_SORT_SQL.picked_up,
+  place: MOVEMENT_SORT_SQL.place,
+  hq: col("hq.name"),
+  parts: MOVEMENT_SORT_SQL.parts,
+} satisfies SortColumns<string>;
+export type TripSortColumn = keyof typeof TRIP_SORT_SQL;
+export const TRIP_SORTS = Object.keys(TRIP_SORT_SQL) as [TripSortColumn, ...TripSortColumn[]];
+/** Oldest pick-up first (the longest on the road), unless the list asks otherwise. */
+export const TRIP_DEFAULT_SORT: ListSort<TripSortColumn> = { column: "picked_up", dir: "asc" };
+
+/** One page of movements in the sort's order (then by id). */
 export async function searchMovements(
   db: Db,
   filters: MovementFilters,
   page: PageWindow,
-): Promise<{ rows: MovementRow[]; more: boolean }> {
+  sort: ListSort<MovementSortColumn> = MOVEMENT_DEFAULT_SORT,
+): Promise<{ rows: MovementListRow[]; more: boolean }> {
+  const firstPhoto = sql<number | null>`(select coalesce(d.delivery_photo_id, d.pickup_photo_id)
+    from deliver_parts d where d.movement_id = m.id
+    and coalesce(d.delivery_photo_id, d.pickup_photo_id) is not null order by d.id limit 1)`;
   return await fetchPage(
-    movementsQuery(db, filters).orderBy("m.pick_up_at", "desc").orderBy("m.id", "desc"),
+    movementsQuery(db, filters).select(firstPhoto.as("photo_id")).orderBy(
+      MOVEMENT_SORT_SQL[sort.column],
+      sort.dir,
+    ).orderBy("m.id", sort.dir),
     page,
   );
 }
@@ -127,13 +175,16 @@ export async function movementDetail(db: Db, movementId: number) {
 export type MovementDetail = NonNullable<Awaited<ReturnType<typeof movementDetail>>>;
 
 /** Reverse movements picked up and not yet back at HQ, oldest first, with the parts still on the truck. */
-export async function openReturnTrips(db: Db) {
+export async function openReturnTrips(
+  db: Db,
+  sort: ListSort<TripSortColumn> = TRIP_DEFAULT_SORT,
+) {
   return await movementsQuery(db, { type: "reverse", status: "Parts Picked Up" })
     .select(
       sql<number>`(select count(*) from deliver_parts d where d.movement_id = m.id and not d.delivery)`
         .as("parts_on_truck"),
     )
-    .orderBy("m.pick_up_at").orderBy("m.id")
+    .orderBy(TRIP_SORT_SQL[sort.column], sort.dir).orderBy("m.id", sort.dir)
     .execute();
 }
 

@@ -12,6 +12,7 @@ import { historyOfPart } from "@/db/queries/history.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { movementsOfPart } from "@/db/queries/movement_reads.ts";
 import { fetchPage, type PageWindow } from "@/db/queries/paging.ts";
+import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
 
 const arrivedParts = compiledQuery((db, claimId: number) =>
   db.selectFrom("parts_orders")
@@ -191,6 +192,11 @@ export interface PartRow {
   repairer_name: string | null;
 }
 
+/** A row of the parts list: with the part's latest photo (delivery, else pick-up, of its last leg). */
+export interface PartListRow extends PartRow {
+  photo_id: number | null;
+}
+
 function partsQuery(db: Db, f: PartFilters) {
   let q = db.selectFrom("parts_orders as p")
     .innerJoin("claims as c", "c.id", "p.claim_id")
@@ -217,14 +223,35 @@ function partsQuery(db: Db, f: PartFilters) {
   return q;
 }
 
-/** One page of parts, most recently changed first; `more` says whether a next page exists. */
+/** The columns the parts list sorts by (sorting.ts); "since" is the time of the part's last change. */
+const PART_SORT_SQL = {
+  part_no: col("p.part_no"),
+  description: col("p.description"),
+  qty: col("p.qty_ordered"),
+  status: col("p.status"),
+  since: col("p.updated_at"),
+  claim: col("c.claim_number"),
+  rego: col("c.registration"),
+  repairer: col("r.name"),
+} satisfies SortColumns<string>;
+export type PartSortColumn = keyof typeof PART_SORT_SQL;
+export const PART_SORTS = Object.keys(PART_SORT_SQL) as [PartSortColumn, ...PartSortColumn[]];
+/** Most recently changed first, unless the list asks otherwise. */
+export const PART_DEFAULT_SORT: ListSort<PartSortColumn> = { column: "since", dir: "desc" };
+
+/** One page of parts in the sort's order (then by id); `more` says whether a next page exists. */
 export async function searchParts(
   db: Db,
   filters: PartFilters,
   page: PageWindow,
-): Promise<{ rows: PartRow[]; more: boolean }> {
+  sort: ListSort<PartSortColumn> = PART_DEFAULT_SORT,
+): Promise<{ rows: PartListRow[]; more: boolean }> {
+  const latestPhoto = sql<number | null>`(select coalesce(d.delivery_photo_id, d.pickup_photo_id)
+    from deliver_parts d where d.part_id = p.id
+    and coalesce(d.delivery_photo_id, d.pickup_photo_id) is not null order by d.id desc limit 1)`;
   return await fetchPage(
-    partsQuery(db, filters).orderBy("p.updated_at", "desc").orderBy("p.id", "desc"),
+    partsQuery(db, filters).select(latestPhoto.as("photo_id")).orderBy(PART_SORT_SQL[sort.column], sort.dir)
+      .orderBy("p.id", sort.dir),
     page,
   );
 }

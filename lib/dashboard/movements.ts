@@ -3,15 +3,26 @@ import type { Db } from "@/db/client.ts";
 import {
   movementDetail,
   type MovementFilters,
+  type MovementSortColumn,
   openReturnTrips,
   searchMovements,
+  type TripSortColumn,
 } from "@/db/queries/movement_reads.ts";
 import { listMovers } from "@/db/queries/users.ts";
 import type { PageWindow } from "@/db/queries/paging.ts";
+import type { ListSort } from "@/db/queries/sorting.ts";
 
-/** One page of movements, and the people the driver filter offers. */
-export async function movementsPage(db: Db, filters: MovementFilters, paging: PageWindow) {
-  const [{ rows, more }, drivers] = await Promise.all([searchMovements(db, filters, paging), listMovers(db)]);
+/** One page of movements in the asked order, and the people the driver filter offers. */
+export async function movementsPage(
+  db: Db,
+  filters: MovementFilters,
+  paging: PageWindow,
+  sort: ListSort<MovementSortColumn>,
+) {
+  const [{ rows, more }, drivers] = await Promise.all([
+    searchMovements(db, filters, paging, sort),
+    listMovers(db),
+  ]);
   return { rows, more, drivers };
 }
 
@@ -23,7 +34,7 @@ export const movementPage = (db: Db, id: number) => movementDetail(db, id);
 
 export type MovementPageData = NonNullable<Awaited<ReturnType<typeof movementPage>>>;
 
-/** Return trips picked up and not yet back at HQ, oldest first, with the parts still on the truck. */
-export const openTripsPage = (db: Db) => openReturnTrips(db);
+/** Return trips picked up and not yet back at HQ, in the asked order, with the parts still on the truck. */
+export const openTripsPage = (db: Db, sort: ListSort<TripSortColumn>) => openReturnTrips(db, sort);
 
 export type OpenTrip = Awaited<ReturnType<typeof openTripsPage>>[number];

@@ -1,15 +1,21 @@
 /** The data of the dashboard's parts pages: the filtered parts list, and one part with what may change. */
 import type { Db } from "@/db/client.ts";
-import { partDetail, type PartFilters, searchParts } from "@/db/queries/parts.ts";
+import { partDetail, type PartFilters, type PartSortColumn, searchParts } from "@/db/queries/parts.ts";
+import type { ListSort } from "@/db/queries/sorting.ts";
 import { listRepairers } from "@/db/queries/places.ts";
 import { openReturnTripOf } from "@/db/queries/movements.ts";
 import type { PageWindow } from "@/db/queries/paging.ts";
 import { transitionsFrom } from "@/lib/part_status.ts";
 
-/** One page of parts, and the repair shops the filter offers. */
-export async function partsPage(db: Db, filters: PartFilters, paging: PageWindow) {
+/** One page of parts in the asked order, and the repair shops the filter offers. */
+export async function partsPage(
+  db: Db,
+  filters: PartFilters,
+  paging: PageWindow,
+  sort: ListSort<PartSortColumn>,
+) {
   const [{ rows, more }, repairers] = await Promise.all([
-    searchParts(db, filters, paging),
+    searchParts(db, filters, paging, sort),
     listRepairers(db),
   ]);
   return { rows, more, repairers };

@@ -101,7 +101,7 @@ function Page({ data }: { data: Data }) {
       </PageTitle>
       <NoticeBox notice={data.notice} />
       {data.summary && (
-        <dl class="mb-6 grid grid-cols-3 gap-3 rounded border border-emerald-200 bg-white p-4 text-sm md:grid-cols-6">
+        <dl class="mb-6 grid grid-cols-3 gap-3 rounded border border-emerald-200 bg-white p-4 text-base md:grid-cols-6">
           {Object.entries(data.summary).map(([k, v]) => (
             <div key={k}>
               <dt class="text-slate-500">{k.replace("_", " ")}</dt>
@@ -116,11 +116,11 @@ function Page({ data }: { data: Data }) {
             {problems.length} problem{problems.length === 1 ? "" : "s"} in{" "}
             {data.fileName ?? "the file"}; nothing was written
           </h2>
-          <ul class="list-inside list-disc font-mono text-sm" data-testid="import-problems">
+          <ul class="list-inside list-disc font-mono text-base" data-testid="import-problems">
             {problems.slice(0, SHOWN_PROBLEMS).map((p, i) => <li key={i}>{p.path}: {p.problem}</li>)}
           </ul>
           {problems.length > SHOWN_PROBLEMS && (
-            <p class="mt-2 text-sm">… and {problems.length - SHOWN_PROBLEMS} more.</p>
+            <p class="mt-2 text-base">… and {problems.length - SHOWN_PROBLEMS} more.</p>
           )}
         </section>
       )}
@@ -131,13 +131,13 @@ function Page({ data }: { data: Data }) {
         class="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-4"
       >
         <Csrf token={data.csrfToken} />
-        <label class="flex flex-col gap-1 text-sm">
+        <label class="flex flex-col gap-1 text-base">
           <span class="font-medium text-slate-700">JSON file (at most {MAX_MB} MB)</span>
-          <input type="file" name="file" accept=".json,application/json" required class="text-sm" />
+          <input type="file" name="file" accept=".json,application/json" required class="text-base" />
         </label>
         <button type="submit" class={buttonClass}>Import</button>
       </form>
-      <p class="mt-4 text-sm text-slate-600">
+      <p class="mt-4 text-base text-slate-600">
         The whole file is checked before anything is written; a file with any problem changes nothing. The
         format is the one of <code>deno task import</code> (see docs/operations.md, section Import).
       </p>

@@ -97,7 +97,7 @@ function Page({ data }: { data: Data }) {
         Depot tablets
       </PageTitle>
       <NoticeBox notice={data.notice} />
-      <p class="mb-3 text-sm" data-testid="this-browser">
+      <p class="mb-3 text-base" data-testid="this-browser">
         {here
           ? `This browser is enrolled as “${here.name}”.`
           : "This browser is not an enrolled depot tablet."}

@@ -15,6 +15,7 @@ import { DIST_DIR, getAssets } from "@/render/assets.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { ClaimView, type PhotoLink } from "@/components/hq/claim_view.tsx";
 import { errorPage, hqPage, notFoundPage } from "@/components/hq/page.tsx";
+import { claimHref } from "@/components/hq/part_cells.tsx";
 import { DepotTimeZone, linkClass } from "@/components/hq/ui.tsx";
 
 /** A claim number as the import accepts it (at most 100 characters, one line); anything else is unknown. */
@@ -23,8 +24,6 @@ const claimNumberOf = (raw: string): string | null => raw.length <= 100 && isLin
 /** On the dashboard, photos come from the photo routes (thumbnail shown, original on click). */
 const dashboardPhoto: PhotoLink = (leg) =>
   leg.photo ? { src: `/photos/${leg.photo.id}/thumb`, href: `/photos/${leg.photo.id}` } : null;
-
-export const claimHref = (claimNumber: string) => `/hq/claims/${encodeURIComponent(claimNumber)}`;
 
 export function claimRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();

@@ -94,7 +94,7 @@ function Page() {
           </Field>
         </ExportCard>
       </div>
-      <p class="mt-4 text-sm text-slate-600">
+      <p class="mt-4 text-base text-slate-600">
         The parts and movements pages also offer an export of exactly the rows their filters show.
       </p>
     </>
@@ -115,7 +115,7 @@ function ExportCard(
   return (
     <section class="rounded border border-slate-200 bg-white p-4" aria-labelledby={id}>
       <h2 id={id} class="mb-1 text-lg font-semibold">{title}</h2>
-      <p class="mb-3 text-sm text-slate-600">{about}</p>
+      <p class="mb-3 text-base text-slate-600">{about}</p>
       <form method="get" action={action} class="flex flex-wrap items-end gap-3">
         {children}
         <Field label="Rego">

@@ -4,8 +4,8 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { movementPage, type MovementPageData } from "@/lib/dashboard/movements.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { claimHref } from "@/routes/hq/claim.tsx";
 import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
+import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
 import { PartCells } from "@/components/hq/part_cells.tsx";
 import {
@@ -40,20 +40,19 @@ function Page({ data }: { data: MovementPageData }) {
   const direct = m.movement_type === "direct";
   return (
     <>
-      <p class="mb-2 text-sm">
+      <p class="mb-2 text-base">
         <a class={linkClass} href="/hq/movements">← All movements</a>
       </p>
       <PageTitle
         sub={
           <>
-            {m.registration} · claim{" "}
-            <a class={linkClass} href={claimHref(m.claim_number)}>{m.claim_number}</a>
+            <RegoLink rego={m.registration} /> · claim <ClaimLink claim={m.claim_number} />
           </>
         }
       >
         Movement #{m.id} <MovementTypeLabel type={m.movement_type} />
       </PageTitle>
-      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-3">
+      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-3">
         <DetailItem label="Status">
           <span data-testid="movement-status">{m.movement_status}</span>
         </DetailItem>
@@ -61,7 +60,9 @@ function Page({ data }: { data: MovementPageData }) {
           {m.repairer_name ?? "—"}
         </DetailItem>
         <DetailItem label="HQ location">{m.hq_name ?? (direct ? "—" : "")}</DetailItem>
-        <DetailItem label="Picked up by">{m.picked_up_by_name}</DetailItem>
+        <DetailItem label="Picked up by">
+          <DriverLink id={m.picked_up_by} name={m.picked_up_by_name} />
+        </DetailItem>
         <DetailItem label="Picked up at">
           <Time at={m.pick_up_at} />
         </DetailItem>
@@ -87,7 +88,7 @@ function Page({ data }: { data: MovementPageData }) {
               <td class={tdClass}>
                 {p.delivery
                   ? <PhotoThumb id={p.delivery_photo_id} alt={`Delivery photo of ${p.part_no}`} />
-                  : <span class="text-xs text-amber-800">not yet delivered</span>}
+                  : <span class="text-sm text-amber-800">not yet delivered</span>}
               </td>
             </tr>
           )}
@@ -98,7 +99,7 @@ function Page({ data }: { data: MovementPageData }) {
         {announcements.length === 0
           ? <Empty>No announcements for this movement.</Empty>
           : (
-            <ul class="flex flex-col gap-1 text-sm">
+            <ul class="flex flex-col gap-1 text-base">
               {announcements.map((a) => (
                 <li key={a.id}>
                   {a.title} · {a.channel === "parts_movement" ? "Parts Movement" : "New Repair Jobs"} ·{" "}
@@ -108,7 +109,7 @@ function Page({ data }: { data: MovementPageData }) {
               ))}
             </ul>
           )}
-        <p class="mt-2 text-sm">
+        <p class="mt-2 text-base">
           <a class={linkClass} href="/hq/announcements">All announcements</a>
         </p>
       </Section>

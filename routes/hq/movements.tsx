@@ -7,12 +7,17 @@ import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
+import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
+import type { Heading } from "@/components/hq/sort_heading.tsx";
+import type { MovementSortColumn } from "@/db/queries/movement_reads.ts";
+import type { ListSort } from "@/db/queries/sorting.ts";
 import {
   Field,
   inputClass,
   linkClass,
   PageTitle,
   Pagination,
+  PhotoThumb,
   Table,
   tdClass,
   TimeCell,
@@ -29,10 +34,14 @@ export function movementsRoutes(deps: AppDeps) {
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/movements");
     }
-    const { query, filters } = list;
+    const { query, filters, sort } = list;
     const { page, paging } = pageOf(raw);
-    const data = await movementsPage(deps.db, filters, paging);
-    return hqPage(c, { title: "Movements", section: "movements" }, <Page data={{ ...data, query, page }} />);
+    const data = await movementsPage(deps.db, filters, paging, sort);
+    return hqPage(
+      c,
+      { title: "Movements", section: "movements" },
+      <Page data={{ ...data, query, page, sort }} />,
+    );
   });
 
   return app;
@@ -42,6 +51,7 @@ interface Data extends MovementsPageData {
   /** The filters as typed, for the form and the paging and export links. */
   query: Record<string, string>;
   page: number;
+  sort: ListSort<MovementSortColumn>;
 }
 
 /** "To Southside Collision Centre" for a direct movement, "From Southside … to HQ Main Depot" for a return. */
@@ -51,23 +61,24 @@ function placeOf(m: Pick<MovementRow, "movement_type" | "repairer_name" | "hq_na
     : `From ${m.repairer_name ?? "—"} to ${m.hq_name ?? "HQ"}`;
 }
 
-const COLUMNS = [
-  "#",
-  "Type",
-  "Status",
-  "Rego · Claim",
-  "Repair shop or HQ",
-  "Driver",
-  "Picked up",
-  "Dropped off",
-  "Parts",
+const COLUMNS: Heading[] = [
+  { label: "#", sort: "id" },
+  { label: "Photo" },
+  { label: "Type", sort: "type" },
+  { label: "Status", sort: "status" },
+  { label: "Rego · Claim", sort: "rego" },
+  { label: "Repair shop or HQ", sort: "place" },
+  { label: "Driver", sort: "driver" },
+  { label: "Picked up", sort: "picked_up" },
+  { label: "Dropped off", sort: "dropped_off" },
+  { label: "Parts", sort: "parts" },
 ];
 
 function Page({ data }: { data: Data }) {
   const q = data.query;
   return (
     <>
-      <PageTitle sub="Every recorded movement, newest first. Open one to see each part with its photos.">
+      <PageTitle sub="Every recorded movement, newest first unless sorted. Open one to see each part with its photos.">
         Movements
       </PageTitle>
       <FilterForm
@@ -105,19 +116,32 @@ function Page({ data }: { data: Data }) {
           </select>
         </Field>
       </FilterForm>
-      <Table label="Movements" head={COLUMNS} rows={data.rows} empty="No movements match these filters.">
+      <Table
+        label="Movements"
+        head={COLUMNS}
+        rows={data.rows}
+        empty="No movements match these filters."
+        sorting={{ path: "/hq/movements", query: q, ...data.sort }}
+      >
         {(m) => (
-          <tr key={m.id} class="hover:bg-slate-50">
+          <tr key={m.id} class="hover:bg-slate-50" data-movement={m.id}>
             <td class={tdClass}>
               <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id}</a>
+            </td>
+            <td class={tdClass}>
+              <PhotoThumb id={m.photo_id} alt={`Photo of movement ${m.id}`} size="small" />
             </td>
             <td class={tdClass}>
               <MovementTypeLabel type={m.movement_type} />
             </td>
             <td class={tdClass}>{m.movement_status}</td>
-            <td class={`${tdClass} whitespace-nowrap`}>{m.registration} · {m.claim_number}</td>
+            <td class={`${tdClass} whitespace-nowrap`}>
+              <RegoLink rego={m.registration} /> · <ClaimLink claim={m.claim_number} />
+            </td>
             <td class={tdClass}>{placeOf(m)}</td>
-            <td class={tdClass}>{m.picked_up_by_name}</td>
+            <td class={tdClass}>
+              <DriverLink id={m.picked_up_by} name={m.picked_up_by_name} />
+            </td>
             <TimeCell at={m.pick_up_at} />
             <TimeCell at={m.dropped_off_at} />
             <td class={tdClass}>{m.part_count}</td>

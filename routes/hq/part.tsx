@@ -12,9 +12,9 @@ import { partPage, type PartPageData } from "@/lib/dashboard/parts.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { claimHref } from "@/routes/hq/claim.tsx";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
+import { ClaimLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import {
   buttonClass,
   Csrf,
@@ -106,7 +106,7 @@ function Page({ data }: { data: Data }) {
   const { part, history, movements } = data.detail;
   return (
     <>
-      <p class="mb-2 text-sm">
+      <p class="mb-2 text-base">
         <a class={linkClass} href={`/hq/parts?claim=${encodeURIComponent(part.claim_number)}`}>
           ← All parts of claim {part.claim_number}
         </a>
@@ -115,7 +115,7 @@ function Page({ data }: { data: Data }) {
         <span class="font-mono">{part.part_no}</span>
       </PageTitle>
       <NoticeBox notice={data.notice} />
-      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-4">
+      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-4">
         <DetailItem label="Status" testId="part-status">
           <StatusBadge status={part.status} />
         </DetailItem>
@@ -123,8 +123,7 @@ function Page({ data }: { data: Data }) {
           <Time at={part.updated_at} />
         </DetailItem>
         <DetailItem label="Claim · Rego">
-          <a class={linkClass} href={claimHref(part.claim_number)}>{part.claim_number}</a> ·{" "}
-          {part.registration}
+          <ClaimLink claim={part.claim_number} /> · <RegoLink rego={part.registration} />
         </DetailItem>
         <DetailItem label="Repair shop · Qty">{part.repairer_name ?? "—"} · {part.qty_ordered}</DetailItem>
       </dl>
@@ -196,7 +195,7 @@ function StatusChanges({ data }: { data: Data }) {
   const { part } = data.detail;
   if (data.openTrip !== null) {
     return (
-      <p class="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+      <p class="rounded border border-amber-300 bg-amber-50 p-3 text-base text-amber-900">
         This part is on the open return trip{" "}
         <a class={linkClass} href={`/hq/movements/${data.openTrip}`}>#{data.openTrip}</a>. Its status changes
         when the driver drops it off at HQ; the dashboard does not move it while it is on the truck.
@@ -204,7 +203,7 @@ function StatusChanges({ data }: { data: Data }) {
     );
   }
   if (data.transitions.length === 0) {
-    return <p class="text-sm text-slate-600">No change can be made from {part.status} on the dashboard.</p>;
+    return <p class="text-base text-slate-600">No change can be made from {part.status} on the dashboard.</p>;
   }
   return (
     <div class="grid gap-3 md:grid-cols-2">
@@ -218,10 +217,10 @@ function StatusChanges({ data }: { data: Data }) {
           <Csrf token={data.csrfToken} />
           <input type="hidden" name="from" value={part.status} />
           <input type="hidden" name="to" value={t.to} />
-          <p class="text-sm">
+          <p class="text-base">
             <StatusBadge status={t.from} /> → <StatusBadge status={t.to} />
           </p>
-          <label class="flex flex-col gap-1 text-sm">
+          <label class="flex flex-col gap-1 text-base">
             <span class="text-slate-700">
               Reason {t.correction ? <strong>(required for a correction)</strong> : "(optional)"}
             </span>

@@ -7,8 +7,20 @@ import { partsPage, type PartsPageData } from "@/lib/dashboard/parts.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
-import { PartCells } from "@/components/hq/part_cells.tsx";
-import { Field, inputClass, PageTitle, Pagination, Table, tdClass, TimeCell } from "@/components/hq/ui.tsx";
+import { ClaimLink, PartCells, RegoLink } from "@/components/hq/part_cells.tsx";
+import type { Heading } from "@/components/hq/sort_heading.tsx";
+import type { PartSortColumn } from "@/db/queries/parts.ts";
+import type { ListSort } from "@/db/queries/sorting.ts";
+import {
+  Field,
+  inputClass,
+  PageTitle,
+  Pagination,
+  PhotoThumb,
+  Table,
+  tdClass,
+  TimeCell,
+} from "@/components/hq/ui.tsx";
 
 export function partsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
@@ -21,10 +33,10 @@ export function partsRoutes(deps: AppDeps) {
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/parts");
     }
-    const { query, filters } = list;
+    const { query, filters, sort } = list;
     const { page, paging } = pageOf(raw);
-    const data = await partsPage(deps.db, filters, paging);
-    return hqPage(c, { title: "Parts", section: "parts" }, <Page data={{ ...data, query, page }} />);
+    const data = await partsPage(deps.db, filters, paging, sort);
+    return hqPage(c, { title: "Parts", section: "parts" }, <Page data={{ ...data, query, page, sort }} />);
   });
 
   return app;
@@ -34,9 +46,20 @@ interface Data extends PartsPageData {
   /** The filters as typed, for the form and the paging and export links. */
   query: Record<string, string>;
   page: number;
+  sort: ListSort<PartSortColumn>;
 }
 
-const COLUMNS = ["Part No.", "Description", "Qty", "Status", "Since", "Claim", "Rego", "Repair shop"];
+const COLUMNS: Heading[] = [
+  { label: "Photo" },
+  { label: "Part No.", sort: "part_no" },
+  { label: "Description", sort: "description" },
+  { label: "Qty", sort: "qty" },
+  { label: "Status", sort: "status" },
+  { label: "Since", sort: "since" },
+  { label: "Claim", sort: "claim" },
+  { label: "Rego", sort: "rego" },
+  { label: "Repair shop", sort: "repairer" },
+];
 
 function Page({ data }: { data: Data }) {
   const q = data.query;
@@ -76,13 +99,26 @@ function Page({ data }: { data: Data }) {
           </select>
         </Field>
       </FilterForm>
-      <Table label="Parts" head={COLUMNS} rows={data.rows} empty="No parts match these filters.">
+      <Table
+        label="Parts"
+        head={COLUMNS}
+        rows={data.rows}
+        empty="No parts match these filters."
+        sorting={{ path: "/hq/parts", query: q, ...data.sort }}
+      >
         {(p) => (
-          <tr key={p.id} class="hover:bg-slate-50">
+          <tr key={p.id} class="hover:bg-slate-50" data-part={p.id}>
+            <td class={tdClass}>
+              <PhotoThumb id={p.photo_id} alt={`Latest photo of part ${p.part_no}`} size="small" />
+            </td>
             <PartCells part={p} />
             <TimeCell at={p.updated_at} />
-            <td class={tdClass}>{p.claim_number}</td>
-            <td class={`${tdClass} whitespace-nowrap`}>{p.registration}</td>
+            <td class={tdClass}>
+              <ClaimLink claim={p.claim_number} />
+            </td>
+            <td class={tdClass}>
+              <RegoLink rego={p.registration} />
+            </td>
             <td class={tdClass}>{p.repairer_name ?? <span class="text-slate-400">—</span>}</td>
           </tr>
         )}

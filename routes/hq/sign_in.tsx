@@ -90,7 +90,7 @@ function Page({ data }: { data: Data }) {
   return (
     <div class="mx-auto mt-8 max-w-sm rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
       <h1 class="mb-1 text-xl font-semibold">Sign in to the HQ dashboard</h1>
-      <p class="mb-4 text-sm text-slate-600">For dispatchers and admins. Drivers use the depot tablet.</p>
+      <p class="mb-4 text-base text-slate-600">For dispatchers and admins. Drivers use the depot tablet.</p>
       <NoticeBox notice={data.notice} />
       <form method="post" action="/hq/sign-in" class="flex flex-col gap-4">
         <input type="hidden" name="next" value={data.next} />

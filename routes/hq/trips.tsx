@@ -3,18 +3,29 @@ import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { type OpenTrip, openTripsPage } from "@/lib/dashboard/movements.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { hqPage } from "@/components/hq/page.tsx";
+import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
+import { tripQueryOf } from "@/lib/dashboard/lists.ts";
+import type { Heading } from "@/components/hq/sort_heading.tsx";
+import type { TripSortColumn } from "@/db/queries/movement_reads.ts";
+import type { ListSort } from "@/db/queries/sorting.ts";
+import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import { formatAge, linkClass, PageTitle, Table, tdClass, TimeCell } from "@/components/hq/ui.tsx";
 
 export function tripsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
   app.get("/", async (c) => {
-    const trips = await openTripsPage(deps.db);
+    let list;
+    try {
+      list = tripQueryOf(c.req.query());
+    } catch (error) {
+      return refusedQueryPage(c, error, "/hq/trips");
+    }
+    const trips = await openTripsPage(deps.db, list.sort);
     return hqPage(
       c,
       { title: "Open return trips", section: "trips" },
-      <Page data={{ now: deps.clock.now().toISOString(), trips }} />,
+      <Page data={{ now: deps.clock.now().toISOString(), trips, ...list }} />,
     );
   });
 
@@ -25,15 +36,28 @@ interface Data {
   /** The clock's time, which the trips' ages count to. */
   now: string;
   trips: OpenTrip[];
+  /** The order as typed, for the sort links. */
+  query: Record<string, string>;
+  sort: ListSort<TripSortColumn>;
 }
 
-const TRIP_COLUMNS = ["Age", "#", "Rego · Claim", "Driver", "Picked up", "From", "To", "Parts on the truck"];
+/** "Picked up" orders by age too (one sortable heading per column, for aria-sort). */
+const TRIP_COLUMNS: Heading[] = [
+  { label: "Age" },
+  { label: "#", sort: "id" },
+  { label: "Rego · Claim", sort: "rego" },
+  { label: "Driver", sort: "driver" },
+  { label: "Picked up", sort: "picked_up" },
+  { label: "From", sort: "place" },
+  { label: "To", sort: "hq" },
+  { label: "Parts on the truck", sort: "parts" },
+];
 
 function Page({ data }: { data: Data }) {
   const now = new Date(data.now).getTime();
   return (
     <>
-      <PageTitle sub="Parts picked up from a repair shop and not yet dropped off at HQ, oldest first.">
+      <PageTitle sub="Parts picked up from a repair shop and not yet dropped off at HQ, oldest first unless sorted.">
         Open return trips
       </PageTitle>
       <Table
@@ -41,6 +65,7 @@ function Page({ data }: { data: Data }) {
         head={TRIP_COLUMNS}
         rows={data.trips}
         empty="No open return trips: every picked-up part is back at HQ."
+        sorting={{ path: "/hq/trips", query: data.query, ...data.sort }}
       >
         {(t) => {
           const ageMs = now - new Date(t.pick_up_at).getTime();
@@ -53,8 +78,12 @@ function Page({ data }: { data: Data }) {
               <td class={tdClass}>
                 <a class={linkClass} href={`/hq/movements/${t.id}`}>#{t.id}</a>
               </td>
-              <td class={`${tdClass} whitespace-nowrap`}>{t.registration} · {t.claim_number}</td>
-              <td class={tdClass}>{t.picked_up_by_name}</td>
+              <td class={`${tdClass} whitespace-nowrap`}>
+                <RegoLink rego={t.registration} /> · <ClaimLink claim={t.claim_number} />
+              </td>
+              <td class={tdClass}>
+                <DriverLink id={t.picked_up_by} name={t.picked_up_by_name} />
+              </td>
               <TimeCell at={t.pick_up_at} />
               <td class={tdClass}>{t.repairer_name ?? "—"}</td>
               <td class={tdClass}>{t.hq_name ?? "—"}</td>

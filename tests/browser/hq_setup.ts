@@ -4,7 +4,7 @@
  * a local port, and Chromium. Helpers sign in through the real sign-in page.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { importData } from "@/lib/import.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
@@ -120,15 +120,20 @@ export async function hqWorld(): Promise<HqWorld> {
   };
 }
 
-/** Signs in through /hq/sign-in; a page of a fresh context, so sessions never mix. */
+/**
+ * Signs in through /hq/sign-in; a page of a fresh context, so sessions never mix. `options` adds to the
+ * context's (the accessibility test lets axe-core's injected script past the CSP).
+ */
 export async function signInAs(
   world: HqWorld,
   who: { email: string; pin: string },
   next = "/hq/parts",
+  options: BrowserContextOptions = {},
 ): Promise<Page> {
   const context = await world.browser.newContext({
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
+    ...options,
   });
   const page = await context.newPage();
   await page.goto(world.url(next));
