@@ -93,7 +93,9 @@ export function Table<R>(
 ) {
   if (rows.length === 0 && empty) return <Empty>{empty}</Empty>;
   return (
-    <div class="overflow-x-auto rounded border border-slate-200 bg-white">
+    // relative: an absolutely placed child (the sr-only "Actions" heading) scrolls with the table instead of
+    // widening the page.
+    <div class="relative overflow-x-auto rounded border border-slate-200 bg-white">
       <table class={tableClass} aria-label={label}>
         <thead class="bg-slate-50">
           <tr>
