@@ -102,6 +102,8 @@ Deno.test({
         "81110-0K530",
       )
         .executeTakeFirstOrThrow();
+      const claim = await world.a.db.selectFrom("claims").select("claim_number").orderBy("id")
+        .executeTakeFirstOrThrow();
       await t.step("sign-in page", async () => {
         const context = await world.browser.newContext({ bypassCSP: true });
         await checkPage(world, await context.newPage(), "/hq/sign-in", "sign_in");
@@ -115,6 +117,8 @@ Deno.test({
         [`/hq/movements/${world.directId}`, "movement"],
         [`/hq/movements/${world.tripId}`, "trip_movement"],
         ["/hq/trips", "trips"],
+        [`/hq/claims/${encodeURIComponent(claim.claim_number)}`, "claim"],
+        ["/hq/admin/audit", "admin_audit"],
         ["/hq/announcements", "announcements"],
         ["/hq/exports", "exports"],
         ["/hq/admin/users", "admin_users"],
