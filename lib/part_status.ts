@@ -14,6 +14,7 @@
  */
 import type { Db } from "@/db/client.ts";
 import type { PartStatus } from "@/db/schema.ts";
+import { notifyChange } from "@/db/queries/changes.ts";
 import { insertHistoryRow } from "@/db/queries/history.ts";
 import { openReturnTripOf } from "@/db/queries/movements.ts";
 import { changePartStatusIf, partStatusNow } from "@/db/queries/parts.ts";
@@ -156,6 +157,8 @@ export async function changeStatusByDispatcher(
       via: "dashboard",
       reason,
     });
+    // The live dashboard (lib/live/): told when this commits. The transaction's one NOTIFY.
+    await notifyChange(tx, "parts");
     return {
       partId: input.partId,
       partNo: updated.part_no,

@@ -1,6 +1,7 @@
 /** The data of the dashboard's announcement feed, and its retry button. */
 import type { Db } from "@/db/client.ts";
 import { announcementCounts } from "@/db/queries/announcements.ts";
+import { notifyChange } from "@/db/queries/changes.ts";
 import type { AnnouncementState } from "@/db/schema.ts";
 import { announcementFeed, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { announcementsWritten } from "@/lib/announcements/outbox.ts";
@@ -41,6 +42,9 @@ export type AnnouncementsPageData = Awaited<ReturnType<typeof announcementsPage>
 /** Puts a failed announcement back in the queue and wakes the worker; false when it is no longer failed. */
 export async function retryFailed(db: Db, id: number): Promise<boolean> {
   const retried = await retryAnnouncement(db, id);
-  if (retried) announcementsWritten(db);
+  if (retried) {
+    announcementsWritten(db);
+    await notifyChange(db, "announcements");
+  }
   return retried;
 }

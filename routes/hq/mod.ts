@@ -20,6 +20,7 @@ import { movementRoutes } from "@/routes/hq/movement.tsx";
 import { tripsRoutes } from "@/routes/hq/trips.tsx";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
+import { liveRoutes } from "@/routes/hq/live.ts";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
@@ -65,6 +66,7 @@ function staffArea(deps: AppDeps) {
   app.route("/trips", tripsRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
+  app.route("/live", liveRoutes(deps));
   return app;
 }
 
