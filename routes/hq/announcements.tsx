@@ -2,6 +2,7 @@
  * `/hq/announcements`: the announcement feed (D22): every announcement with its delivery state per
  * channel, filtered by state, and the retry of failed ones (POST).
  */
+import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AnnouncementState } from "@/db/schema.ts";
@@ -106,25 +107,27 @@ function Page({ data }: { data: Data }) {
           />
         ))}
       </nav>
-      {data.entries.length === 0 ? <Empty>No announcements here.</Empty> : (
-        <ol class="flex flex-col gap-3">
-          {data.entries.map((e) => <Entry key={e.id} entry={e} csrfToken={data.csrfToken} />)}
-        </ol>
-      )}
-      {(data.more || data.before) && (
-        <nav class="mt-4 flex gap-4" aria-label="Pages">
-          {data.before && <a class={linkClass} href={pageHref(data.state, null)}>Newest</a>}
-          {data.more && (
-            <a
-              class={linkClass}
-              href={pageHref(data.state, data.entries[data.entries.length - 1].id)}
-              rel="next"
-            >
-              Older announcements
-            </a>
-          )}
-        </nav>
-      )}
+      <Live topics={["announcements", "movements"]}>
+        {data.entries.length === 0 ? <Empty>No announcements here.</Empty> : (
+          <ol class="flex flex-col gap-3">
+            {data.entries.map((e) => <Entry key={e.id} entry={e} csrfToken={data.csrfToken} />)}
+          </ol>
+        )}
+        {(data.more || data.before) && (
+          <nav class="mt-4 flex gap-4" aria-label="Pages">
+            {data.before && <a class={linkClass} href={pageHref(data.state, null)}>Newest</a>}
+            {data.more && (
+              <a
+                class={linkClass}
+                href={pageHref(data.state, data.entries[data.entries.length - 1].id)}
+                rel="next"
+              >
+                Older announcements
+              </a>
+            )}
+          </nav>
+        )}
+      </Live>
     </>
   );
 }

@@ -1,0 +1,74 @@
+/**
+ * The live dashboard in Chromium (issue 13 item 2): a movement submitted through the handler shows on an
+ * open parts page, and on the open trips and announcements pages, without a reload.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { DEMO, driverDelivers, hqWorld, signInAs } from "./hq_setup.ts";
+
+/**
+ * The issue's bound: the change shows within 2 s of the submission's answer. Generous for a local server
+ * (the NOTIFY arrives at commit, the island waits 200 ms, then one page fetch).
+ */
+const LIVE_BOUND_MS = 2000;
+
+/** Marks the document, so a reload (a new document) would lose the mark. */
+async function markDocument(page: Page): Promise<void> {
+  await page.evaluate(() => document.documentElement.setAttribute("data-test-mark", "same document"));
+}
+
+async function sameDocument(page: Page): Promise<boolean> {
+  return await page.evaluate(() =>
+    document.documentElement.getAttribute("data-test-mark") === "same document"
+  );
+}
+
+async function listening(page: Page): Promise<void> {
+  await page.locator('body[data-live-state="listening"]').waitFor({ timeout: 10_000 });
+}
+
+Deno.test({
+  name: "hq browser: a driver's movement appears on the open dashboard pages without a reload",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    const world = await hqWorld();
+    const { a } = world;
+    try {
+      const page = await signInAs(world, DEMO.dispatcher, "/hq/parts?rego=ABC123");
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+
+      await t.step("parts page: the delivered part changes status within 2 s", async () => {
+        const row = page.getByRole("row").filter({ hasText: "52119-0K040" });
+        assert.match((await row.textContent())!, /Arrived/);
+        await listening(page);
+        await markDocument(page);
+        const delivered = await driverDelivers(a, "52119-0K040");
+        assert.equal(delivered.result.status, "success", JSON.stringify(delivered));
+        await page.getByRole("row").filter({ hasText: "52119-0K040" })
+          .filter({ hasText: "Delivered to Repair Shop directly" })
+          .waitFor({ timeout: LIVE_BOUND_MS });
+        assert.ok(await sameDocument(page), "updated in place, not reloaded");
+      });
+
+      await t.step("announcements page: the next movement's announcement appears", async () => {
+        await page.goto(world.url("/hq/announcements"));
+        await listening(page);
+        await markDocument(page);
+        const before = await page.locator("[data-entry]").count();
+        const delivered = await driverDelivers(a, "68101-0K010");
+        assert.equal(delivered.result.status, "success", JSON.stringify(delivered));
+        await page.waitForFunction(
+          (n) => document.querySelectorAll("[data-entry]").length === n + 1,
+          before,
+          { timeout: LIVE_BOUND_MS },
+        );
+        assert.ok(await sameDocument(page), "updated in place, not reloaded");
+      });
+      assert.deepEqual(errors, []);
+    } finally {
+      await world.close();
+    }
+  },
+});
