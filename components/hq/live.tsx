@@ -10,11 +10,18 @@ import type { ChangeTopic } from "@/db/queries/changes.ts";
 
 const HqLiveIsland = island("HqLive", HqLive);
 
-export function Live({ topics, children }: { topics: ChangeTopic[]; children: ComponentChildren }) {
+type LiveProps = { topics: ChangeTopic[]; children: ComponentChildren };
+
+export function Live({ topics, children }: LiveProps) {
   return (
     <>
       <HqLiveIsland topics={topics} />
-      <div data-live={topics.join(" ")}>{children}</div>
+      <LiveRegion topics={topics}>{children}</LiveRegion>
     </>
   );
+}
+
+/** Another region of a page that already has a `<Live>`: its island refreshes every region of the page. */
+export function LiveRegion({ topics, children }: LiveProps) {
+  return <div data-live={topics.join(" ")}>{children}</div>;
 }

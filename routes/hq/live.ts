@@ -20,6 +20,8 @@ export function liveRoutes(deps: AppDeps) {
     const session = c.var.session;
     if (!session) throw new Error("/hq/live reached without a session: the access guard is missing");
     const endsAt = session.expiresAt.getTime();
+    // nginx (deploy/nginx.conf) buffers proxied answers by default: events must pass at once.
+    c.header("X-Accel-Buffering", "no");
     return streamSSE(c, async (stream) => {
       const pending: string[] = [];
       let wake = () => {};

@@ -1,6 +1,6 @@
 /**
  * The live dashboard in Chromium (issue 13 item 2): a movement submitted through the handler shows on an
- * open parts page, and on the open trips and announcements pages, without a reload.
+ * open parts page, a part's page and the announcement feed, without a reload.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
@@ -49,6 +49,22 @@ Deno.test({
         await page.getByRole("row").filter({ hasText: "52119-0K040" })
           .filter({ hasText: "Delivered to Repair Shop directly" })
           .waitFor({ timeout: LIVE_BOUND_MS });
+        assert.ok(await sameDocument(page), "updated in place, not reloaded");
+      });
+
+      await t.step("part page: the part a driver just delivered changes status and history", async () => {
+        const part = await a.db.selectFrom("parts_orders").select("id").where("part_no", "=", "81150-0K530")
+          .executeTakeFirstOrThrow();
+        await page.goto(world.url(`/hq/parts/${part.id}`));
+        assert.match((await page.getByTestId("part-status").textContent())!, /Arrived/);
+        await listening(page);
+        await markDocument(page);
+        const delivered = await driverDelivers(a, "81150-0K530");
+        assert.equal(delivered.result.status, "success", JSON.stringify(delivered));
+        await page.getByTestId("part-status").filter({ hasText: "Delivered to Repair Shop directly" })
+          .waitFor({ timeout: LIVE_BOUND_MS });
+        const history = page.getByRole("table", { name: "Status history" });
+        assert.match((await history.textContent())!, /Movement #\d+/);
         assert.ok(await sameDocument(page), "updated in place, not reloaded");
       });
 
