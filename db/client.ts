@@ -153,20 +153,28 @@ export async function listen(
     const c = new pg.Client({ connectionString: pool.options.connectionString });
     c.on("notification", (m) => m.channel === channel && onPayload(m.payload ?? ""));
     c.on("error", (err) => log.warn("Database listener: {error}", { error: err.message }));
+    try {
+      await c.connect();
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      await c.end().catch(() => {});
+      throw error;
+    }
+    if (stopped) return void await c.end().catch(() => {}); // stopped while (re)opening
+    client = c;
+    // Only a listening connection reopens when it ends; a failed open is retried by `reopen`.
     c.on("end", () => {
       if (stopped) return;
       client = null;
-      setTimeout(() => reopen(true), 1000);
+      setTimeout(() => reopen(), 1000);
     });
-    await c.connect();
-    await c.query(`listen ${pg.escapeIdentifier(channel)}`);
-    client = c;
   };
-  const reopen = (missed: boolean) => {
+  // After a break, changes may have been committed while nobody listened: `null` says so.
+  const reopen = () => {
     if (stopped) return;
-    open().then(() => missed && onPayload(null)).catch((err) => {
+    open().then(() => !stopped && onPayload(null)).catch((err) => {
       log.warn("Database listener: {error}", { error: err instanceof Error ? err.message : String(err) });
-      setTimeout(() => reopen(true), 1000);
+      setTimeout(() => reopen(), 1000);
     });
   };
   await open();

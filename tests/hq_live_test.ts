@@ -4,6 +4,7 @@
  * through another pool (another instance) does too (LISTEN/NOTIFY); staff only; the stream is passive.
  */
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import { openDb } from "@/db/client.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
 import { appTest } from "@/tests/helpers/app.ts";
@@ -117,6 +118,40 @@ serverTest(
           from: "Ordered",
           to: "Arrived",
           userId: user.id,
+        });
+        assert.deepEqual(await events.next(), { event: "change", data: "parts" });
+      } finally {
+        await events.cancel();
+      }
+    } finally {
+      await other.destroy();
+      await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+);
+
+serverTest(
+  "hq live: the listener's connection killed, it reopens, says so, and changes flow again",
+  async (t) => {
+    const a = await buildTestApp(t);
+    const other = openDb({ url: t.url!, poolSize: 2 });
+    try {
+      const d = await signedIn(a, "dispatcher");
+      const events = sseReader(await d.get("/hq/live", { accept: "text/event-stream" }));
+      try {
+        assert.equal((await events.next()).event, "ready");
+        const killed = await sql<{ pid: number }>`
+        select pg_terminate_backend(pid) as pid from pg_stat_activity
+        where datname = current_database() and query ilike 'listen %'`.execute(other);
+        assert.equal(killed.rows.length, 1, "one listening connection per process");
+        // Reopened after a second: pages are told to refresh, since changes may have been missed meanwhile.
+        assert.deepEqual(await events.next(), { event: "change", data: "all" });
+        const { parts } = await makeClaim(other, { parts: [{ status: "Ordered" }] });
+        await changeStatusByDispatcher(other, a.clock, {
+          partId: parts[0].id,
+          from: "Ordered",
+          to: "Arrived",
+          userId: d.user.id,
         });
         assert.deepEqual(await events.next(), { event: "change", data: "parts" });
       } finally {
