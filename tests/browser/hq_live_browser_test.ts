@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { screenshot } from "./browser.ts";
 import { DEMO, driverDelivers, hqWorld, signInAs } from "./hq_setup.ts";
 
 /**
@@ -69,6 +70,14 @@ Deno.test({
       });
 
       await t.step("announcements page: the next movement's announcement appears", async () => {
+        // A feed with every chip state, for the screenshot (docs/dashboard.md).
+        const rows = await a.db.selectFrom("announcements").select(["id"]).orderBy("id").execute();
+        await a.db.updateTable("announcements")
+          .set({ state: "delivered", attempts: 1, delivered_at: a.clock.now() })
+          .where("id", "in", [rows[0].id, rows[2].id]).execute();
+        await a.db.updateTable("announcements")
+          .set({ state: "failed", attempts: 31, last_error: "HTTP 502 from the chat" })
+          .where("id", "=", rows[1].id).execute();
         await page.goto(world.url("/hq/announcements"));
         await listening(page);
         await markDocument(page);
@@ -81,6 +90,7 @@ Deno.test({
           { timeout: LIVE_BOUND_MS },
         );
         assert.ok(await sameDocument(page), "updated in place, not reloaded");
+        await screenshot(page, "hq-announcements");
       });
       assert.deepEqual(errors, []);
     } finally {
