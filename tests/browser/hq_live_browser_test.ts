@@ -1,9 +1,10 @@
 /**
  * The live dashboard in Chromium (issue 13 item 2): a movement submitted through the handler shows on an
- * open parts page, a part's page and the announcement feed, without a reload.
+ * open parts page, a part's page, a movement's page and the announcement feed, without a reload.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { confirmed, dropOffReversePayload, stageFor } from "@/tests/helpers/movements.ts";
 import { screenshot } from "./browser.ts";
 import { DEMO, driverDelivers, hqWorld, signInAs } from "./hq_setup.ts";
 
@@ -66,6 +67,32 @@ Deno.test({
           .waitFor({ timeout: LIVE_BOUND_MS });
         const history = page.getByRole("table", { name: "Status history" });
         assert.match((await history.textContent())!, /Movement #\d+/);
+        assert.ok(await sameDocument(page), "updated in place, not reloaded");
+      });
+
+      await t.step("movement page: an open return trip dropped off at HQ changes", async () => {
+        await page.goto(world.url(`/hq/movements/${world.tripId}`));
+        assert.equal(await page.getByTestId("movement-status").textContent(), "Parts Picked Up");
+        await listening(page);
+        await markDocument(page);
+        const parts = await a.db.selectFrom("deliver_parts").innerJoin("parts_orders as p", "p.id", "part_id")
+          .select(["p.id", "p.claim_id"]).where("movement_id", "=", world.tripId).execute();
+        const claim = await a.db.selectFrom("claims").select("registration").where(
+          "id",
+          "=",
+          parts[0].claim_id,
+        )
+          .executeTakeFirstOrThrow();
+        const driver = await a.db.selectFrom("users").select(["id", "email"])
+          .where("email", "=", DEMO.driver.email).executeTakeFirstOrThrow();
+        const images = await stageFor(a, parts, "reverse_dropoff", driver.id);
+        const pairs = parts.map((p, i) => ({ part: p.id, image: images[i] }));
+        const done = await a.call(
+          dropOffReversePayload(driver.email, claim.registration, world.tripId, confirmed(pairs)),
+        );
+        assert.equal(done.result.status, "success", JSON.stringify(done));
+        await page.getByTestId("movement-status").filter({ hasText: "Parts Dropped off" })
+          .waitFor({ timeout: LIVE_BOUND_MS });
         assert.ok(await sameDocument(page), "updated in place, not reloaded");
       });
 
