@@ -98,13 +98,30 @@ export async function announcementFeedPage(
   db: Db,
   opts: { limit: number; state?: AnnouncementState; before?: number },
 ): Promise<{ rows: AnnouncementRow[]; more: boolean }> {
-  let heads = db.selectFrom("announcements")
-    .select(["movement_id", "title", (eb) => eb.fn.min("id").as("id")])
-    .groupBy(["movement_id", "title"])
-    .orderBy(sql`min(id)`, "desc")
+  // Heads (the lowest row of each announcement), newest first: walks the primary key backwards and stops
+  // after a page, instead of grouping the whole table (announcements_movement serves both subqueries).
+  let heads = db.selectFrom("announcements as a")
+    .select(["a.id", "a.movement_id", "a.title"])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(
+        selectFrom("announcements as b").select("b.id")
+          .whereRef("b.movement_id", "=", "a.movement_id").whereRef("b.title", "=", "a.title")
+          .whereRef("b.id", "<", "a.id"),
+      ))
+    )
+    .orderBy("a.id", "desc")
     .limit(opts.limit + 1);
-  if (opts.state) heads = heads.having(sql<boolean>`bool_or(state = ${opts.state})`);
-  if (opts.before !== undefined) heads = heads.having(sql<boolean>`min(id) < ${opts.before}`);
+  if (opts.state) {
+    const state = opts.state;
+    heads = heads.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("announcements as c").select("c.id")
+          .whereRef("c.movement_id", "=", "a.movement_id").whereRef("c.title", "=", "a.title")
+          .where("c.state", "=", state),
+      )
+    );
+  }
+  if (opts.before !== undefined) heads = heads.where("a.id", "<", opts.before);
   const found = await heads.execute();
   const page = found.slice(0, opts.limit);
   if (page.length === 0) return { rows: [], more: false };
