@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { openDb } from "@/db/client.ts";
+import { stopChangeFeed } from "@/lib/live/feed.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { buildTestApp } from "@/tests/helpers/app.ts";
@@ -98,6 +99,15 @@ appTest("hq live: staff only, and listening does not keep the session alive", as
   assert.equal(await seen(), before, "neither the stream nor a live refresh counts as activity");
   await d.get("/hq/parts");
   assert.ok(await seen() > before, "a page the user opens does");
+});
+
+appTest("hq live: a stopping server ends the open streams (its shutdown would wait for them)", async (a) => {
+  const d = await signedIn(a, "dispatcher");
+  const res = await d.get("/hq/live", { accept: "text/event-stream" });
+  const events = sseReader(res);
+  assert.equal((await events.next()).event, "ready");
+  await stopChangeFeed(a.db);
+  await assert.rejects(events.next(), /the stream ended/);
 });
 
 serverTest(

@@ -7,8 +7,11 @@
 import { type Db, listen } from "@/db/client.ts";
 import { CHANGE_CHANNEL, CHANGE_TOPICS, type ChangeTopic } from "@/db/queries/changes.ts";
 
-/** A change, or `null`: the listener reconnected and changes may have been missed (refresh everything). */
-export type ChangeListener = (topic: ChangeTopic | null) => void;
+/**
+ * A change; `all`: the listener reconnected and changes may have been missed (refresh everything); `closed`:
+ * the process is stopping (stopChangeFeed), streams end so the server can shut down.
+ */
+export type ChangeListener = (change: ChangeTopic | "all" | "closed") => void;
 
 interface Feed {
   listeners: Set<ChangeListener>;
@@ -27,7 +30,7 @@ export async function subscribeChanges(db: Db, listener: ChangeListener): Promis
   if (!feed) {
     const listeners = new Set<ChangeListener>();
     const started = listen(db, CHANGE_CHANNEL, (payload) => {
-      const topic = payload === null ? null : CHANGE_TOPICS.find((t) => t === payload);
+      const topic = payload === null ? "all" : CHANGE_TOPICS.find((t) => t === payload);
       if (topic === undefined) return; // Not one of ours: nothing else notifies on this channel.
       for (const l of listeners) l(topic);
     });
@@ -50,4 +53,17 @@ export async function subscribeChanges(db: Db, listener: ChangeListener): Promis
     feeds.delete(db);
     await (await current.started)();
   };
+}
+
+/**
+ * Ends every stream on `db` (each listener hears `closed`) and stops listening: called before the server
+ * shuts down, which would otherwise wait for the open streams (tasks/start.ts).
+ */
+export async function stopChangeFeed(db: Db): Promise<void> {
+  const feed = feeds.get(db);
+  if (!feed) return;
+  feeds.delete(db);
+  for (const l of feed.listeners) l("closed");
+  feed.listeners.clear();
+  await (await feed.started.catch(() => async () => {}))();
 }

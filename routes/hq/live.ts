@@ -4,7 +4,8 @@
  * `change` with the topic (`movements`, `parts`, `announcements`, or `all` after the database listener
  * reconnected) for every change committed by any instance on the database, and `end` when the session's
  * idle time is up: the stream does not keep a session alive (it is a passive request, routes/web/session.ts),
- * so it ends with it and the page stops listening. A comment every 25 s keeps proxies from closing it.
+ * so it ends with it and the page stops listening. A stopping server ends every stream (stopChangeFeed); the
+ * browser then reconnects, to another instance or this one once it is back. A comment every 25 s keeps proxies from closing it.
  */
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -25,15 +26,17 @@ export function liveRoutes(deps: AppDeps) {
     return streamSSE(c, async (stream) => {
       const pending: string[] = [];
       let wake = () => {};
-      const unsubscribe = await subscribeChanges(deps.db, (topic) => {
-        pending.push(topic ?? "all");
+      let closed = false;
+      const unsubscribe = await subscribeChanges(deps.db, (change) => {
+        if (change === "closed") closed = true;
+        else pending.push(change);
         wake();
       });
       stream.onAbort(() => wake());
       try {
         await stream.writeSSE({ event: "ready", data: "" });
         let lastWrite = Date.now();
-        while (!stream.aborted) {
+        while (!stream.aborted && !closed) {
           const left = endsAt - deps.clock.now().getTime();
           if (left <= 0) {
             await stream.writeSSE({ event: "end", data: "" });
