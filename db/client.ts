@@ -150,7 +150,11 @@ export async function listen(
   let stopped = false;
   let client: pg.Client | null = null;
   const open = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: pool.options.connectionString });
+    // The pool's connect bound (DB_CONNECT_TIMEOUT_MS): an unreachable server fails the stream's start.
+    const c = new pg.Client({
+      connectionString: pool.options.connectionString,
+      connectionTimeoutMillis: pool.options.connectionTimeoutMillis,
+    });
     c.on("notification", (m) => m.channel === channel && onPayload(m.payload ?? ""));
     c.on("error", (err) => log.warn("Database listener: {error}", { error: err.message }));
     try {
@@ -158,7 +162,7 @@ export async function listen(
       await c.query(`listen ${pg.escapeIdentifier(channel)}`);
     } catch (error) {
       await c.end().catch(() => {});
-      throw error;
+      throw new DatabaseUnreachable(error); // answered 503 like a pool that cannot connect
     }
     if (stopped) return void await c.end().catch(() => {}); // stopped while (re)opening
     client = c;

@@ -17,21 +17,22 @@ const HEARTBEAT_MS = 25_000;
 
 export function liveRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  app.get("/", (c) => {
+  app.get("/", async (c) => {
     const session = c.var.session;
     if (!session) throw new Error("/hq/live reached without a session: the access guard is missing");
     const endsAt = session.expiresAt.getTime();
     // nginx (deploy/nginx.conf) buffers proxied answers by default: events must pass at once.
     c.header("X-Accel-Buffering", "no");
+    const pending: string[] = [];
+    let wake = () => {};
+    let closed = false;
+    // Listening before the answer starts: a database that cannot be reached is a 503, not an empty stream.
+    const unsubscribe = await subscribeChanges(deps.db, (change) => {
+      if (change === "closed") closed = true;
+      else pending.push(change);
+      wake();
+    });
     return streamSSE(c, async (stream) => {
-      const pending: string[] = [];
-      let wake = () => {};
-      let closed = false;
-      const unsubscribe = await subscribeChanges(deps.db, (change) => {
-        if (change === "closed") closed = true;
-        else pending.push(change);
-        wake();
-      });
       stream.onAbort(() => wake());
       try {
         await stream.writeSSE({ event: "ready", data: "" });
@@ -50,7 +51,7 @@ export function liveRoutes(deps: AppDeps) {
             await stream.write(": keep-alive\n\n");
             lastWrite = Date.now();
           }
-          if (pending.length > 0) continue;
+          if (pending.length > 0 || closed) continue;
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, Math.min(left, HEARTBEAT_MS));
             wake = () => {
