@@ -120,8 +120,72 @@ export function openDb(target: DbTarget): Db {
     pools.set(db, pool);
     return db;
   }
-  const pglite = target.pglite ?? (() => newPGlite({ dataDir: target.dir }));
-  return new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  // Opened on first use, by the first query or the first `listen`, whichever comes first.
+  let pglite = target.pglite;
+  const instance = () => pglite ??= newPGlite({ dataDir: target.dir });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: instance }) });
+  pglites.set(db, instance);
+  return db;
+}
+
+/** The PGlite instance under each embedded connection, for LISTEN (`listen` below). */
+const pglites = new WeakMap<Db, () => PGlite>();
+
+/**
+ * LISTEN on `channel`: `onPayload` gets each NOTIFY's payload, after the notifying transaction commits, from
+ * every process on this database. On a server this is a dedicated connection outside the pool (a pooled one
+ * would be handed to other queries and lose the LISTEN); when it breaks, it is opened again after a second
+ * and `onPayload(null)` says notifications may have been missed. On PGlite it is PGlite's own listen (one
+ * process, one connection). Returns the function that stops listening.
+ */
+export async function listen(
+  db: Db,
+  channel: string,
+  onPayload: (payload: string | null) => void,
+): Promise<() => Promise<void>> {
+  const pglite = pglites.get(db);
+  if (pglite) return await pglite().listen(channel, (payload) => onPayload(payload));
+  const pool = pools.get(db);
+  if (!pool) throw new Error("listen: not a database opened by openDb");
+  let stopped = false;
+  let client: pg.Client | null = null;
+  const open = async (): Promise<void> => {
+    // The pool's connect bound (DB_CONNECT_TIMEOUT_MS): an unreachable server fails the stream's start.
+    const c = new pg.Client({
+      connectionString: pool.options.connectionString,
+      connectionTimeoutMillis: pool.options.connectionTimeoutMillis,
+    });
+    c.on("notification", (m) => m.channel === channel && onPayload(m.payload ?? ""));
+    c.on("error", (err) => log.warn("Database listener: {error}", { error: err.message }));
+    try {
+      await c.connect();
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      await c.end().catch(() => {});
+      throw new DatabaseUnreachable(error); // answered 503 like a pool that cannot connect
+    }
+    if (stopped) return void await c.end().catch(() => {}); // stopped while (re)opening
+    client = c;
+    // Only a listening connection reopens when it ends; a failed open is retried by `reopen`.
+    c.on("end", () => {
+      if (stopped) return;
+      client = null;
+      setTimeout(() => reopen(), 1000);
+    });
+  };
+  // After a break, changes may have been committed while nobody listened: `null` says so.
+  const reopen = () => {
+    if (stopped) return;
+    open().then(() => !stopped && onPayload(null)).catch((err) => {
+      log.warn("Database listener: {error}", { error: err instanceof Error ? err.message : String(err) });
+      setTimeout(() => reopen(), 1000);
+    });
+  };
+  await open();
+  return async () => {
+    stopped = true;
+    await (client as pg.Client | null)?.end().catch(() => {});
+  };
 }
 
 /** A PGlite instance with the extensions and type parsers the service relies on. */

@@ -15,6 +15,7 @@
 import type { Db } from "@/db/client.ts";
 import type { PartStatus } from "@/db/schema.ts";
 import { insertAuditEntry } from "@/db/queries/audit.ts";
+import { notifyChange } from "@/db/queries/changes.ts";
 import { insertHistoryRow } from "@/db/queries/history.ts";
 import { openReturnTripOf } from "@/db/queries/movements.ts";
 import { changePartStatusIf, partStatusNow } from "@/db/queries/parts.ts";
@@ -167,6 +168,8 @@ export async function changeStatusByDispatcher(
       after: { part_no: updated.part_no, status: transition.to, reason },
       at: now,
     });
+    // The live dashboard (lib/live/): told when this commits. The transaction's one NOTIFY.
+    await notifyChange(tx, "parts");
     return {
       partId: input.partId,
       partNo: updated.part_no,

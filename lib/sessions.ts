@@ -113,8 +113,17 @@ export type SessionEnd = "idle" | "ended";
 
 export type ResolvedSession = { session: SessionUser; ended?: never } | { session: null; ended: SessionEnd };
 
-/** The signed-in user of a token; or why there is none (unknown, idle too long, the user was deactivated). */
-export async function resolveSession(db: Db, clock: Clock, token: string): Promise<ResolvedSession> {
+/**
+ * The signed-in user of a token; or why there is none (unknown, idle too long, the user was deactivated).
+ * `passive`: a request the browser makes by itself (the live dashboard's stream and refreshes), which must
+ * not keep an unattended session alive, so it does not count as activity.
+ */
+export async function resolveSession(
+  db: Db,
+  clock: Clock,
+  token: string,
+  opts: { passive?: boolean } = {},
+): Promise<ResolvedSession> {
   if (!token) return { session: null, ended: "ended" };
   const now = clock.now();
   const hash = hashToken(token);
@@ -127,7 +136,7 @@ export async function resolveSession(db: Db, clock: Clock, token: string): Promi
     return { session: null, ended: user.active ? "idle" : "ended" };
   }
   let seen = last_seen_at;
-  if (now.getTime() - last_seen_at.getTime() >= TOUCH_EVERY_MS) {
+  if (!opts.passive && now.getTime() - last_seen_at.getTime() >= TOUCH_EVERY_MS) {
     await touchSession(db, hash, now);
     seen = now;
   }

@@ -2,6 +2,7 @@
  * Running the service as a program: configuration, database, migrations, demo data, HTTP server,
  * background workers, and a clean stop on SIGINT/SIGTERM.
  */
+import { stopChangeFeed } from "@/lib/live/feed.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { systemClock } from "@/io/clock.ts";
@@ -45,6 +46,7 @@ async function start(): Promise<void> {
   }, app.fetch);
 
   const stop = async () => {
+    await stopChangeFeed(db); // ends the live dashboard's open streams, which shutdown() would wait for
     await server.shutdown();
     await announcer.stop();
     await purge.stop();

@@ -28,7 +28,7 @@ appTest(
     assert.doesNotMatch(page, /UTC/);
 
     const feed = await pageText(await d.get("/hq/announcements"));
-    assert.match(feed, /Feed only 2026-11-21 20:00 AEDT/);
+    assert.match(feed, /Parts Delivered 2026-11-21 20:00 AEDT/);
 
     const csv = await d.get("/hq/exports/movements.csv");
     assert.equal(csv.status, 200);

@@ -201,6 +201,7 @@ appTest(
       ]),
       query(admin, "/hq/announcements", "state"),
       query(admin, "/hq/announcements", "done"),
+      query(admin, "/hq/announcements", "before"),
       query(admin, `/hq/parts/${part.id}`, "done"),
       query(admin, "/hq/admin/users", "done"),
       query(admin, "/hq/admin/places", "done"),

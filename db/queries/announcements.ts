@@ -88,10 +88,58 @@ export async function latestAnnouncements(
   return await query.execute();
 }
 
-/** Counts of announcements per delivery state, for the dashboard's feed filter. */
+/**
+ * One page of the dashboard feed: the rows of the newest `limit` announcements (one announcement is the
+ * rows of one movement and title, one per channel; its key is its lowest row id), optionally only those
+ * with a channel in `state`, older than the key `before` (keyset paging). Returns the rows oldest channel
+ * first and whether older announcements remain.
+ */
+export async function announcementFeedPage(
+  db: Db,
+  opts: { limit: number; state?: AnnouncementState; before?: number },
+): Promise<{ rows: AnnouncementRow[]; more: boolean }> {
+  // Heads (the lowest row of each announcement), newest first: walks the primary key backwards and stops
+  // after a page, instead of grouping the whole table (announcements_movement serves both subqueries).
+  let heads = db.selectFrom("announcements as a")
+    .select(["a.id", "a.movement_id", "a.title"])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(
+        selectFrom("announcements as b").select("b.id")
+          .whereRef("b.movement_id", "=", "a.movement_id").whereRef("b.title", "=", "a.title")
+          .whereRef("b.id", "<", "a.id"),
+      ))
+    )
+    .orderBy("a.id", "desc")
+    .limit(opts.limit + 1);
+  if (opts.state) {
+    const state = opts.state;
+    heads = heads.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("announcements as c").select("c.id")
+          .whereRef("c.movement_id", "=", "a.movement_id").whereRef("c.title", "=", "a.title")
+          .where("c.state", "=", state),
+      )
+    );
+  }
+  if (opts.before !== undefined) heads = heads.where("a.id", "<", opts.before);
+  const found = await heads.execute();
+  const page = found.slice(0, opts.limit);
+  if (page.length === 0) return { rows: [], more: false };
+  const keys = new Set(page.map((h) => `${h.movement_id} ${h.title}`));
+  const rows = await db.selectFrom("announcements").selectAll()
+    .where("movement_id", "in", page.map((h) => h.movement_id))
+    .orderBy("id")
+    .execute();
+  return {
+    rows: rows.filter((r) => keys.has(`${r.movement_id} ${r.title}`)),
+    more: found.length > opts.limit,
+  };
+}
+
+/** How many announcements have a channel in each delivery state, for the dashboard's feed filter. */
 export async function announcementCounts(db: Db): Promise<Partial<Record<AnnouncementState, number>>> {
   const rows = await db.selectFrom("announcements")
-    .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+    .select(["state", sql<number>`count(distinct (movement_id, title))`.as("n")])
     .groupBy("state")
     .execute();
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));

@@ -5,8 +5,15 @@
  */
 import type { Db } from "@/db/client.ts";
 import { insertAuditEntry } from "@/db/queries/audit.ts";
-import type { Announcement, AnnouncementState, AnnouncementTitle, ChatChannel } from "@/db/schema.ts";
+import type {
+  Announcement,
+  AnnouncementRow,
+  AnnouncementState,
+  AnnouncementTitle,
+  ChatChannel,
+} from "@/db/schema.ts";
 import {
+  announcementFeedPage,
   announcementOf,
   latestAnnouncements,
   requeueFailedAnnouncement,
@@ -39,24 +46,66 @@ export async function listAnnouncements(
 ): Promise<FeedItem[]> {
   const limit = Math.min(Math.max(Math.floor(opts.limit), 1), FEED_MAX_LIMIT);
   const rows = await latestAnnouncements(db, limit, opts.state);
-  return rows.map((r) => {
-    const announcement = announcementOf(r);
-    return {
-      id: r.id,
-      messageId: r.message_id,
-      movementId: r.movement_id,
-      title: r.title,
-      channel: r.channel,
-      state: r.state,
-      attempts: r.attempts,
-      nextAttemptAt: r.next_attempt_at,
-      lastError: r.last_error,
-      deliveredAt: r.delivered_at,
-      createdAt: r.created_at,
-      announcement,
-      text: announcementText(announcement, opts.timeZone),
-    };
-  });
+  return rows.map((r) => feedItemOf(r, opts.timeZone));
+}
+
+/** One announcement of the dashboard feed with its delivery per channel (one item each). */
+export interface FeedEntry {
+  /** Its key: the lowest id of its rows (the keyset of the feed's pages). */
+  id: number;
+  movementId: number;
+  title: AnnouncementTitle;
+  createdAt: Date;
+  announcement: Announcement;
+  channels: FeedItem[];
+}
+
+/**
+ * A page of the dashboard feed: the newest `limit` announcements older than `before` (one entry per
+ * announcement, its channels inside), optionally only those with a channel in `state`.
+ */
+export async function announcementFeed(
+  db: Db,
+  opts: { limit: number; state?: AnnouncementState; before?: number; timeZone: string },
+): Promise<{ entries: FeedEntry[]; more: boolean }> {
+  const { rows, more } = await announcementFeedPage(db, opts);
+  const byKey = new Map<string, FeedEntry>();
+  for (const r of rows) {
+    const item = feedItemOf(r, opts.timeZone);
+    const key = `${r.movement_id} ${r.title}`;
+    const entry = byKey.get(key);
+    if (entry) entry.channels.push(item);
+    else {
+      byKey.set(key, {
+        id: r.id,
+        movementId: r.movement_id,
+        title: r.title,
+        createdAt: r.created_at,
+        announcement: item.announcement,
+        channels: [item],
+      });
+    }
+  }
+  return { entries: [...byKey.values()].sort((x, y) => y.id - x.id), more };
+}
+
+function feedItemOf(r: AnnouncementRow, timeZone: string): FeedItem {
+  const announcement = announcementOf(r);
+  return {
+    id: r.id,
+    messageId: r.message_id,
+    movementId: r.movement_id,
+    title: r.title,
+    channel: r.channel,
+    state: r.state,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error,
+    deliveredAt: r.delivered_at,
+    createdAt: r.created_at,
+    announcement,
+    text: announcementText(announcement, timeZone),
+  };
 }
 
 /**

@@ -14,6 +14,7 @@
  * outcome is recorded afterwards. Another worker skips a locked head and sees a leased head as not due, so
  * a channel is worked by one worker at a time and its order holds across processes.
  */
+import { notifyChange } from "@/db/queries/changes.ts";
 import type { Db } from "@/db/client.ts";
 import type { AnnouncementRow, ChatChannel } from "@/db/schema.ts";
 import {
@@ -76,6 +77,8 @@ export async function runAnnouncementWorkerOnce(
   const claimed = await claimDueChannels(deps, batch, timeoutMs);
   // Channels are independent: post them side by side; within one, strictly in order.
   await Promise.all([...claimed].map(([channel, rows]) => postChannel(deps, channel, rows, result, opts)));
+  // The live dashboard (lib/live/): the feed's states changed (one NOTIFY per round that did something).
+  if (claimed.size > 0) await notifyChange(deps.db, "announcements");
   return result;
 }
 

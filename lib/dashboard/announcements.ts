@@ -1,8 +1,9 @@
 /** The data of the dashboard's announcement feed, and its retry button. */
 import type { Db } from "@/db/client.ts";
 import { announcementCounts } from "@/db/queries/announcements.ts";
+import { notifyChange } from "@/db/queries/changes.ts";
 import type { AnnouncementState } from "@/db/schema.ts";
-import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.ts";
+import { announcementFeed, retryAnnouncement } from "@/lib/announcements/feed.ts";
 import { announcementsWritten } from "@/lib/announcements/outbox.ts";
 
 /** The states the feed filters by, in the order of its filter links. */
@@ -13,19 +14,27 @@ export const FEED_STATES = [
   "feed_only",
 ] as const satisfies AnnouncementState[];
 
-/** The feed shows the newest ones; older ones are in the database. */
-const FEED_LIMIT = 200;
+/** Announcements per page of the feed; older ones are on the next pages (keyset: `before`). */
+export const FEED_PAGE_SIZE = 200;
 
 /**
- * The newest announcements (only those in `state`, when given) and how many there are in each state; their
- * text shows times in `timeZone` (the depot's).
+ * A page of the feed (only announcements with a channel in `state`, when given; older than `before`) and
+ * how many announcements there are in each state; their text shows times in `timeZone` (the depot's).
  */
-export async function announcementsPage(db: Db, state: AnnouncementState | null, timeZone: string) {
-  const [items, counts] = await Promise.all([
-    listAnnouncements(db, { limit: FEED_LIMIT, state: state ?? undefined, timeZone }),
+export async function announcementsPage(
+  db: Db,
+  opts: { state: AnnouncementState | null; before: number | null; timeZone: string },
+) {
+  const [page, counts] = await Promise.all([
+    announcementFeed(db, {
+      limit: FEED_PAGE_SIZE,
+      state: opts.state ?? undefined,
+      before: opts.before ?? undefined,
+      timeZone: opts.timeZone,
+    }),
     announcementCounts(db),
   ]);
-  return { items, counts };
+  return { ...page, counts };
 }
 
 export type AnnouncementsPageData = Awaited<ReturnType<typeof announcementsPage>>;
@@ -33,6 +42,9 @@ export type AnnouncementsPageData = Awaited<ReturnType<typeof announcementsPage>
 /** Puts a failed announcement back in the queue and wakes the worker; false when it is no longer failed. */
 export async function retryFailed(db: Db, id: number, actorId: number): Promise<boolean> {
   const retried = await retryAnnouncement(db, id, actorId);
-  if (retried) announcementsWritten(db);
+  if (retried) {
+    announcementsWritten(db);
+    await notifyChange(db, "announcements");
+  }
   return retried;
 }

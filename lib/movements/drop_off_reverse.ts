@@ -7,6 +7,7 @@
  * then D13's: none confirmed, a part listed twice, unknown part, part of another claim; a part not on the
  * trip; per part in request order its status, then its photo.
  */
+import { notifyChange } from "@/db/queries/changes.ts";
 import { insertMovementHistory } from "@/db/queries/history.ts";
 import { lockMovement, markDelivered, recordDropOff, tripParts } from "@/db/queries/movements.ts";
 import { flipStatuses } from "@/db/queries/parts.ts";
@@ -122,6 +123,9 @@ export async function dropOffReverse(
       link: movementLink(config, trip.id),
       movementId: trip.id,
     }, now);
+    // The live dashboard (lib/live/): told when this commits. The submission's one NOTIFY (perf: fold it
+    // into another statement here if the round trip matters).
+    await notifyChange(trx, "movements");
     return {
       wrote: true,
       ...answer(status, ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! }))),

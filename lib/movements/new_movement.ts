@@ -7,6 +7,7 @@
  * look for an identical earlier submission, check, then write the movement, all Deliver_Parts, the status
  * flip (a conditional UPDATE), the history rows and the outbox rows, each as one statement.
  */
+import { notifyChange } from "@/db/queries/changes.ts";
 import { linkMovementOnManagement } from "@/db/queries/claims.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import { insertMovementHistory } from "@/db/queries/history.ts";
@@ -115,6 +116,9 @@ export async function submitNewMovement(
         link: movementLink(config, movementId),
         movementId,
       }, now);
+      // The live dashboard (lib/live/): told when this commits. The submission's one NOTIFY (perf: fold it
+      // into another statement here if the round trip matters).
+      await notifyChange(trx, "movements");
       return {
         movementId,
         deliveryParts: ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! })),

@@ -2,10 +2,11 @@
  * `/hq/announcements`: the announcement feed (D22): every announcement with its delivery state per
  * channel, filtered by state, and the retry of failed ones (POST).
  */
+import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AnnouncementState } from "@/db/schema.ts";
-import type { FeedItem } from "@/lib/announcements/feed.ts";
+import type { FeedEntry, FeedItem } from "@/lib/announcements/feed.ts";
 import {
   announcementsPage,
   type AnnouncementsPageData,
@@ -33,9 +34,13 @@ const NOTICES = {
   stale: { kind: "info", text: "That announcement is no longer failed; nothing was retried." },
 } as const;
 
-/** `?state=` (one of the feed's filters, else all) and `?done=` (the notice after a retry). */
+/**
+ * `?state=` (one of the feed's filters, else all), `?before=` (the key of the last announcement of the
+ * previous page, else the newest) and `?done=` (the notice after a retry).
+ */
 const feedQuery = z.object({
   state: z.enum(FEED_STATES).nullable().catch(null),
+  before: z.coerce.number().int().positive().max(2 ** 31 - 1).nullable().catch(null),
   done: doneQuery<Notice>(NOTICES),
 });
 
@@ -43,13 +48,13 @@ export function announcementsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
   app.get("/", async (c) => {
-    const { state, done } = feedQuery.parse(c.req.query());
-    const data = await announcementsPage(deps.db, state, deps.config.depotTimeZone);
+    const { state, before, done } = feedQuery.parse(c.req.query());
+    const data = await announcementsPage(deps.db, { state, before, timeZone: deps.config.depotTimeZone });
     return hqPage(
       c,
       { title: "Announcements", section: "announcements" },
       <Page
-        data={{ ...data, state, csrfToken: mustViewer(c).csrfToken, notice: done ?? null }}
+        data={{ ...data, state, before, csrfToken: mustViewer(c).csrfToken, notice: done ?? null }}
       />,
     );
   });
@@ -66,14 +71,15 @@ export function announcementsRoutes(deps: AppDeps) {
 
 interface Data extends AnnouncementsPageData {
   state: AnnouncementState | null;
+  before: number | null;
   csrfToken: string;
   notice: Notice | null;
 }
 const STATE_LABEL: Record<AnnouncementState, string> = {
-  pending: "Pending",
-  delivered: "Delivered",
+  pending: "Waiting",
+  delivered: "Sent",
   failed: "Failed",
-  feed_only: "Feed only",
+  feed_only: "Not configured",
 };
 const STATE_CLASS: Record<AnnouncementState, string> = {
   pending: "bg-sky-100 text-sky-900",
@@ -101,13 +107,37 @@ function Page({ data }: { data: Data }) {
           />
         ))}
       </nav>
-      {data.items.length === 0 ? <Empty>No announcements here.</Empty> : (
-        <ol class="flex flex-col gap-3">
-          {data.items.map((item) => <Item key={item.id} item={item} csrfToken={data.csrfToken} />)}
-        </ol>
-      )}
+      <Live topics={["announcements", "movements"]}>
+        {data.entries.length === 0 ? <Empty>No announcements here.</Empty> : (
+          <ol class="flex flex-col gap-3">
+            {data.entries.map((e) => <Entry key={e.id} entry={e} csrfToken={data.csrfToken} />)}
+          </ol>
+        )}
+        {(data.more || data.before) && (
+          <nav class="mt-4 flex gap-4" aria-label="Pages">
+            {data.before && <a class={linkClass} href={pageHref(data.state, null)}>Newest</a>}
+            {data.more && (
+              <a
+                class={linkClass}
+                href={pageHref(data.state, data.entries[data.entries.length - 1].id)}
+                rel="next"
+              >
+                Older announcements
+              </a>
+            )}
+          </nav>
+        )}
+      </Live>
     </>
   );
+}
+
+function pageHref(state: AnnouncementState | null, before: number | null): string {
+  const q = new URLSearchParams();
+  if (state) q.set("state", state);
+  if (before) q.set("before", String(before));
+  const s = q.toString();
+  return s ? `/hq/announcements?${s}` : "/hq/announcements";
 }
 
 function StateLink(
@@ -131,27 +161,20 @@ function StateLink(
   );
 }
 
-function Item({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
-  const a = item.announcement;
+/** One announcement: its text once, then a chip per channel with that channel's delivery state. */
+function Entry({ entry, csrfToken }: { entry: FeedEntry; csrfToken: string }) {
+  const a = entry.announcement;
   return (
-    <li
-      class="rounded border border-slate-200 bg-white p-4"
-      data-announcement={item.id}
-      data-state={item.state}
-    >
+    <li class="rounded border border-slate-200 bg-white p-4" data-entry={entry.id}>
       <div class="flex flex-wrap items-center gap-x-3 gap-y-1">
-        <strong>{item.title}</strong>
-        <span class="text-sm text-slate-600">{CHANNEL_LABEL[item.channel]} channel</span>
-        <span class={`rounded px-2 py-0.5 text-xs font-medium ${STATE_CLASS[item.state]}`}>
-          {STATE_LABEL[item.state]}
-        </span>
+        <strong>{entry.title}</strong>
         <span class="ml-auto text-sm text-slate-600">
-          <Time at={item.createdAt} />
+          <Time at={entry.createdAt} />
         </span>
       </div>
       <p class="mt-1 text-sm">
         {a.rego} · {a.place} · {a.driver} ·{" "}
-        <a class={linkClass} href={`/hq/movements/${item.movementId}`}>Movement #{item.movementId}</a>
+        <a class={linkClass} href={`/hq/movements/${entry.movementId}`}>Movement #{entry.movementId}</a>
       </p>
       <ul class="mt-1 list-inside list-disc text-sm text-slate-700">
         {a.parts.map((p, i) => (
@@ -160,11 +183,24 @@ function Item({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
           </li>
         ))}
       </ul>
-      <p class="mt-2 text-xs text-slate-600">
+      <ul class="mt-2 flex flex-col gap-2" aria-label="Channels">
+        {entry.channels.map((item) => <Chip key={item.id} item={item} csrfToken={csrfToken} />)}
+      </ul>
+    </li>
+  );
+}
+
+/** A channel's delivery: sent, waiting (attempts, next try), failed (the reason, retry) or not configured. */
+function Chip({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
+  return (
+    <li class="flex flex-wrap items-center gap-2 text-sm" data-announcement={item.id} data-state={item.state}>
+      <span class={`rounded px-2 py-0.5 font-medium ${STATE_CLASS[item.state]}`}>
+        {CHANNEL_LABEL[item.channel]}: {STATE_LABEL[item.state]}
+      </span>
+      <span class="text-slate-700">
         {item.state === "delivered" && (
           <>
-            Delivered <Time at={item.deliveredAt} /> after {item.attempts}{" "}
-            attempt{item.attempts === 1 ? "" : "s"}.
+            <Time at={item.deliveredAt} /> after {item.attempts} attempt{item.attempts === 1 ? "" : "s"}.
           </>
         )}
         {item.state === "pending" && (
@@ -174,15 +210,15 @@ function Item({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
             {item.lastError ? ` Last error: ${item.lastError}` : ""}
           </>
         )}
-        {item.state === "feed_only" && <>No chat webhook configured for this channel: shown here only.</>}
-      </p>
+        {item.state === "feed_only" && <>No chat webhook configured for this channel.</>}
+      </span>
       {item.state === "failed" && (
         <form
           method="post"
           action={`/hq/announcements/${item.id}/retry`}
-          class="mt-2 flex flex-wrap items-center gap-3"
+          class="flex flex-wrap items-center gap-3"
         >
-          <span class="text-sm text-red-900" data-testid="last-error">
+          <span class="text-red-900" data-testid="last-error">
             Gave up after {item.attempts} attempts. Last error: {item.lastError ?? "unknown"}
           </span>
           <Csrf token={csrfToken} />

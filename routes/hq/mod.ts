@@ -21,6 +21,7 @@ import { tripsRoutes } from "@/routes/hq/trips.tsx";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { claimRoutes } from "@/routes/hq/claim.tsx";
+import { liveRoutes } from "@/routes/hq/live.ts";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
@@ -69,6 +70,7 @@ function staffArea(deps: AppDeps) {
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
   app.route("/claims", claimRoutes(deps));
+  app.route("/live", liveRoutes(deps));
   return app;
 }
 

@@ -1,4 +1,5 @@
 /** `/hq/movements/:id`: one movement: type, status, drivers, times, place, each part with its photos. */
+import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { movementPage, type MovementPageData } from "@/lib/dashboard/movements.ts";
@@ -52,67 +53,69 @@ function Page({ data }: { data: MovementPageData }) {
       >
         Movement #{m.id} <MovementTypeLabel type={m.movement_type} />
       </PageTitle>
-      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-3">
-        <DetailItem label="Status">
-          <span data-testid="movement-status">{m.movement_status}</span>
-        </DetailItem>
-        <DetailItem label={direct ? "Repair shop (delivered to)" : "Repair shop (picked up from)"}>
-          {m.repairer_name ?? "—"}
-        </DetailItem>
-        <DetailItem label="HQ location">{m.hq_name ?? (direct ? "—" : "")}</DetailItem>
-        <DetailItem label="Picked up by">
-          <DriverLink id={m.picked_up_by} name={m.picked_up_by_name} />
-        </DetailItem>
-        <DetailItem label="Picked up at">
-          <Time at={m.pick_up_at} />
-        </DetailItem>
-        <DetailItem label="Dropped off by">{m.dropped_off_by_name ?? "—"}</DetailItem>
-        <DetailItem label="Dropped off at">
-          <Time at={m.dropped_off_at} />
-        </DetailItem>
-      </dl>
+      <Live topics={["movements", "announcements"]}>
+        <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-3 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-3">
+          <DetailItem label="Status">
+            <span data-testid="movement-status">{m.movement_status}</span>
+          </DetailItem>
+          <DetailItem label={direct ? "Repair shop (delivered to)" : "Repair shop (picked up from)"}>
+            {m.repairer_name ?? "—"}
+          </DetailItem>
+          <DetailItem label="HQ location">{m.hq_name ?? (direct ? "—" : "")}</DetailItem>
+          <DetailItem label="Picked up by">
+            <DriverLink id={m.picked_up_by} name={m.picked_up_by_name} />
+          </DetailItem>
+          <DetailItem label="Picked up at">
+            <Time at={m.pick_up_at} />
+          </DetailItem>
+          <DetailItem label="Dropped off by">{m.dropped_off_by_name ?? "—"}</DetailItem>
+          <DetailItem label="Dropped off at">
+            <Time at={m.dropped_off_at} />
+          </DetailItem>
+        </dl>
 
-      <Section id="parts" title={`Parts (${parts.length})`} class="mb-8">
-        <Table
-          label="Parts of this movement"
-          head={PART_COLUMNS}
-          rows={parts}
-          empty="No parts on this movement."
-        >
-          {(p) => (
-            <tr key={p.delivery_id}>
-              <PartCells part={{ ...p, id: p.part_id }} />
-              <td class={tdClass}>
-                <PhotoThumb id={p.pickup_photo_id} alt={`Pickup photo of ${p.part_no}`} />
-              </td>
-              <td class={tdClass}>
-                {p.delivery
-                  ? <PhotoThumb id={p.delivery_photo_id} alt={`Delivery photo of ${p.part_no}`} />
-                  : <span class="text-sm text-amber-800">not yet delivered</span>}
-              </td>
-            </tr>
-          )}
-        </Table>
-      </Section>
+        <Section id="parts" title={`Parts (${parts.length})`} class="mb-8">
+          <Table
+            label="Parts of this movement"
+            head={PART_COLUMNS}
+            rows={parts}
+            empty="No parts on this movement."
+          >
+            {(p) => (
+              <tr key={p.delivery_id}>
+                <PartCells part={{ ...p, id: p.part_id }} />
+                <td class={tdClass}>
+                  <PhotoThumb id={p.pickup_photo_id} alt={`Pickup photo of ${p.part_no}`} />
+                </td>
+                <td class={tdClass}>
+                  {p.delivery
+                    ? <PhotoThumb id={p.delivery_photo_id} alt={`Delivery photo of ${p.part_no}`} />
+                    : <span class="text-sm text-amber-800">not yet delivered</span>}
+                </td>
+              </tr>
+            )}
+          </Table>
+        </Section>
 
-      <Section id="announcements" title="Announcements">
-        {announcements.length === 0
-          ? <Empty>No announcements for this movement.</Empty>
-          : (
-            <ul class="flex flex-col gap-1 text-base">
-              {announcements.map((a) => (
-                <li key={a.id}>
-                  {a.title} · {a.channel === "parts_movement" ? "Parts Movement" : "New Repair Jobs"} ·{" "}
-                  <strong>{a.state}</strong>
-                  {a.last_error && a.state === "failed" ? ` (${a.last_error})` : ""}
-                </li>
-              ))}
-            </ul>
-          )}
-        <p class="mt-2 text-base">
-          <a class={linkClass} href="/hq/announcements">All announcements</a>
-        </p>
-      </Section>
+        <Section id="announcements" title="Announcements">
+          {announcements.length === 0
+            ? <Empty>No announcements for this movement.</Empty>
+            : (
+              <ul class="flex flex-col gap-1 text-base">
+                {announcements.map((a) => (
+                  <li key={a.id}>
+                    {a.title} · {a.channel === "parts_movement" ? "Parts Movement" : "New Repair Jobs"} ·{" "}
+                    <strong>{a.state}</strong>
+                    {a.last_error && a.state === "failed" ? ` (${a.last_error})` : ""}
+                  </li>
+                ))}
+              </ul>
+            )}
+          <p class="mt-2 text-base">
+            <a class={linkClass} href="/hq/announcements">All announcements</a>
+          </p>
+        </Section>
+      </Live>
     </>
   );
 }

@@ -1,4 +1,5 @@
 /** `/hq/movements`: every recorded movement, newest first: filters, paging, export link. */
+import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { movementQueryOf, pageOf } from "@/lib/dashboard/lists.ts";
@@ -116,39 +117,41 @@ function Page({ data }: { data: Data }) {
           </select>
         </Field>
       </FilterForm>
-      <Table
-        label="Movements"
-        head={COLUMNS}
-        rows={data.rows}
-        empty="No movements match these filters."
-        sorting={{ path: "/hq/movements", query: q, ...data.sort }}
-      >
-        {(m) => (
-          <tr key={m.id} class="hover:bg-slate-50" data-movement={m.id}>
-            <td class={tdClass}>
-              <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id}</a>
-            </td>
-            <td class={tdClass}>
-              <PhotoThumb id={m.photo_id} alt={`Photo of movement ${m.id}`} size="small" />
-            </td>
-            <td class={tdClass}>
-              <MovementTypeLabel type={m.movement_type} />
-            </td>
-            <td class={tdClass}>{m.movement_status}</td>
-            <td class={`${tdClass} whitespace-nowrap`}>
-              <RegoLink rego={m.registration} /> · <ClaimLink claim={m.claim_number} />
-            </td>
-            <td class={tdClass}>{placeOf(m)}</td>
-            <td class={tdClass}>
-              <DriverLink id={m.picked_up_by} name={m.picked_up_by_name} />
-            </td>
-            <TimeCell at={m.pick_up_at} />
-            <TimeCell at={m.dropped_off_at} />
-            <td class={tdClass}>{m.part_count}</td>
-          </tr>
-        )}
-      </Table>
-      <Pagination path="/hq/movements" query={q} page={data.page} more={data.more} />
+      <Live topics={["movements"]}>
+        <Table
+          label="Movements"
+          head={COLUMNS}
+          rows={data.rows}
+          empty="No movements match these filters."
+          sorting={{ path: "/hq/movements", query: q, ...data.sort }}
+        >
+          {(m) => (
+            <tr key={m.id} class="hover:bg-slate-50" data-movement={m.id}>
+              <td class={tdClass}>
+                <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id}</a>
+              </td>
+              <td class={tdClass}>
+                <PhotoThumb id={m.photo_id} alt={`Photo of movement ${m.id}`} size="small" />
+              </td>
+              <td class={tdClass}>
+                <MovementTypeLabel type={m.movement_type} />
+              </td>
+              <td class={tdClass}>{m.movement_status}</td>
+              <td class={`${tdClass} whitespace-nowrap`}>
+                <RegoLink rego={m.registration} /> · <ClaimLink claim={m.claim_number} />
+              </td>
+              <td class={tdClass}>{placeOf(m)}</td>
+              <td class={tdClass}>
+                <DriverLink id={m.picked_up_by} name={m.picked_up_by_name} />
+              </td>
+              <TimeCell at={m.pick_up_at} />
+              <TimeCell at={m.dropped_off_at} />
+              <td class={tdClass}>{m.part_count}</td>
+            </tr>
+          )}
+        </Table>
+        <Pagination path="/hq/movements" query={q} page={data.page} more={data.more} />
+      </Live>
     </>
   );
 }

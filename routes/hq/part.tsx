@@ -3,6 +3,7 @@
  * its whole history (from, to, when, who, via, reason) and the movements that carried it, with their
  * photos; and the dispatcher's status change (POST).
  */
+import { Live, LiveRegion } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { z } from "zod";
 import { PART_STATUSES } from "@/db/schema.ts";
@@ -115,52 +116,56 @@ function Page({ data }: { data: Data }) {
         <span class="font-mono">{part.part_no}</span>
       </PageTitle>
       <NoticeBox notice={data.notice} />
-      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-4">
-        <DetailItem label="Status" testId="part-status">
-          <StatusBadge status={part.status} />
-        </DetailItem>
-        <DetailItem label="Since">
-          <Time at={part.updated_at} />
-        </DetailItem>
-        <DetailItem label="Claim · Rego">
-          <ClaimLink claim={part.claim_number} /> · <RegoLink rego={part.registration} />
-        </DetailItem>
-        <DetailItem label="Repair shop · Qty">{part.repairer_name ?? "—"} · {part.qty_ordered}</DetailItem>
-      </dl>
+      <Live topics={["movements", "parts"]}>
+        <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-base md:grid-cols-4">
+          <DetailItem label="Status" testId="part-status">
+            <StatusBadge status={part.status} />
+          </DetailItem>
+          <DetailItem label="Since">
+            <Time at={part.updated_at} />
+          </DetailItem>
+          <DetailItem label="Claim · Rego">
+            <ClaimLink claim={part.claim_number} /> · <RegoLink rego={part.registration} />
+          </DetailItem>
+          <DetailItem label="Repair shop · Qty">{part.repairer_name ?? "—"} · {part.qty_ordered}</DetailItem>
+        </dl>
+      </Live>
 
       <Section id="change-status" title="Change status" class="mb-8">
         <StatusChanges data={data} />
       </Section>
 
-      <Section id="history" title="History" class="mb-8">
-        <Table
-          label="Status history"
-          head={HISTORY_COLUMNS}
-          rows={history}
-          empty="No status changes recorded."
-        >
-          {(h) => (
-            <tr key={h.id}>
-              <TimeCell at={h.changed_at} />
-              <td class={tdClass}>{h.from_status ? <StatusBadge status={h.from_status} /> : "—"}</td>
-              <td class={tdClass}>
-                <StatusBadge status={h.to_status} />
-              </td>
-              <td class={tdClass}>{h.changed_by_name ?? "—"}</td>
-              <td class={tdClass}>
-                {h.movement_id
-                  ? (
-                    <a class={linkClass} href={`/hq/movements/${h.movement_id}`}>
-                      Movement #{h.movement_id}
-                    </a>
-                  )
-                  : VIA_LABEL[h.via]}
-              </td>
-              <td class={tdClass}>{h.reason ?? ""}</td>
-            </tr>
-          )}
-        </Table>
-      </Section>
+      <LiveRegion topics={["movements", "parts"]}>
+        <Section id="history" title="History" class="mb-8">
+          <Table
+            label="Status history"
+            head={HISTORY_COLUMNS}
+            rows={history}
+            empty="No status changes recorded."
+          >
+            {(h) => (
+              <tr key={h.id}>
+                <TimeCell at={h.changed_at} />
+                <td class={tdClass}>{h.from_status ? <StatusBadge status={h.from_status} /> : "—"}</td>
+                <td class={tdClass}>
+                  <StatusBadge status={h.to_status} />
+                </td>
+                <td class={tdClass}>{h.changed_by_name ?? "—"}</td>
+                <td class={tdClass}>
+                  {h.movement_id
+                    ? (
+                      <a class={linkClass} href={`/hq/movements/${h.movement_id}`}>
+                        Movement #{h.movement_id}
+                      </a>
+                    )
+                    : VIA_LABEL[h.via]}
+                </td>
+                <td class={tdClass}>{h.reason ?? ""}</td>
+              </tr>
+            )}
+          </Table>
+        </Section>
+      </LiveRegion>
 
       <Section id="movements" title="Movements">
         <Table

@@ -1,4 +1,5 @@
 /** `/hq/parts`: the parts search: filters (rego, claim number, status, repair shop), results, paging, export. */
+import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { PART_STATUSES } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
@@ -99,31 +100,33 @@ function Page({ data }: { data: Data }) {
           </select>
         </Field>
       </FilterForm>
-      <Table
-        label="Parts"
-        head={COLUMNS}
-        rows={data.rows}
-        empty="No parts match these filters."
-        sorting={{ path: "/hq/parts", query: q, ...data.sort }}
-      >
-        {(p) => (
-          <tr key={p.id} class="hover:bg-slate-50" data-part={p.id}>
-            <td class={tdClass}>
-              <PhotoThumb id={p.photo_id} alt={`Latest photo of part ${p.part_no}`} size="small" />
-            </td>
-            <PartCells part={p} />
-            <TimeCell at={p.updated_at} />
-            <td class={tdClass}>
-              <ClaimLink claim={p.claim_number} />
-            </td>
-            <td class={tdClass}>
-              <RegoLink rego={p.registration} />
-            </td>
-            <td class={tdClass}>{p.repairer_name ?? <span class="text-slate-400">—</span>}</td>
-          </tr>
-        )}
-      </Table>
-      <Pagination path="/hq/parts" query={q} page={data.page} more={data.more} />
+      <Live topics={["movements", "parts"]}>
+        <Table
+          label="Parts"
+          head={COLUMNS}
+          rows={data.rows}
+          empty="No parts match these filters."
+          sorting={{ path: "/hq/parts", query: q, ...data.sort }}
+        >
+          {(p) => (
+            <tr key={p.id} class="hover:bg-slate-50" data-part={p.id}>
+              <td class={tdClass}>
+                <PhotoThumb id={p.photo_id} alt={`Latest photo of part ${p.part_no}`} size="small" />
+              </td>
+              <PartCells part={p} />
+              <TimeCell at={p.updated_at} />
+              <td class={tdClass}>
+                <ClaimLink claim={p.claim_number} />
+              </td>
+              <td class={tdClass}>
+                <RegoLink rego={p.registration} />
+              </td>
+              <td class={tdClass}>{p.repairer_name ?? <span class="text-slate-400">—</span>}</td>
+            </tr>
+          )}
+        </Table>
+        <Pagination path="/hq/parts" query={q} page={data.page} more={data.more} />
+      </Live>
     </>
   );
 }

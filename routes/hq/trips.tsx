@@ -1,4 +1,5 @@
 /** `/hq/trips`: the open return trips (picked up at a repair shop, not yet dropped off at HQ), oldest first. */
+import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { type OpenTrip, openTripsPage } from "@/lib/dashboard/movements.ts";
@@ -60,38 +61,40 @@ function Page({ data }: { data: Data }) {
       <PageTitle sub="Parts picked up from a repair shop and not yet dropped off at HQ, oldest first unless sorted.">
         Open return trips
       </PageTitle>
-      <Table
-        label="Open return trips"
-        head={TRIP_COLUMNS}
-        rows={data.trips}
-        empty="No open return trips: every picked-up part is back at HQ."
-        sorting={{ path: "/hq/trips", query: data.query, ...data.sort }}
-      >
-        {(t) => {
-          const ageMs = now - new Date(t.pick_up_at).getTime();
-          const old = ageMs >= 24 * 3_600_000;
-          return (
-            <tr key={t.id} class={old ? "bg-amber-50" : ""} data-trip={t.id}>
-              <td class={`${tdClass} whitespace-nowrap font-medium ${old ? "text-amber-900" : ""}`}>
-                {formatAge(ageMs)}
-              </td>
-              <td class={tdClass}>
-                <a class={linkClass} href={`/hq/movements/${t.id}`}>#{t.id}</a>
-              </td>
-              <td class={`${tdClass} whitespace-nowrap`}>
-                <RegoLink rego={t.registration} /> · <ClaimLink claim={t.claim_number} />
-              </td>
-              <td class={tdClass}>
-                <DriverLink id={t.picked_up_by} name={t.picked_up_by_name} />
-              </td>
-              <TimeCell at={t.pick_up_at} />
-              <td class={tdClass}>{t.repairer_name ?? "—"}</td>
-              <td class={tdClass}>{t.hq_name ?? "—"}</td>
-              <td class={tdClass}>{t.parts_on_truck} of {t.part_count}</td>
-            </tr>
-          );
-        }}
-      </Table>
+      <Live topics={["movements"]}>
+        <Table
+          label="Open return trips"
+          head={TRIP_COLUMNS}
+          rows={data.trips}
+          empty="No open return trips: every picked-up part is back at HQ."
+          sorting={{ path: "/hq/trips", query: data.query, ...data.sort }}
+        >
+          {(t) => {
+            const ageMs = now - new Date(t.pick_up_at).getTime();
+            const old = ageMs >= 24 * 3_600_000;
+            return (
+              <tr key={t.id} class={old ? "bg-amber-50" : ""} data-trip={t.id}>
+                <td class={`${tdClass} whitespace-nowrap font-medium ${old ? "text-amber-900" : ""}`}>
+                  {formatAge(ageMs)}
+                </td>
+                <td class={tdClass}>
+                  <a class={linkClass} href={`/hq/movements/${t.id}`}>#{t.id}</a>
+                </td>
+                <td class={`${tdClass} whitespace-nowrap`}>
+                  <RegoLink rego={t.registration} /> · <ClaimLink claim={t.claim_number} />
+                </td>
+                <td class={tdClass}>
+                  <DriverLink id={t.picked_up_by} name={t.picked_up_by_name} />
+                </td>
+                <TimeCell at={t.pick_up_at} />
+                <td class={tdClass}>{t.repairer_name ?? "—"}</td>
+                <td class={tdClass}>{t.hq_name ?? "—"}</td>
+                <td class={tdClass}>{t.parts_on_truck} of {t.part_count}</td>
+              </tr>
+            );
+          }}
+        </Table>
+      </Live>
     </>
   );
 }

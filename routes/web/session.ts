@@ -24,13 +24,24 @@ export function loadSession(deps: AppDeps): MiddlewareHandler<SessionEnv> {
   const cookie = sessionCookie(deps.config);
   return async (c, next) => {
     const token = cookie.get(c);
-    const resolved = token ? await resolveSession(deps.db, deps.clock, token) : null;
+    const resolved = token
+      ? await resolveSession(deps.db, deps.clock, token, { passive: isPassive(c) })
+      : null;
     c.set("session", resolved?.session ?? null);
     c.set("sessionEnded", resolved?.ended ?? null);
     if (token && !c.var.session) cookie.clear(c);
     await next();
     if (c.var.session) c.header("Cache-Control", "no-store");
   };
+}
+
+/**
+ * A request the browser makes by itself, not the user: the live dashboard's event stream (EventSource
+ * always asks for `text/event-stream`) and its refreshes (`X-HQ-Live: 1`, islands/HqLive.tsx). It does not
+ * count as activity for the idle timeout (D23).
+ */
+function isPassive(c: Context): boolean {
+  return c.req.header("x-hq-live") === "1" || (c.req.header("accept") ?? "").includes("text/event-stream");
 }
 
 /** Sets the session cookie: ends with the browser session; only over TLS outside development. */

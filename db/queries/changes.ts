@@ -1,0 +1,24 @@
+/**
+ * The change feed's database side (issue 13, live dashboard): a NOTIFY on one channel, sent inside the
+ * transaction that makes the change, so every process listening (lib/live/) hears of it exactly when it
+ * commits and never of a rolled-back one. Works the same on a server and on PGlite.
+ */
+import { sql } from "kysely";
+import type { Db } from "@/db/client.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+
+/** The NOTIFY channel of the change feed. */
+export const CHANGE_CHANNEL = "hq_change";
+
+/** What changed: a movement (and so its parts), a part's status, or an announcement's delivery. */
+export type ChangeTopic = "movements" | "parts" | "announcements";
+
+export const CHANGE_TOPICS: readonly ChangeTopic[] = ["movements", "parts", "announcements"];
+
+/**
+ * Announces `topic` to the listeners when `tx` commits (one statement). Outside a transaction (`db`), the
+ * statement is its own transaction: delivered at once.
+ */
+export async function notifyChange(tx: Tx | Db, topic: ChangeTopic): Promise<void> {
+  await sql`select pg_notify(${CHANGE_CHANNEL}, ${topic})`.execute(tx);
+}

@@ -1,0 +1,72 @@
+/**
+ * The live dashboard (issue 13) in the browser: listens to `/hq/live` (server-sent events) and, when a
+ * change of one of `topics` is committed, fetches the same page again and swaps each `[data-live]` region
+ * for the fresh one, without a reload. Changes arriving while a refresh runs are folded into one more
+ * refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended session
+ * alive; when the session ends (the stream's `end` event, or a refresh that is not the page), it stops.
+ * Renders nothing: without JavaScript the page is the same, only static.
+ */
+import { useEffect } from "preact/hooks";
+
+export interface HqLiveProps {
+  /** The change topics this page shows (db/queries/changes.ts): `movements`, `parts`, `announcements`. */
+  topics: string[];
+}
+
+/** Waits this long after a change for others of the same commit burst (one refresh for a busy moment). */
+const SETTLE_MS = 200;
+
+export default function HqLive({ topics }: HqLiveProps) {
+  useEffect(() => {
+    const source = new EventSource("/hq/live");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let running = false;
+    let again = false;
+    const stop = () => {
+      source.close();
+      clearTimeout(timer);
+    };
+    const refresh = async () => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      try {
+        const res = await fetch(location.href, { headers: { "X-HQ-Live": "1" } });
+        if (!res.ok || res.redirected) return stop();
+        const fresh = new DOMParser().parseFromString(await res.text(), "text/html");
+        const now = document.querySelectorAll("[data-live]");
+        const next = fresh.querySelectorAll("[data-live]");
+        now.forEach((region, i) => {
+          const other = next[i];
+          if (other && other.getAttribute("data-live") === region.getAttribute("data-live")) {
+            region.replaceWith(document.importNode(other, true));
+          }
+        });
+      } catch {
+        // Offline for a moment: the next change tries again.
+      } finally {
+        running = false;
+        if (again) {
+          again = false;
+          void refresh();
+        }
+      }
+    };
+    source.addEventListener("change", (e) => {
+      const topic = (e as MessageEvent<string>).data;
+      if (topic !== "all" && !topics.includes(topic)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => void refresh(), SETTLE_MS);
+    });
+    // Says on the page whether it listens (the browser tests wait for it; handy when looking into one).
+    source.addEventListener("ready", () => document.body.setAttribute("data-live-state", "listening"));
+    source.addEventListener("end", () => {
+      stop();
+      document.body.setAttribute("data-live-state", "ended");
+    });
+    return stop;
+  }, [topics.join(" ")]);
+  return null;
+}

@@ -1,0 +1,69 @@
+/**
+ * `GET /hq/live`: the live dashboard's event stream (server-sent events, issue 13). Staff only (mounted in
+ * the staff area). Events: `ready` once the stream listens (nothing committed after it is missed), then
+ * `change` with the topic (`movements`, `parts`, `announcements`, or `all` after the database listener
+ * reconnected) for every change committed by any instance on the database, and `end` when the session's
+ * idle time is up: the stream does not keep a session alive (it is a passive request, routes/web/session.ts),
+ * so it ends with it and the page stops listening. A stopping server ends every stream (stopChangeFeed); the
+ * browser then reconnects, to another instance or this one once it is back. A comment every 25 s keeps proxies from closing it.
+ */
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { AppDeps } from "@/lib/deps.ts";
+import { subscribeChanges } from "@/lib/live/feed.ts";
+import type { SessionEnv } from "@/routes/web/session.ts";
+
+const HEARTBEAT_MS = 25_000;
+
+export function liveRoutes(deps: AppDeps) {
+  const app = new Hono<SessionEnv>();
+  app.get("/", async (c) => {
+    const session = c.var.session;
+    if (!session) throw new Error("/hq/live reached without a session: the access guard is missing");
+    const endsAt = session.expiresAt.getTime();
+    // nginx (deploy/nginx.conf) buffers proxied answers by default: events must pass at once.
+    c.header("X-Accel-Buffering", "no");
+    const pending: string[] = [];
+    let wake = () => {};
+    let closed = false;
+    // Listening before the answer starts: a database that cannot be reached is a 503, not an empty stream.
+    const unsubscribe = await subscribeChanges(deps.db, (change) => {
+      if (change === "closed") closed = true;
+      else pending.push(change);
+      wake();
+    });
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => wake());
+      try {
+        await stream.writeSSE({ event: "ready", data: "" });
+        let lastWrite = Date.now();
+        while (!stream.aborted && !closed) {
+          const left = endsAt - deps.clock.now().getTime();
+          if (left <= 0) {
+            await stream.writeSSE({ event: "end", data: "" });
+            break;
+          }
+          for (const topic of pending.splice(0)) {
+            await stream.writeSSE({ event: "change", data: topic });
+            lastWrite = Date.now();
+          }
+          if (Date.now() - lastWrite >= HEARTBEAT_MS) {
+            await stream.write(": keep-alive\n\n");
+            lastWrite = Date.now();
+          }
+          if (pending.length > 0 || closed) continue;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.min(left, HEARTBEAT_MS));
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+      } finally {
+        await unsubscribe();
+      }
+    });
+  });
+  return app;
+}

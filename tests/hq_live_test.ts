@@ -1,0 +1,175 @@
+/**
+ * The live dashboard's event stream (`GET /hq/live`, issue 13 item 2): changes committed in a submission, a
+ * status change or an announcement retry reach an open stream; on a PostgreSQL server a change committed
+ * through another pool (another instance) does too (LISTEN/NOTIFY); staff only; the stream is passive.
+ */
+import assert from "node:assert/strict";
+import { sql } from "kysely";
+import { openDb } from "@/db/client.ts";
+import { stopChangeFeed } from "@/lib/live/feed.ts";
+import { changeStatusByDispatcher } from "@/lib/part_status.ts";
+import { appTest } from "@/tests/helpers/app.ts";
+import { buildTestApp } from "@/tests/helpers/app.ts";
+import { serverTest } from "@/tests/helpers/db.ts";
+import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { anonymous, signedIn } from "@/tests/helpers/hq.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+
+/** Reads server-sent events off a response body, one `{ event, data }` at a time. */
+function sseReader(res: Response) {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  return {
+    async next(): Promise<{ event: string; data: string }> {
+      while (true) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith(":")) continue; // a keep-alive comment
+          const field = (name: string) =>
+            block.split("\n").find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? "";
+          return { event: field("event"), data: field("data") };
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the stream ended");
+        buffer += value;
+      }
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+appTest("hq live: a submission, a status change and a retry each reach an open stream", async (a) => {
+  const s = await flowSetup(a, {
+    count: 1,
+    status: "Arrived",
+    stage: "direct_dropoff",
+    registration: "LIVE 1",
+  });
+  const d = await signedIn(a, "dispatcher");
+  const res = await d.get("/hq/live", { accept: "text/event-stream" });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type")!, /^text\/event-stream/);
+  const events = sseReader(res);
+  try {
+    assert.deepEqual(await events.next(), { event: "ready", data: "" });
+    const sent = await a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
+    assert.equal(sent.result.status, "success", JSON.stringify(sent));
+    assert.deepEqual(await events.next(), { event: "change", data: "movements" });
+
+    const { parts } = await makeClaim(a.db, { parts: [{ status: "Ordered" }] });
+    await changeStatusByDispatcher(a.db, a.clock, {
+      partId: parts[0].id,
+      from: "Ordered",
+      to: "Arrived",
+      userId: d.user.id,
+    });
+    assert.deepEqual(await events.next(), { event: "change", data: "parts" });
+
+    const row = await a.db.selectFrom("announcements").select("id").orderBy("id").executeTakeFirstOrThrow();
+    await a.db.updateTable("announcements").set({ state: "failed" }).where("id", "=", row.id).execute();
+    assert.equal((await d.post(`/hq/announcements/${row.id}/retry`)).status, 303);
+    assert.deepEqual(await events.next(), { event: "change", data: "announcements" });
+  } finally {
+    await events.cancel();
+  }
+});
+
+appTest("hq live: staff only, and listening does not keep the session alive", async (a) => {
+  const driver = await signedIn(a, "driver");
+  assert.equal((await driver.get("/hq/live", { accept: "text/event-stream" })).status, 403);
+  const nobody = await anonymous(a).get("/hq/live", { accept: "text/event-stream" });
+  assert.notEqual(nobody.status, 200);
+  await nobody.body?.cancel();
+
+  const d = await signedIn(a, "dispatcher");
+  const seen = async () =>
+    (await a.db.selectFrom("sessions").select("last_seen_at").where("user_id", "=", d.user.id)
+      .executeTakeFirstOrThrow()).last_seen_at.getTime();
+  const before = await seen();
+  a.clock.advance(5 * 60_000);
+  const res = await d.get("/hq/live", { accept: "text/event-stream" });
+  const events = sseReader(res);
+  assert.equal((await events.next()).event, "ready");
+  await events.cancel();
+  const refresh = await d.get("/hq/parts", { "x-hq-live": "1" });
+  assert.equal(refresh.status, 200);
+  await refresh.body?.cancel();
+  assert.equal(await seen(), before, "neither the stream nor a live refresh counts as activity");
+  await d.get("/hq/parts");
+  assert.ok(await seen() > before, "a page the user opens does");
+});
+
+appTest("hq live: a stopping server ends the open streams (its shutdown would wait for them)", async (a) => {
+  const d = await signedIn(a, "dispatcher");
+  const res = await d.get("/hq/live", { accept: "text/event-stream" });
+  const events = sseReader(res);
+  assert.equal((await events.next()).event, "ready");
+  await stopChangeFeed(a.db);
+  await assert.rejects(events.next(), /the stream ended/);
+});
+
+serverTest(
+  "hq live: a change committed through another pool reaches the stream (LISTEN/NOTIFY)",
+  async (t) => {
+    const a = await buildTestApp(t);
+    // Another instance on the same database: its own pool, its own connections.
+    const other = openDb({ url: t.url!, poolSize: 2 });
+    try {
+      const d = await signedIn(a, "dispatcher");
+      const events = sseReader(await d.get("/hq/live", { accept: "text/event-stream" }));
+      try {
+        assert.equal((await events.next()).event, "ready");
+        const { parts } = await makeClaim(other, { parts: [{ status: "Ordered" }] });
+        const user = await makeUser(other, { role: "dispatcher" });
+        await changeStatusByDispatcher(other, a.clock, {
+          partId: parts[0].id,
+          from: "Ordered",
+          to: "Arrived",
+          userId: user.id,
+        });
+        assert.deepEqual(await events.next(), { event: "change", data: "parts" });
+      } finally {
+        await events.cancel();
+      }
+    } finally {
+      await other.destroy();
+      await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+);
+
+serverTest(
+  "hq live: the listener's connection killed, it reopens, says so, and changes flow again",
+  async (t) => {
+    const a = await buildTestApp(t);
+    const other = openDb({ url: t.url!, poolSize: 2 });
+    try {
+      const d = await signedIn(a, "dispatcher");
+      const events = sseReader(await d.get("/hq/live", { accept: "text/event-stream" }));
+      try {
+        assert.equal((await events.next()).event, "ready");
+        const killed = await sql<{ pid: number }>`
+        select pg_terminate_backend(pid) as pid from pg_stat_activity
+        where datname = current_database() and query ilike 'listen %'`.execute(other);
+        assert.equal(killed.rows.length, 1, "one listening connection per process");
+        // Reopened after a second: pages are told to refresh, since changes may have been missed meanwhile.
+        assert.deepEqual(await events.next(), { event: "change", data: "all" });
+        const { parts } = await makeClaim(other, { parts: [{ status: "Ordered" }] });
+        await changeStatusByDispatcher(other, a.clock, {
+          partId: parts[0].id,
+          from: "Ordered",
+          to: "Arrived",
+          userId: d.user.id,
+        });
+        assert.deepEqual(await events.next(), { event: "change", data: "parts" });
+      } finally {
+        await events.cancel();
+      }
+    } finally {
+      await other.destroy();
+      await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
+    }
+  },
+);
