@@ -114,12 +114,6 @@ export async function claimRepairerName(db: QueryRunner, claimId: number): Promi
   return row?.name ?? null;
 }
 
-/** interface.md 3b rule 3: the reverse movement is linked on the claim's management record. */
-export async function linkMovementOnManagement(trx: Tx, claimId: number, movementId: number): Promise<void> {
-  await trx.updateTable("claim_management").set({ parts_movement_id: movementId })
-    .where("claim_id", "=", claimId).execute();
-}
-
 /** Whether any claim exists (the demo data loads only into an empty database). */
 export async function anyClaim(db: QueryRunner): Promise<boolean> {
   return await db.selectFrom("claims").select("id").limit(1).executeTakeFirst() !== undefined;

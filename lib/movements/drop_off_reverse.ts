@@ -7,11 +7,9 @@
  * then D13's: none confirmed, a part listed twice, unknown part, part of another claim; a part not on the
  * trip; per part in request order its status, then its photo.
  */
-import { insertMovementHistory } from "@/db/queries/history.ts";
-import { lockMovement, markDelivered, recordDropOff, tripParts } from "@/db/queries/movements.ts";
-import { flipStatuses } from "@/db/queries/parts.ts";
+import { lockMovement, tripParts, writeLeg2DropOff } from "@/db/queries/movements.ts";
 import type { MovementStatus, User } from "@/db/schema.ts";
-import { announcementsWritten, movementLink, writeAnnouncement } from "@/lib/announcements/outbox.ts";
+import { announcementOutbox, announcementsWritten } from "@/lib/announcements/outbox.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import {
@@ -93,38 +91,27 @@ export async function dropOffReverse(
     const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);
 
     const ids = checked.map((c) => c.part.id);
-    const deliveryOf = await markDelivered(
-      trx,
-      trip.id,
-      checked.map((c) => ({ part_id: c.part.id, image_id: c.imageId, photo_id: c.photoId })),
-    );
-    const flipped = await flipStatuses(trx, ids, flow.from, flow.to, now);
+    const { deliveryOf, flipped, movementStatus } = await writeLeg2DropOff(trx, {
+      movementId: trip.id,
+      rows: checked.map((c) => ({ part_id: c.part.id, image_id: c.imageId, photo_id: c.photoId })),
+      flip: { ids, from: flow.from, to: flow.to, at: now, by: user.id },
+      outbox: announcementOutbox(config, {
+        title: "Parts Returned to HQ",
+        rego: trip.registration,
+        place: trip.hq_name ?? "HQ",
+        parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
+        driver: user.name,
+        at: now.toISOString(),
+      }, now),
+    });
     // Locked parts with a checked status, on the trip and not yet delivered (their status says so): every
     // one changes. Anything else is a bug and must not commit half a drop-off.
-    if (deliveryOf.size !== ids.length || flipped.length !== ids.length) {
+    if (deliveryOf.size !== ids.length || flipped !== ids.length) {
       throw new Error("drop-off: a locked part or its Deliver_Parts changed");
     }
-    await insertMovementHistory(
-      trx,
-      ids.map((id) => ({ part_id: id, from_status: flow.from, to_status: flow.to })),
-      trip.id,
-      user.id,
-      now,
-    );
-    const status = await recordDropOff(trx, trip.id, user.id, now);
-    await writeAnnouncement(trx, config, {
-      title: "Parts Returned to HQ",
-      rego: trip.registration,
-      place: trip.hq_name ?? "HQ",
-      parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
-      driver: user.name,
-      at: now.toISOString(),
-      link: movementLink(config, trip.id),
-      movementId: trip.id,
-    }, now);
     return {
       wrote: true,
-      ...answer(status, ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! }))),
+      ...answer(movementStatus, ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! }))),
     };
   });
   const { wrote, ...data } = result;
