@@ -94,14 +94,14 @@ async function expectSuccess(a: TestApp, payload: unknown) {
   return body;
 }
 
-countTest("parts_drop_off: the same round trips for 1, 10 and 50 parts", 10, async (a, size) => {
+countTest("parts_drop_off: the same round trips for 1, 10 and 50 parts", 9, async (a, size) => {
   const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
   return async () => {
     await expectSuccess(a, dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
   };
 });
 
-countTest("parts_pick_up_reverse: the same round trips for 1, 10 and 50 parts", 13, async (a, size) => {
+countTest("parts_pick_up_reverse: the same round trips for 1, 10 and 50 parts", 12, async (a, size) => {
   const s = await flowSetup(a, {
     count: size,
     status: "Pending Repair Shop Pick-Up",
@@ -112,7 +112,7 @@ countTest("parts_pick_up_reverse: the same round trips for 1, 10 and 50 parts", 
   };
 });
 
-countTest("parts_drop_off_reverse: the same round trips for 1, 10 and 50 parts", 11, async (a, size) => {
+countTest("parts_drop_off_reverse: the same round trips for 1, 10 and 50 parts", 9, async (a, size) => {
   const s = await flowSetup(a, {
     count: size,
     status: "Pending Repair Shop Pick-Up",
@@ -145,7 +145,7 @@ countTest("parts_drop_off: a retry (D16) costs the same for 1, 10 and 50 parts",
 
 countTest(
   "parts_drop_off: a refusal at the last part costs the same for 1, 10 and 50 parts",
-  8,
+  7,
   async (a, size) => {
     const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
     await a.db.updateTable("parts_orders").set({ status: "Ordered" }).where("id", "=", s.parts[size - 1].id)

@@ -10,6 +10,7 @@ import { insertAnnouncementsSql, type OutboxWrite } from "@/db/queries/announcem
 import type { MovementStatus, PartStatus } from "@/db/schema.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { latestReverseMovement } from "@/db/queries/claims.ts";
+import { type StagedImageRow, stagedImagesQuery } from "@/db/queries/photos.ts";
 
 export interface NewMovement {
   claim_id: number;
@@ -189,25 +190,30 @@ export async function lockMovement(trx: Tx, id: number, claimId: number) {
     .executeTakeFirst();
 }
 
-/** The Deliver_Parts of a movement: which parts are on the trip and whether each is back at HQ. */
-export async function tripParts(trx: Tx, movementId: number) {
-  return await trx.selectFrom("deliver_parts").select(["id", "part_id", "delivery"])
-    .where("movement_id", "=", movementId).execute();
-}
-
-/** One earlier step matching a requested (part, image) pair: see `findAppliedSubmission`. */
+/**
+ * One earlier step matching a requested (part, image) pair (D16). Read as JSON, so its timestamps are ISO
+ * strings.
+ */
 export interface AppliedStep {
   delivery_id: number;
   part_id: number;
   movement_id: number;
   changed_by: number | null;
-  changed_at: Date;
+  changed_at: string;
   /** How many parts that earlier submission moved (same movement, user, time and target status). */
   submission_size: number;
   same_vehicle: boolean;
   movement_status: MovementStatus;
   dropped_off_by: number | null;
-  dropped_off_at: Date | null;
+  dropped_off_at: string | null;
+}
+
+/** Which earlier steps to look for: see `checkReads`. */
+export interface AppliedStepsQuery {
+  pairs: { part_id: number; image_id: number }[];
+  imageColumn: "pickup_image_id" | "delivery_image_id";
+  toStatus: PartStatus;
+  claimId: number;
 }
 
 /**
@@ -215,33 +221,44 @@ export interface AppliedStep {
  * image in `imageColumn` for that part, and the history row of the part reaching `toStatus` on that
  * movement. A staged image is used at most once (D14), so the image ids pin down the earlier submission.
  */
-export async function findAppliedSteps(
-  trx: Tx,
-  opts: {
-    pairs: { part_id: number; image_id: number }[];
-    imageColumn: "pickup_image_id" | "delivery_image_id";
-    toStatus: PartStatus;
-    claimId: number;
-  },
-): Promise<AppliedStep[]> {
-  const { pairs, toStatus } = opts;
-  const column = sql.ref(`d.${opts.imageColumn}`);
-  const result = await sql<AppliedStep>`
+function appliedStepsSql(q: AppliedStepsQuery) {
+  const column = sql.ref(`d.${q.imageColumn}`);
+  return sql<AppliedStep>`
     select d.id as delivery_id, d.part_id, d.movement_id, h.changed_by, h.changed_at,
       (select count(*) from part_status_history g
         where g.movement_id = h.movement_id and g.via = 'movement' and g.to_status = h.to_status
           and g.changed_at = h.changed_at and g.changed_by is not distinct from h.changed_by
       )::int as submission_size,
-      c.registration_norm = (select registration_norm from claims where id = ${opts.claimId}) as same_vehicle,
+      c.registration_norm = (select registration_norm from claims where id = ${q.claimId}) as same_vehicle,
       m.movement_status, m.dropped_off_by, m.dropped_off_at
-    from unnest(${pairs.map((p) => p.part_id)}::int[], ${pairs.map((p) => p.image_id)}::int[])
+    from unnest(${q.pairs.map((p) => p.part_id)}::int[], ${q.pairs.map((p) => p.image_id)}::int[])
       as r(part_id, image_id)
     join deliver_parts d on d.part_id = r.part_id and ${column} = r.image_id
     join parts_movements m on m.id = d.movement_id
     join claims c on c.id = m.claim_id
     join part_status_history h on h.movement_id = d.movement_id and h.part_id = d.part_id
-      and h.via = 'movement' and h.to_status = ${toStatus}`.execute(trx);
-  return result.rows;
+      and h.via = 'movement' and h.to_status = ${q.toStatus}`;
+}
+
+/**
+ * Everything a submission's checks read once its parts are locked, in one statement: the earlier steps of
+ * an identical submission (D16), the staged images (D14) and, for leg 2, the ids of the trip's parts. Run
+ * after the locking statement, so its snapshot holds what a submission that held the locks before
+ * committed.
+ */
+export async function checkReads(
+  trx: Tx,
+  q: AppliedStepsQuery & { imageIds: number[]; tripId: number | null },
+): Promise<{ steps: AppliedStep[]; staged: StagedImageRow[]; tripPartIds: number[] }> {
+  const { rows: [row] } = await sql<
+    { steps: AppliedStep[]; staged: StagedImageRow[]; trip_part_ids: number[] }
+  >`
+    select
+      (select coalesce(json_agg(s), '[]'::json) from (${appliedStepsSql(q)}) s) as steps,
+      (select coalesce(json_agg(u), '[]'::json) from (${stagedImagesQuery(trx, q.imageIds)}) u) as staged,
+      array(select part_id from deliver_parts where movement_id = ${q.tripId}::int) as trip_part_ids`
+    .execute(trx);
+  return { steps: row.steps, staged: row.staged, tripPartIds: row.trip_part_ids };
 }
 
 // --- open return trips (D20): a part on one is on a truck until the driver drops it off at HQ ---

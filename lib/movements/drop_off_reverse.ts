@@ -7,7 +7,7 @@
  * then D13's: none confirmed, a part listed twice, unknown part, part of another claim; a part not on the
  * trip; per part in request order its status, then its photo.
  */
-import { lockMovement, tripParts, writeLeg2DropOff } from "@/db/queries/movements.ts";
+import { lockMovement, writeLeg2DropOff } from "@/db/queries/movements.ts";
 import type { MovementStatus, User } from "@/db/schema.ts";
 import { announcementOutbox, announcementsWritten } from "@/lib/announcements/outbox.ts";
 import { DomainError } from "@/lib/errors.ts";
@@ -19,10 +19,10 @@ import {
   confirmedParts,
   lockConfirmedParts,
   type MovementDeps,
+  readAfterLock,
   submissionClaim,
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, DropOffReverseInput } from "@/lib/movements/input.ts";
-import { findReplay } from "@/lib/movements/replay.ts";
 
 export interface DropOffReverseResult {
   delivery_parts: DeliveryPart[];
@@ -64,7 +64,8 @@ export async function dropOffReverse(
         // Not a valid retry: the trip being complete is the first thing to say.
       }
       const replay = confirmed &&
-        await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+        (await readAfterLock(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now, tripId: null }))
+          .replay;
       if (replay && replay.movementId === trip.id) {
         return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
       }
@@ -73,14 +74,20 @@ export async function dropOffReverse(
 
     const confirmed = confirmedParts(flow, input.parts);
     const parts = await lockConfirmedParts(trx, confirmed);
-    const replay = await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+    const { replay, staged, tripPartIds } = await readAfterLock(trx, {
+      flow,
+      userId: user.id,
+      claimId: claim.id,
+      confirmed,
+      now,
+      tripId: trip.id,
+    });
     if (replay && replay.movementId === trip.id) {
       return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
     }
     checkBelongToClaim(confirmed, parts, trip.claim_id);
-    const onTrip = new Set((await tripParts(trx, trip.id)).map((d) => d.part_id));
     for (const { partId } of confirmed) {
-      if (!onTrip.has(partId)) {
+      if (!tripPartIds.has(partId)) {
         throw new DomainError(
           "refused",
           `${parts.get(partId)!.part_no} is not part of this return trip.`,
@@ -88,7 +95,7 @@ export async function dropOffReverse(
         );
       }
     }
-    const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);
+    const checked = checkStatusesAndPhotos(flow, confirmed, parts, staged);
 
     const ids = checked.map((c) => c.part.id);
     const { deliveryOf, flipped, movementStatus } = await writeLeg2DropOff(trx, {

@@ -18,10 +18,10 @@ import {
   confirmedParts,
   lockConfirmedParts,
   type MovementDeps,
+  readAfterLock,
   submissionClaim,
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, SubmittedPart } from "@/lib/movements/input.ts";
-import { findReplay } from "@/lib/movements/replay.ts";
 
 export interface NewMovementSpec {
   flow: Flow;
@@ -61,10 +61,17 @@ export async function submitNewMovement(
   const result = await db.transaction().execute(
     async (trx): Promise<NewMovementResult & { wrote: boolean }> => {
       const parts = await lockConfirmedParts(trx, confirmed);
-      const replay = await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+      const { replay, staged } = await readAfterLock(trx, {
+        flow,
+        userId: user.id,
+        claimId: claim.id,
+        confirmed,
+        now,
+        tripId: null,
+      });
       if (replay) return { movementId: replay.movementId, deliveryParts: replay.deliveryParts, wrote: false };
       checkBelongToClaim(confirmed, parts, claim.id);
-      const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);
+      const checked = checkStatusesAndPhotos(flow, confirmed, parts, staged);
       const destination = await spec.destination(trx, claim.id);
 
       const ids = checked.map((c) => c.part.id);
