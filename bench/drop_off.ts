@@ -35,13 +35,13 @@ class StatementCounter implements KyselyPlugin {
   }
 }
 
-interface Job {
+export interface Job {
   rego: string;
   parts: { part: number; image: number }[];
 }
 
 /** Claims of `size` Arrived parts, each part with a staged photo, written set-based. */
-async function seed(
+export async function seed(
   db: Db,
   size: number,
   count: number,
@@ -77,7 +77,7 @@ async function seed(
   return { jobs: [...byRego.values()], shop };
 }
 
-const payload = (job: Job, shop: number) => ({
+export const payload = (job: Job, shop: number) => ({
   payload: {
     event_type: "parts_drop_off",
     user_email: BENCH_DRIVER,
