@@ -238,7 +238,10 @@ appTest("logs: LOG_FORMAT=text writes one readable line per request", async (a) 
 Deno.test("logs: LOG_FORMAT defaults to text in development and json elsewhere; METRICS_TOKEN is long", () => {
   assert.equal(parseConfig({}).logFormat, "text");
   assert.equal(parseConfig({ APP_ENV: "stage" }).logFormat, "json");
-  assert.equal(parseConfig({ APP_ENV: "production", PUBLIC_KEY: "a-production-public-key" }).logFormat, "json");
+  assert.equal(
+    parseConfig({ APP_ENV: "production", PUBLIC_KEY: "a-production-public-key" }).logFormat,
+    "json",
+  );
   assert.equal(parseConfig({ LOG_FORMAT: "json" }).logFormat, "json");
   assert.equal(parseConfig({}).logLevel, "info");
   assert.equal(parseConfig({}).metricsToken, undefined);
