@@ -94,7 +94,7 @@ async function expectSuccess(a: TestApp, payload: unknown) {
   return body;
 }
 
-countTest("parts_drop_off: the same round trips for 1, 10 and 50 parts", 9, async (a, size) => {
+countTest("parts_drop_off: the same round trips for 1, 10 and 50 parts", 8, async (a, size) => {
   const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
   return async () => {
     await expectSuccess(a, dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));

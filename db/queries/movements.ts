@@ -11,6 +11,13 @@ import type { MovementStatus, PartStatus } from "@/db/schema.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { latestReverseMovement } from "@/db/queries/claims.ts";
 import { type StagedImageRow, stagedImagesQuery } from "@/db/queries/photos.ts";
+import { activeRepairerQuery } from "@/db/queries/places.ts";
+
+/** An active repairer as a drop-off names it. */
+export interface Repairer {
+  id: number;
+  name: string;
+}
 
 export interface NewMovement {
   claim_id: number;
@@ -242,23 +249,27 @@ function appliedStepsSql(q: AppliedStepsQuery) {
 
 /**
  * Everything a submission's checks read once its parts are locked, in one statement: the earlier steps of
- * an identical submission (D16), the staged images (D14) and, for leg 2, the ids of the trip's parts. Run
+ * an identical submission (D16), the staged images (D14), for leg 2 the ids of the trip's parts and for a
+ * drop-off its repair shop if active (D15). Run
  * after the locking statement, so its snapshot holds what a submission that held the locks before
  * committed.
  */
 export async function checkReads(
   trx: Tx,
-  q: AppliedStepsQuery & { imageIds: number[]; tripId: number | null },
-): Promise<{ steps: AppliedStep[]; staged: StagedImageRow[]; tripPartIds: number[] }> {
+  q: AppliedStepsQuery & { imageIds: number[]; tripId: number | null; repairerId: number | null },
+): Promise<
+  { steps: AppliedStep[]; staged: StagedImageRow[]; tripPartIds: number[]; repairer: Repairer | null }
+> {
   const { rows: [row] } = await sql<
-    { steps: AppliedStep[]; staged: StagedImageRow[]; trip_part_ids: number[] }
+    { steps: AppliedStep[]; staged: StagedImageRow[]; trip_part_ids: number[]; repairer: Repairer | null }
   >`
     select
       (select coalesce(json_agg(s), '[]'::json) from (${appliedStepsSql(q)}) s) as steps,
       (select coalesce(json_agg(u), '[]'::json) from (${stagedImagesQuery(trx, q.imageIds)}) u) as staged,
-      array(select part_id from deliver_parts where movement_id = ${q.tripId}::int) as trip_part_ids`
+      array(select part_id from deliver_parts where movement_id = ${q.tripId}::int) as trip_part_ids,
+      (select row_to_json(r) from (${activeRepairerQuery(trx, q.repairerId)}) r) as repairer`
     .execute(trx);
-  return { steps: row.steps, staged: row.staged, tripPartIds: row.trip_part_ids };
+  return { steps: row.steps, staged: row.staged, tripPartIds: row.trip_part_ids, repairer: row.repairer };
 }
 
 // --- open return trips (D20): a part on one is on a truck until the driver drops it off at HQ ---

@@ -6,7 +6,7 @@
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import { type LockedPart, lockPartsInIdOrder } from "@/db/queries/parts.ts";
-import { checkReads } from "@/db/queries/movements.ts";
+import { checkReads, type Repairer } from "@/db/queries/movements.ts";
 import type { StagedImageRow } from "@/db/queries/photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError, ValidationError } from "@/lib/errors.ts";
@@ -78,7 +78,8 @@ export interface CheckedPart {
 
 /**
  * What the checks read once the parts are locked, in one statement (`checkReads`): an identical earlier
- * submission's answer (D16), the staged images of the confirmed parts and, for leg 2, the trip's parts.
+ * submission's answer (D16), the staged images of the confirmed parts, for leg 2 the trip's parts and for a
+ * drop-off its repair shop.
  */
 export async function readAfterLock(
   trx: Tx,
@@ -89,18 +90,23 @@ export async function readAfterLock(
     confirmed: ConfirmedPart[];
     now: Date;
     tripId: number | null;
+    repairerId: number | null;
   },
-): Promise<{ replay: Replay | null; staged: StagedImageRow[]; tripPartIds: Set<number> }> {
+): Promise<
+  { replay: Replay | null; staged: StagedImageRow[]; tripPartIds: Set<number>; repairer: Repairer | null }
+> {
   const { flow, confirmed } = opts;
   const reads = await checkReads(trx, {
     ...appliedStepsQuery(flow, opts.claimId, confirmed),
     imageIds: confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]),
     tripId: opts.tripId,
+    repairerId: opts.repairerId,
   });
   return {
     replay: replayOf(reads.steps, opts),
     staged: reads.staged,
     tripPartIds: new Set(reads.tripPartIds),
+    repairer: reads.repairer,
   };
 }
 

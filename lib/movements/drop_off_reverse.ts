@@ -64,7 +64,15 @@ export async function dropOffReverse(
         // Not a valid retry: the trip being complete is the first thing to say.
       }
       const replay = confirmed &&
-        (await readAfterLock(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now, tripId: null }))
+        (await readAfterLock(trx, {
+          flow,
+          userId: user.id,
+          claimId: claim.id,
+          confirmed,
+          now,
+          tripId: null,
+          repairerId: null,
+        }))
           .replay;
       if (replay && replay.movementId === trip.id) {
         return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
@@ -81,6 +89,7 @@ export async function dropOffReverse(
       confirmed,
       now,
       tripId: trip.id,
+      repairerId: null,
     });
     if (replay && replay.movementId === trip.id) {
       return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };

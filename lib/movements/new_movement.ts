@@ -8,7 +8,7 @@
  * flip (a conditional UPDATE), the history rows and the outbox rows in one statement (data-modifying CTEs).
  */
 import type { Tx } from "@/db/queries/compiled.ts";
-import { type NewMovement, writeNewMovement } from "@/db/queries/movements.ts";
+import { type NewMovement, type Repairer, writeNewMovement } from "@/db/queries/movements.ts";
 import type { AnnouncementTitle, User } from "@/db/schema.ts";
 import { announcementOutbox, announcementsWritten } from "@/lib/announcements/outbox.ts";
 import type { Flow } from "@/lib/flows.ts";
@@ -27,11 +27,13 @@ export interface NewMovementSpec {
   flow: Flow;
   claimFlow: "direct" | "reverse";
   title: AnnouncementTitle;
+  /** The repair shop the app chose (drop-off): read with the checks' reads, passed to `destination`. */
+  repairerId: number | null;
   /**
    * The movement's destination, checked after the parts (D15): its columns and the place the
    * announcement names. Throws the flow's message when there is none.
    */
-  destination(trx: Tx, claimId: number): Promise<{
+  destination(trx: Tx, claimId: number, repairer: Repairer | null): Promise<{
     fields: Pick<NewMovement, "repairer_id" | "location_type" | "hq_location_id">;
     place: string;
   }>;
@@ -61,18 +63,19 @@ export async function submitNewMovement(
   const result = await db.transaction().execute(
     async (trx): Promise<NewMovementResult & { wrote: boolean }> => {
       const parts = await lockConfirmedParts(trx, confirmed);
-      const { replay, staged } = await readAfterLock(trx, {
+      const { replay, staged, repairer } = await readAfterLock(trx, {
         flow,
         userId: user.id,
         claimId: claim.id,
         confirmed,
         now,
         tripId: null,
+        repairerId: spec.repairerId,
       });
       if (replay) return { movementId: replay.movementId, deliveryParts: replay.deliveryParts, wrote: false };
       checkBelongToClaim(confirmed, parts, claim.id);
       const checked = checkStatusesAndPhotos(flow, confirmed, parts, staged);
-      const destination = await spec.destination(trx, claim.id);
+      const destination = await spec.destination(trx, claim.id, repairer);
 
       const ids = checked.map((c) => c.part.id);
       const { movementId, deliveryOf, flipped } = await writeNewMovement(trx, {

@@ -28,6 +28,7 @@ export async function pickUpReverse(
     title: "Parts Picked Up From Repair Shop",
     delivered: false,
     linkOnManagement: true,
+    repairerId: null,
     destination: async (trx, claimId) => {
       // One open trip per claim. The reverse search answers about the latest reverse movement only
       // (docs/protocol.md §1 rule 2), so a second open trip would hide the first one's parts for good. A
