@@ -159,14 +159,15 @@ export async function benchDropOff(target: BenchTarget): Promise<BenchRow[]> {
       service: rates[size].toFixed(1),
       baseline: rates[1].toFixed(1),
       ratio: (rates[size] / rates[1]).toFixed(2),
-      note: `baseline: 1-part drop-off; ${(rates[size] * size).toFixed(0)} parts/s`,
+      note: `not a baseline: the same service, 1 part; ${(rates[size] * size).toFixed(0)} parts/s`,
     },
     {
       figure: `drop-off of ${size} part${size > 1 ? "s" : ""}: SQL statements`,
       service: String(statements[size]),
       baseline: String(statements[1]),
       ratio: (statements[size] / statements[1]).toFixed(2),
-      note: "same count for any number of parts",
+      note:
+        "not a baseline: the same service, 1 part (same count for any number of parts; statements only, no BEGIN/COMMIT)",
     },
   ]);
 }
