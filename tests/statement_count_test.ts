@@ -101,7 +101,7 @@ countTest("parts_drop_off: the same round trips for 1, 10 and 50 parts", 8, asyn
   };
 });
 
-countTest("parts_pick_up_reverse: the same round trips for 1, 10 and 50 parts", 12, async (a, size) => {
+countTest("parts_pick_up_reverse: the same round trips for 1, 10 and 50 parts", 10, async (a, size) => {
   const s = await flowSetup(a, {
     count: size,
     status: "Pending Repair Shop Pick-Up",

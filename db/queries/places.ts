@@ -28,12 +28,11 @@ export function activeRepairerQuery(db: QueryRunner, id: number | null) {
 }
 
 /** The HQ a reverse trip goes to (D15): the user's home HQ, else the first HQ location by id. */
-export async function hqLocationFor(db: QueryRunner, homeHqId: number | null) {
-  return await db.selectFrom("hq_locations").select(["id", "name"])
-    .orderBy(sql`case when id = ${homeHqId ?? 0} then 0 else 1 end`)
+export function hqLocationQuery(db: QueryRunner, homeHqId: number | null) {
+  return db.selectFrom("hq_locations").select(["id", "name"])
+    .orderBy(sql`case when id = ${homeHqId ?? 0}::int then 0 else 1 end`)
     .orderBy("id")
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 /** One HQ location; Kysely's NoResultError when there is none (callers hold a reference to it). */
