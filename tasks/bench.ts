@@ -13,6 +13,7 @@ import { fillClaims } from "@/bench/generate.ts";
 import { benchSearch } from "@/bench/search.ts";
 import { benchTrigram } from "@/bench/trigram.ts";
 import { benchDropOff } from "@/bench/drop_off.ts";
+import { benchDropOffNetwork } from "@/bench/drop_off_network.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { benchPages } from "@/bench/pages.ts";
 import { benchOfflineQueue } from "@/bench/offline_queue.ts";
@@ -91,6 +92,7 @@ try {
   rows.push(...await benchObservability(target));
   rows.push(...await benchTrigram(target, claims));
   rows.push(...await benchDropOff(target));
+  rows.push(...await benchDropOffNetwork(target));
   rows.push(...await benchUpload(target));
   rows.push(...await benchPhotoStores(target));
   rows.push(...await benchPages());
@@ -102,12 +104,40 @@ try {
 }
 
 const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
+const run = {
+  at: new Date().toISOString(),
+  commit: await currentCommit(),
+  claims,
+  database: target.kind,
+  cores: navigator.hardwareConcurrency,
+  cpu,
+  deno: Deno.version.deno,
+  seconds: Math.round((performance.now() - started) / 1000),
+  rows,
+};
+// The history (issue 14): one JSON line per run, committed, so a regression shows across commits.
+await Deno.writeTextFile(new URL("../bench/results.jsonl", import.meta.url), JSON.stringify(run) + "\n", {
+  append: true,
+});
 console.log(
-  `Parts Movement bench, ${new Date().toISOString().slice(0, 10)}, ${claims} claims, ` +
-    `${target.kind} database, ${navigator.hardwareConcurrency} cores (${cpu}), Deno ${Deno.version.deno}, ` +
-    `${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  `Parts Movement bench, ${run.at.slice(0, 10)}, ${claims} claims, ${run.database} database, ` +
+    `${run.cores} cores (${cpu}), Deno ${run.deno}, commit ${run.commit}, ${run.seconds} s\n`,
 );
 console.log("| figure | service | baseline | ratio | note |\n|---|---|---|---|---|");
 for (const r of rows) {
   console.log(`| ${r.figure} | ${r.service} | ${r.baseline} | ${r.ratio} | ${r.note ?? ""} |`);
+}
+
+/** The commit the bench ran on (with `+` when the work tree had changes), or "unknown" outside git. */
+async function currentCommit(): Promise<string> {
+  const git = (...args: string[]) =>
+    new Deno.Command("git", { args, stdout: "piped", stderr: "null" }).output();
+  try {
+    const head = await git("rev-parse", "--short", "HEAD");
+    if (!head.success) return "unknown";
+    const dirty = (await git("status", "--porcelain")).stdout.length > 0;
+    return new TextDecoder().decode(head.stdout).trim() + (dirty ? "+" : "");
+  } catch {
+    return "unknown";
+  }
 }

@@ -1,10 +1,16 @@
 /**
- * A submission's cost does not grow with its parts: the same number of SQL statements for 1, 10 or 50
- * parts (set-based writes, no per-part query loop). Statements are counted by a Kysely plugin on an
- * instance sharing the test database's connection; the handler runs over it end to end.
+ * A submission's cost does not grow with its parts: the same number of database round trips for 1, 10 or
+ * 50 parts (set-based writes, no per-part query loop), and a bounded number of them (issue 14).
+ *
+ * A round trip is one request to the database that the service waits on before sending the next: each SQL
+ * statement, and each transaction's BEGIN and its COMMIT or ROLLBACK (Kysely sends them as statements of
+ * their own and neither pg nor PGlite pipelines them, so each costs a round trip). Statements are counted by
+ * a Kysely plugin on an instance sharing the test database's connection, transactions by wrapping that
+ * instance's `transaction()`; the handler runs over it end to end (the session check included).
  */
 import assert from "node:assert/strict";
 import type {
+  Kysely,
   KyselyPlugin,
   PluginTransformQueryArgs,
   PluginTransformResultArgs,
@@ -23,8 +29,8 @@ import {
   stageFor,
 } from "@/tests/helpers/movements.ts";
 
-/** Counts executed statements (BEGIN/COMMIT are not Kysely queries and are not counted). */
-class StatementCounter implements KyselyPlugin {
+/** Counts executed statements; `countTransactions` adds each transaction's BEGIN and COMMIT/ROLLBACK. */
+class RoundTripCounter implements KyselyPlugin {
   count = 0;
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     return args.node;
@@ -35,15 +41,37 @@ class StatementCounter implements KyselyPlugin {
   }
 }
 
+/** Adds two round trips (BEGIN, then COMMIT or ROLLBACK) for each transaction run on `db`. */
+function countTransactions<D>(db: Kysely<D>, counter: RoundTripCounter): Kysely<D> {
+  const transaction = db.transaction.bind(db);
+  db.transaction = () => {
+    const builder = transaction();
+    const execute = builder.execute.bind(builder);
+    builder.execute = (fn) => {
+      counter.count += 2;
+      return execute(fn);
+    };
+    return builder;
+  };
+  return db;
+}
+
 const SIZES = [1, 10, 50];
 
-/** Runs `fn` for each size on a fresh app whose database counts statements; returns the counts. */
-function countTest(name: string, submit: (a: TestApp, size: number) => Promise<() => Promise<void>>) {
+/**
+ * Runs the submission for each size on a fresh app whose database counts round trips; asserts the same
+ * count for every size and at most `max`.
+ */
+function countTest(
+  name: string,
+  max: number,
+  submit: (a: TestApp, size: number) => Promise<() => Promise<void>>,
+) {
   dbTest(name, async (t) => {
     const counts: number[] = [];
     for (const size of SIZES) {
-      const counter = new StatementCounter();
-      const a = await buildTestApp({ ...t, db: t.db.withPlugin(counter) });
+      const counter = new RoundTripCounter();
+      const a = await buildTestApp({ ...t, db: countTransactions(t.db.withPlugin(counter), counter) });
       try {
         const run = await submit(a, size);
         counter.count = 0;
@@ -53,9 +81,10 @@ function countTest(name: string, submit: (a: TestApp, size: number) => Promise<(
         await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
       }
     }
-    console.log(`${name}: statements for ${SIZES.join("/")} parts = ${counts.join("/")}`);
+    console.log(`${name}: round trips for ${SIZES.join("/")} parts = ${counts.join("/")}`);
     assert.ok(counts[0] > 0);
     assert.deepEqual(counts, SIZES.map(() => counts[0]));
+    assert.ok(counts[0] <= max, `${counts[0]} round trips, at most ${max} expected`);
   });
 }
 
@@ -65,14 +94,14 @@ async function expectSuccess(a: TestApp, payload: unknown) {
   return body;
 }
 
-countTest("parts_drop_off: the same statement count for 1, 10 and 50 parts", async (a, size) => {
+countTest("parts_drop_off: the same round trips for 1, 10 and 50 parts", 8, async (a, size) => {
   const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
   return async () => {
     await expectSuccess(a, dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
   };
 });
 
-countTest("parts_pick_up_reverse: the same statement count for 1, 10 and 50 parts", async (a, size) => {
+countTest("parts_pick_up_reverse: the same round trips for 1, 10 and 50 parts", 10, async (a, size) => {
   const s = await flowSetup(a, {
     count: size,
     status: "Pending Repair Shop Pick-Up",
@@ -83,7 +112,7 @@ countTest("parts_pick_up_reverse: the same statement count for 1, 10 and 50 part
   };
 });
 
-countTest("parts_drop_off_reverse: the same statement count for 1, 10 and 50 parts", async (a, size) => {
+countTest("parts_drop_off_reverse: the same round trips for 1, 10 and 50 parts", 9, async (a, size) => {
   const s = await flowSetup(a, {
     count: size,
     status: "Pending Repair Shop Pick-Up",
@@ -105,7 +134,7 @@ countTest("parts_drop_off_reverse: the same statement count for 1, 10 and 50 par
   };
 });
 
-countTest("parts_drop_off: a retry (D16) costs the same for 1, 10 and 50 parts", async (a, size) => {
+countTest("parts_drop_off: a retry (D16) costs the same for 1, 10 and 50 parts", 7, async (a, size) => {
   const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
   const payload = dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs));
   await expectSuccess(a, payload);
@@ -116,6 +145,7 @@ countTest("parts_drop_off: a retry (D16) costs the same for 1, 10 and 50 parts",
 
 countTest(
   "parts_drop_off: a refusal at the last part costs the same for 1, 10 and 50 parts",
+  7,
   async (a, size) => {
     const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
     await a.db.updateTable("parts_orders").set({ status: "Ordered" }).where("id", "=", s.parts[size - 1].id)

@@ -8,7 +8,7 @@
  * that stored form predates the camelCase shape, so `announcementJson` and `announcementOf` below are the
  * only conversions between them (the JSON chat format posts the same snake_case form).
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { Announcement, AnnouncementRow, AnnouncementState, ChatChannel } from "@/db/schema.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
@@ -55,26 +55,30 @@ export function announcementOf(row: { message_id: string; body: unknown }): Anno
   };
 }
 
-/** Writes one outbox row per channel of the announcement, in one statement. */
-export async function insertAnnouncements(
-  trx: Tx,
-  announcement: Omit<Announcement, "messageId">,
-  rows: { messageId: string; channel: ChatChannel; state: AnnouncementState }[],
-  at: Date,
-): Promise<void> {
-  const body = JSON.stringify(announcementJson(announcement));
-  await trx.insertInto("announcements")
-    .values(rows.map((r) => ({
-      message_id: r.messageId,
-      movement_id: announcement.movementId,
-      title: announcement.title,
-      channel: r.channel,
-      body,
-      state: r.state,
-      next_attempt_at: at,
-      created_at: at,
-    })))
-    .execute();
+/** One announcement's outbox rows, written by the statement that writes its movement (movements.ts). */
+export interface OutboxWrite {
+  /** The announcement; its `link` is `linkPrefix` + the movement id, both set by the statement. */
+  announcement: Omit<Announcement, "messageId" | "movementId" | "link">;
+  linkPrefix: string;
+  rows: { messageId: string; channel: ChatChannel; state: AnnouncementState }[];
+  at: Date;
+}
+
+/**
+ * The INSERT of one outbox row per channel, for a data-modifying CTE of the movement's own statement:
+ * `movementId` is an expression of that statement (a new movement's id is known only there), so the body's
+ * `movement_id` and `link` are set in SQL. The body is jsonb, so merging keys stores the same value.
+ */
+export function insertAnnouncementsSql(w: OutboxWrite, movementId: RawBuilder<number>): RawBuilder<unknown> {
+  const body = JSON.stringify(announcementJson({ ...w.announcement, link: "", movementId: 0 }));
+  return sql`insert into announcements
+      (message_id, movement_id, title, channel, body, state, next_attempt_at, created_at)
+    select r.message_id, ${movementId}, ${w.announcement.title}::text, r.channel,
+      ${body}::jsonb || jsonb_build_object('link', ${w.linkPrefix}::text || ${movementId}, 'movement_id', ${movementId}),
+      r.state, ${w.at}::timestamptz, ${w.at}::timestamptz
+    from unnest(${w.rows.map((r) => r.messageId)}::uuid[], ${w.rows.map((r) => r.channel)}::text[],
+      ${w.rows.map((r) => r.state)}::text[]) with ordinality as r(message_id, channel, state, ord)
+    order by r.ord`;
 }
 
 /** The newest `limit` rows first, optionally only those in one state. */

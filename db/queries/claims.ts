@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 import { containsPattern } from "@/db/queries/like.ts";
+import { hqLocationQuery } from "@/db/queries/places.ts";
 
 export type ClaimFlow = "direct" | "reverse";
 
@@ -91,33 +92,28 @@ export async function latestReverseMovement(db: QueryRunner, claimId: number) {
 }
 
 /**
- * The claim's open return trip (a reverse movement still `Parts Picked Up`), if any, read under a lock on
- * the claim row: two pickups racing on one claim queue here, so the second sees the first's trip.
+ * What a reverse pickup needs of its claim, read under a lock on the claim row: two pickups racing on one
+ * claim queue on the lock, and the read that follows (a statement of its own, so its snapshot is taken
+ * after the wait) sees the first's trip. In one statement: the claim's open return trip (a reverse movement
+ * still `Parts Picked Up`) if any, the HQ the trip goes to (`hqLocationQuery`, D15) and the name of the
+ * claim's repairer (the shop the parts are collected from).
  */
-export async function lockClaimOpenTrip(trx: Tx, claimId: number): Promise<number | null> {
+export async function lockClaimForPickup(
+  trx: Tx,
+  claimId: number,
+  homeHqId: number | null,
+): Promise<{ open_trip: number | null; hq: { id: number; name: string } | null; shop: string | null }> {
   await trx.selectFrom("claims").select("id").where("id", "=", claimId).forUpdate().execute();
-  const trip = await trx.selectFrom("parts_movements").select("id")
-    .where("claim_id", "=", claimId)
-    .where("movement_type", "=", "reverse")
-    .where("movement_status", "=", "Parts Picked Up")
-    .executeTakeFirst();
-  return trip?.id ?? null;
-}
-
-/** The name of the claim's repairer (the shop a reverse pickup collects from), if it has one. */
-export async function claimRepairerName(db: QueryRunner, claimId: number): Promise<string | null> {
-  const row = await db.selectFrom("claim_management as cm")
-    .innerJoin("repairers as r", "r.id", "cm.repairer_id")
-    .select("r.name")
-    .where("cm.claim_id", "=", claimId)
-    .executeTakeFirst();
-  return row?.name ?? null;
-}
-
-/** interface.md 3b rule 3: the reverse movement is linked on the claim's management record. */
-export async function linkMovementOnManagement(trx: Tx, claimId: number, movementId: number): Promise<void> {
-  await trx.updateTable("claim_management").set({ parts_movement_id: movementId })
-    .where("claim_id", "=", claimId).execute();
+  const { rows: [row] } = await sql<
+    { open_trip: number | null; hq: { id: number; name: string } | null; shop: string | null }
+  >`select
+      (select id from parts_movements
+        where claim_id = ${claimId}::int and movement_type = 'reverse' and movement_status = 'Parts Picked Up'
+        limit 1) as open_trip,
+      (select row_to_json(h) from (${hqLocationQuery(trx, homeHqId)}) h) as hq,
+      (select r.name from claim_management cm join repairers r on r.id = cm.repairer_id
+        where cm.claim_id = ${claimId}::int) as shop`.execute(trx);
+  return row;
 }
 
 /** Whether any claim exists (the demo data loads only into an empty database). */

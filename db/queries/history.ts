@@ -3,27 +3,7 @@
  * transaction that made the change (via `movement`, `dashboard` or `import`).
  */
 import type { Db } from "@/db/client.ts";
-import type { NewHistoryRow, PartStatus } from "@/db/schema.ts";
-import type { Tx } from "@/db/queries/compiled.ts";
-
-/** One history row per part for a movement's status change (via `movement`). */
-export async function insertMovementHistory(
-  trx: Tx,
-  rows: { part_id: number; from_status: PartStatus; to_status: PartStatus }[],
-  movementId: number,
-  changedBy: number,
-  at: Date,
-): Promise<void> {
-  await trx.insertInto("part_status_history")
-    .values(rows.map((r) => ({
-      ...r,
-      changed_at: at,
-      changed_by: changedBy,
-      via: "movement" as const,
-      movement_id: movementId,
-    })))
-    .execute();
-}
+import type { NewHistoryRow } from "@/db/schema.ts";
 
 /** Inserts one history row; returns its id. */
 export async function insertHistoryRow(db: Db, row: NewHistoryRow): Promise<number> {

@@ -84,26 +84,6 @@ export async function lockPartsInIdOrder(trx: Tx, ids: number[]): Promise<Locked
 }
 
 /**
- * The status flip: `from` → `to` for these parts, guarded by the status (a conditional UPDATE), so a part
- * that is no longer `from` is left alone. Returns the ids it changed.
- */
-export async function flipStatuses(
-  trx: Tx,
-  ids: number[],
-  from: PartStatus,
-  to: PartStatus,
-  at: Date,
-): Promise<number[]> {
-  const rows = await trx.updateTable("parts_orders")
-    .set({ status: to, updated_at: at })
-    .where("id", "=", sql<number>`any(${ids}::int[])`)
-    .where("status", "=", from)
-    .returning("id")
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/**
  * One part `from` → `to` if it still is `from` (the UPDATE locks the row); its part number, or undefined
  * when it is not `from` (or does not exist).
  */

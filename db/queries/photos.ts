@@ -112,10 +112,12 @@ export interface StagedImageRow {
   used: boolean;
 }
 
-/** The staged images with these ids (those that exist), for a submission's checks. */
-export async function stagedImages(trx: Tx, imageIds: number[]): Promise<StagedImageRow[]> {
-  if (imageIds.length === 0) return [];
-  return await trx.selectFrom("uploaded_images as u")
+/**
+ * The staged images with these ids (those that exist), for a submission's checks: a query to embed in the
+ * submission's one read statement (movements.ts `checkReads`).
+ */
+export function stagedImagesQuery(db: QueryRunner, imageIds: number[]) {
+  return db.selectFrom("uploaded_images as u")
     .select([
       "u.id",
       "u.part_id",
@@ -124,8 +126,7 @@ export async function stagedImages(trx: Tx, imageIds: number[]): Promise<StagedI
       sql<boolean>`exists (select 1 from deliver_parts d
         where d.pickup_image_id = u.id or d.delivery_image_id = u.id)`.as("used"),
     ])
-    .where("u.id", "=", sql<number>`any(${imageIds}::int[])`)
-    .execute();
+    .where("u.id", "=", sql<number>`any(${imageIds}::int[])`);
 }
 
 /** Points the staged row at its photo. False if the row is gone or already has one. */

@@ -21,18 +21,18 @@ export async function activeRepairersByName(db: Db): Promise<{ id: number; name:
     .orderBy("name").orderBy("id").execute();
 }
 
-export async function activeRepairer(db: QueryRunner, id: number) {
-  return await db.selectFrom("repairers").select(["id", "name"])
-    .where("id", "=", id).where("active", "=", true).executeTakeFirst();
+/** The repairer with this id if it is active (D15): a query to embed in a drop-off's read statement. */
+export function activeRepairerQuery(db: QueryRunner, id: number | null) {
+  return db.selectFrom("repairers").select(["id", "name"])
+    .where("id", "=", sql<number>`${id}::int`).where("active", "=", true);
 }
 
 /** The HQ a reverse trip goes to (D15): the user's home HQ, else the first HQ location by id. */
-export async function hqLocationFor(db: QueryRunner, homeHqId: number | null) {
-  return await db.selectFrom("hq_locations").select(["id", "name"])
-    .orderBy(sql`case when id = ${homeHqId ?? 0} then 0 else 1 end`)
+export function hqLocationQuery(db: QueryRunner, homeHqId: number | null) {
+  return db.selectFrom("hq_locations").select(["id", "name"])
+    .orderBy(sql`case when id = ${homeHqId ?? 0}::int then 0 else 1 end`)
     .orderBy("id")
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 /** One HQ location; Kysely's NoResultError when there is none (callers hold a reference to it). */

@@ -4,8 +4,7 @@
  * chat, so a chat outage cannot fail or slow it, and a rolled-back submission announces nothing.
  */
 import type { Announcement, AnnouncementTitle, ChatChannel } from "@/db/schema.ts";
-import type { Tx } from "@/db/queries/compiled.ts";
-import { insertAnnouncements } from "@/db/queries/announcements.ts";
+import type { OutboxWrite } from "@/db/queries/announcements.ts";
 import type { Config } from "@/io/config.ts";
 
 /** Which channels each announcement goes to (docs/protocol.md Events, D20, D21). */
@@ -21,31 +20,30 @@ export function webhookUrl(config: Config, channel: ChatChannel): string | undef
 }
 
 /** The page of a movement, linked from every announcement about it. */
-export function movementLink(config: Config, movementId: number): string {
+export function movementLink(config: Config, movementId: number | ""): string {
   return `${config.publicUrl}/hq/movements/${movementId}`;
 }
 
 /**
- * Writes one outbox row per channel of the announcement, in one statement, each with its own message id.
- * A channel without a webhook URL gets state `feed_only`: nothing to post, but the announcement still
- * shows in the app's feed.
+ * One outbox row per channel of the announcement, each with its own message id, for the movement's
+ * statement to write (D21: in the submission's transaction). A channel without a webhook URL gets state
+ * `feed_only`: nothing to post, but the announcement still shows in the app's feed.
  */
-export async function writeAnnouncement(
-  trx: Tx,
+export function announcementOutbox(
   config: Config,
-  announcement: Omit<Announcement, "messageId">,
+  announcement: Omit<Announcement, "messageId" | "movementId" | "link">,
   at: Date,
-): Promise<void> {
-  await insertAnnouncements(
-    trx,
+): OutboxWrite {
+  return {
     announcement,
-    ANNOUNCEMENT_CHANNELS[announcement.title].map((channel) => ({
+    linkPrefix: movementLink(config, ""),
+    rows: ANNOUNCEMENT_CHANNELS[announcement.title].map((channel) => ({
       messageId: crypto.randomUUID(),
       channel,
       state: webhookUrl(config, channel) ? "pending" : "feed_only",
     })),
     at,
-  );
+  };
 }
 
 // Wake-ups: a submission that wrote announcements wakes the workers polling the same database, so

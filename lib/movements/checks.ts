@@ -6,11 +6,13 @@
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import { type LockedPart, lockPartsInIdOrder } from "@/db/queries/parts.ts";
-import { stagedImages } from "@/db/queries/photos.ts";
+import { checkReads, type Repairer } from "@/db/queries/movements.ts";
+import type { StagedImageRow } from "@/db/queries/photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError, ValidationError } from "@/lib/errors.ts";
 import type { Flow } from "@/lib/flows.ts";
 import type { SubmittedPart } from "@/lib/movements/input.ts";
+import { appliedStepsQuery, type Replay, replayOf } from "@/lib/movements/replay.ts";
 import { resolveClaim, type ResolvedClaim } from "@/lib/claims.ts";
 import type { ClaimFlow } from "@/db/queries/claims.ts";
 
@@ -75,19 +77,52 @@ export interface CheckedPart {
 }
 
 /**
+ * What the checks read once the parts are locked, in one statement (`checkReads`): an identical earlier
+ * submission's answer (D16), the staged images of the confirmed parts, for leg 2 the trip's parts and for a
+ * drop-off its repair shop.
+ */
+export async function readAfterLock(
+  trx: Tx,
+  opts: {
+    flow: Flow;
+    userId: number;
+    claimId: number;
+    confirmed: ConfirmedPart[];
+    now: Date;
+    tripId: number | null;
+    repairerId: number | null;
+  },
+): Promise<
+  { replay: Replay | null; staged: StagedImageRow[]; tripPartIds: Set<number>; repairer: Repairer | null }
+> {
+  const { flow, confirmed } = opts;
+  const reads = await checkReads(trx, {
+    ...appliedStepsQuery(flow, opts.claimId, confirmed),
+    imageIds: confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]),
+    tripId: opts.tripId,
+    repairerId: opts.repairerId,
+  });
+  return {
+    replay: replayOf(reads.steps, opts),
+    staged: reads.staged,
+    tripPartIds: new Set(reads.tripPartIds),
+    repairer: reads.repairer,
+  };
+}
+
+/**
  * Per part, in request order: still in the flow's `from` status (else its "no longer …" text), then a
  * matching photo (else its "missing its … photo" text). A photo matches when the staged row exists, is for
  * that part, has the flow's stage, holds an uploaded file and is not used by any Deliver_Parts yet (D14).
  * The parts are locked, so the statuses read here are the ones the status flip will see.
  */
-export async function checkStatusesAndPhotos(
-  trx: Tx,
+export function checkStatusesAndPhotos(
   flow: Flow,
   confirmed: ConfirmedPart[],
   parts: Map<number, LockedPart>,
-): Promise<CheckedPart[]> {
-  const imageIds = confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]);
-  const staged = new Map((await stagedImages(trx, imageIds)).map((s) => [s.id, s]));
+  stagedRows: StagedImageRow[],
+): CheckedPart[] {
+  const staged = new Map(stagedRows.map((s) => [s.id, s]));
   return confirmed.map(({ partId, imageId }) => {
     const part = parts.get(partId)!;
     if (part.status !== flow.from) {

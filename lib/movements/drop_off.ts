@@ -1,5 +1,4 @@
 /** `parts_drop_off` (docs/protocol.md 3a): HQ pickup and repair-shop drop-off recorded together. */
-import { activeRepairer } from "@/db/queries/places.ts";
 import type { User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
@@ -19,14 +18,15 @@ export async function dropOff(deps: MovementDeps, user: User, input: DropOffInpu
     title: "Parts Delivered",
     delivered: true,
     linkOnManagement: false,
-    destination: async (trx) => {
-      // D15: the shop chosen in the app's repairer dropdown, which must be a known, active repairer.
-      const shop = input.repairShopId === null ? undefined : await activeRepairer(trx, input.repairShopId);
-      if (!shop) throw new DomainError("invalid", "Choose a repair shop.");
-      return {
+    // D15: the shop chosen in the app's repairer dropdown, which must be a known, active repairer (read
+    // with the checks' reads; a null id finds none).
+    repairerId: input.repairShopId,
+    destination: (_trx, _claimId, shop) => {
+      if (!shop) return Promise.reject(new DomainError("invalid", "Choose a repair shop."));
+      return Promise.resolve({
         fields: { repairer_id: shop.id, location_type: null, hq_location_id: null },
         place: shop.name,
-      };
+      });
     },
   }, input);
   return { delivery_parts: result.deliveryParts, parts_movement_id: result.movementId };

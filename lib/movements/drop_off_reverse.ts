@@ -7,12 +7,9 @@
  * then D13's: none confirmed, a part listed twice, unknown part, part of another claim; a part not on the
  * trip; per part in request order its status, then its photo.
  */
-import { notifyChange } from "@/db/queries/changes.ts";
-import { insertMovementHistory } from "@/db/queries/history.ts";
-import { lockMovement, markDelivered, recordDropOff, tripParts } from "@/db/queries/movements.ts";
-import { flipStatuses } from "@/db/queries/parts.ts";
+import { lockMovement, writeLeg2DropOff } from "@/db/queries/movements.ts";
 import type { MovementStatus, User } from "@/db/schema.ts";
-import { announcementsWritten, movementLink, writeAnnouncement } from "@/lib/announcements/outbox.ts";
+import { announcementOutbox, announcementsWritten } from "@/lib/announcements/outbox.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import {
@@ -22,10 +19,10 @@ import {
   confirmedParts,
   lockConfirmedParts,
   type MovementDeps,
+  readAfterLock,
   submissionClaim,
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, DropOffReverseInput } from "@/lib/movements/input.ts";
-import { findReplay } from "@/lib/movements/replay.ts";
 
 export interface DropOffReverseResult {
   delivery_parts: DeliveryPart[];
@@ -67,7 +64,16 @@ export async function dropOffReverse(
         // Not a valid retry: the trip being complete is the first thing to say.
       }
       const replay = confirmed &&
-        await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+        (await readAfterLock(trx, {
+          flow,
+          userId: user.id,
+          claimId: claim.id,
+          confirmed,
+          now,
+          tripId: null,
+          repairerId: null,
+        }))
+          .replay;
       if (replay && replay.movementId === trip.id) {
         return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
       }
@@ -76,14 +82,21 @@ export async function dropOffReverse(
 
     const confirmed = confirmedParts(flow, input.parts);
     const parts = await lockConfirmedParts(trx, confirmed);
-    const replay = await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+    const { replay, staged, tripPartIds } = await readAfterLock(trx, {
+      flow,
+      userId: user.id,
+      claimId: claim.id,
+      confirmed,
+      now,
+      tripId: trip.id,
+      repairerId: null,
+    });
     if (replay && replay.movementId === trip.id) {
       return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
     }
     checkBelongToClaim(confirmed, parts, trip.claim_id);
-    const onTrip = new Set((await tripParts(trx, trip.id)).map((d) => d.part_id));
     for (const { partId } of confirmed) {
-      if (!onTrip.has(partId)) {
+      if (!tripPartIds.has(partId)) {
         throw new DomainError(
           "refused",
           `${parts.get(partId)!.part_no} is not part of this return trip.`,
@@ -91,44 +104,30 @@ export async function dropOffReverse(
         );
       }
     }
-    const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);
+    const checked = checkStatusesAndPhotos(flow, confirmed, parts, staged);
 
     const ids = checked.map((c) => c.part.id);
-    const deliveryOf = await markDelivered(
-      trx,
-      trip.id,
-      checked.map((c) => ({ part_id: c.part.id, image_id: c.imageId, photo_id: c.photoId })),
-    );
-    const flipped = await flipStatuses(trx, ids, flow.from, flow.to, now);
+    const { deliveryOf, flipped, movementStatus } = await writeLeg2DropOff(trx, {
+      movementId: trip.id,
+      rows: checked.map((c) => ({ part_id: c.part.id, image_id: c.imageId, photo_id: c.photoId })),
+      flip: { ids, from: flow.from, to: flow.to, at: now, by: user.id },
+      outbox: announcementOutbox(config, {
+        title: "Parts Returned to HQ",
+        rego: trip.registration,
+        place: trip.hq_name ?? "HQ",
+        parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
+        driver: user.name,
+        at: now.toISOString(),
+      }, now),
+    });
     // Locked parts with a checked status, on the trip and not yet delivered (their status says so): every
     // one changes. Anything else is a bug and must not commit half a drop-off.
-    if (deliveryOf.size !== ids.length || flipped.length !== ids.length) {
+    if (deliveryOf.size !== ids.length || flipped !== ids.length) {
       throw new Error("drop-off: a locked part or its Deliver_Parts changed");
     }
-    await insertMovementHistory(
-      trx,
-      ids.map((id) => ({ part_id: id, from_status: flow.from, to_status: flow.to })),
-      trip.id,
-      user.id,
-      now,
-    );
-    const status = await recordDropOff(trx, trip.id, user.id, now);
-    await writeAnnouncement(trx, config, {
-      title: "Parts Returned to HQ",
-      rego: trip.registration,
-      place: trip.hq_name ?? "HQ",
-      parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
-      driver: user.name,
-      at: now.toISOString(),
-      link: movementLink(config, trip.id),
-      movementId: trip.id,
-    }, now);
-    // The live dashboard (lib/live/): told when this commits. The submission's one NOTIFY (perf: fold it
-    // into another statement here if the round trip matters).
-    await notifyChange(trx, "movements");
     return {
       wrote: true,
-      ...answer(status, ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! }))),
+      ...answer(movementStatus, ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! }))),
     };
   });
   const { wrote, ...data } = result;

@@ -5,16 +5,13 @@
  *
  * One transaction, a fixed number of statements whatever the number of parts: lock the parts (id order),
  * look for an identical earlier submission, check, then write the movement, all Deliver_Parts, the status
- * flip (a conditional UPDATE), the history rows and the outbox rows, each as one statement.
+ * flip (a conditional UPDATE), the history rows, the outbox rows and the live dashboard's NOTIFY in one
+ * statement (data-modifying CTEs).
  */
-import { notifyChange } from "@/db/queries/changes.ts";
-import { linkMovementOnManagement } from "@/db/queries/claims.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
-import { insertMovementHistory } from "@/db/queries/history.ts";
-import { insertDeliverParts, insertMovement, type NewMovement } from "@/db/queries/movements.ts";
-import { flipStatuses } from "@/db/queries/parts.ts";
+import { type NewMovement, type Repairer, writeNewMovement } from "@/db/queries/movements.ts";
 import type { AnnouncementTitle, User } from "@/db/schema.ts";
-import { announcementsWritten, movementLink, writeAnnouncement } from "@/lib/announcements/outbox.ts";
+import { announcementOutbox, announcementsWritten } from "@/lib/announcements/outbox.ts";
 import type { Flow } from "@/lib/flows.ts";
 import {
   checkBelongToClaim,
@@ -22,20 +19,22 @@ import {
   confirmedParts,
   lockConfirmedParts,
   type MovementDeps,
+  readAfterLock,
   submissionClaim,
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, SubmittedPart } from "@/lib/movements/input.ts";
-import { findReplay } from "@/lib/movements/replay.ts";
 
 export interface NewMovementSpec {
   flow: Flow;
   claimFlow: "direct" | "reverse";
   title: AnnouncementTitle;
+  /** The repair shop the app chose (drop-off): read with the checks' reads, passed to `destination`. */
+  repairerId: number | null;
   /**
    * The movement's destination, checked after the parts (D15): its columns and the place the
    * announcement names. Throws the flow's message when there is none.
    */
-  destination(trx: Tx, claimId: number): Promise<{
+  destination(trx: Tx, claimId: number, repairer: Repairer | null): Promise<{
     fields: Pick<NewMovement, "repairer_id" | "location_type" | "hq_location_id">;
     place: string;
   }>;
@@ -65,60 +64,55 @@ export async function submitNewMovement(
   const result = await db.transaction().execute(
     async (trx): Promise<NewMovementResult & { wrote: boolean }> => {
       const parts = await lockConfirmedParts(trx, confirmed);
-      const replay = await findReplay(trx, { flow, userId: user.id, claimId: claim.id, confirmed, now });
+      const { replay, staged, repairer } = await readAfterLock(trx, {
+        flow,
+        userId: user.id,
+        claimId: claim.id,
+        confirmed,
+        now,
+        tripId: null,
+        repairerId: spec.repairerId,
+      });
       if (replay) return { movementId: replay.movementId, deliveryParts: replay.deliveryParts, wrote: false };
       checkBelongToClaim(confirmed, parts, claim.id);
-      const checked = await checkStatusesAndPhotos(trx, flow, confirmed, parts);
-      const destination = await spec.destination(trx, claim.id);
+      const checked = checkStatusesAndPhotos(flow, confirmed, parts, staged);
+      const destination = await spec.destination(trx, claim.id, repairer);
 
-      const movementId = await insertMovement(trx, {
-        claim_id: claim.id,
-        movement_type: spec.delivered ? "direct" : "reverse",
-        movement_status: spec.delivered ? "Parts Dropped off" : "Parts Picked Up",
-        picked_up_by: user.id,
-        dropped_off_by: spec.delivered ? user.id : null,
-        pick_up_at: now,
-        dropped_off_at: spec.delivered ? now : null,
-        ...destination.fields,
-      });
-      const deliveryOf = await insertDeliverParts(
-        trx,
-        movementId,
-        checked.map((c) => ({
+      const ids = checked.map((c) => c.part.id);
+      const { movementId, deliveryOf, flipped } = await writeNewMovement(trx, {
+        movement: {
+          claim_id: claim.id,
+          movement_type: spec.delivered ? "direct" : "reverse",
+          movement_status: spec.delivered ? "Parts Dropped off" : "Parts Picked Up",
+          picked_up_by: user.id,
+          dropped_off_by: spec.delivered ? user.id : null,
+          pick_up_at: now,
+          dropped_off_at: spec.delivered ? now : null,
+          ...destination.fields,
+        },
+        deliverParts: checked.map((c) => ({
           part_id: c.part.id,
           qty_ordered: c.part.qty_ordered,
           pickup_image_id: c.imageId,
           pickup_photo_id: c.photoId,
-          delivery_image_id: spec.delivered ? c.imageId : null,
-          delivery_photo_id: spec.delivered ? c.photoId : null,
         })),
-      );
-      const ids = checked.map((c) => c.part.id);
-      const flipped = await flipStatuses(trx, ids, flow.from, flow.to, now);
+        delivered: spec.delivered,
+        flip: { ids, from: flow.from, to: flow.to, at: now, by: user.id },
+        linkOnManagement: spec.linkOnManagement,
+        outbox: announcementOutbox(config, {
+          title: spec.title,
+          rego: claim.registration,
+          place: destination.place,
+          parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
+          driver: user.name,
+          at: now.toISOString(),
+        }, now),
+      });
       // The parts are locked and their status was checked above, so every one flips; anything else is a bug
-      // and must not leave a Deliver_Parts without its status change.
-      if (flipped.length !== ids.length) throw new Error("movement: a locked part changed status");
-      await insertMovementHistory(
-        trx,
-        ids.map((id) => ({ part_id: id, from_status: flow.from, to_status: flow.to })),
-        movementId,
-        user.id,
-        now,
-      );
-      if (spec.linkOnManagement) await linkMovementOnManagement(trx, claim.id, movementId);
-      await writeAnnouncement(trx, config, {
-        title: spec.title,
-        rego: claim.registration,
-        place: destination.place,
-        parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
-        driver: user.name,
-        at: now.toISOString(),
-        link: movementLink(config, movementId),
-        movementId,
-      }, now);
-      // The live dashboard (lib/live/): told when this commits. The submission's one NOTIFY (perf: fold it
-      // into another statement here if the round trip matters).
-      await notifyChange(trx, "movements");
+      // and must not commit a Deliver_Parts without its status change (throwing rolls the statement back).
+      if (flipped !== ids.length || deliveryOf.size !== ids.length) {
+        throw new Error("movement: a locked part changed status");
+      }
       return {
         movementId,
         deliveryParts: ids.map((id) => ({ parts_order_id: id, delivery_id: deliveryOf.get(id)! })),

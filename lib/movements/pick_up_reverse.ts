@@ -1,6 +1,5 @@
 /** `parts_pick_up_reverse` (docs/protocol.md 3b): leg 1 of a return, parts collected at the repair shop. */
-import { claimRepairerName, lockClaimOpenTrip } from "@/db/queries/claims.ts";
-import { hqLocationFor } from "@/db/queries/places.ts";
+import { lockClaimForPickup } from "@/db/queries/claims.ts";
 import type { User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
@@ -28,17 +27,17 @@ export async function pickUpReverse(
     title: "Parts Picked Up From Repair Shop",
     delivered: false,
     linkOnManagement: true,
+    repairerId: null,
     destination: async (trx, claimId) => {
       // One open trip per claim. The reverse search answers about the latest reverse movement only
       // (docs/protocol.md §1 rule 2), so a second open trip would hide the first one's parts for good. A
       // search already answers stage `dropoff` while a trip is open; this refuses the pickup that raced it.
-      if (await lockClaimOpenTrip(trx, claimId) !== null) throw new DomainError("conflict", OPEN_TRIP_EXISTS);
+      const { open_trip, hq, shop } = await lockClaimForPickup(trx, claimId, user.home_hq_id);
+      if (open_trip !== null) throw new DomainError("conflict", OPEN_TRIP_EXISTS);
       // D15: the user's home HQ, else the first HQ location.
-      const hq = await hqLocationFor(trx, user.home_hq_id);
       if (!hq) throw new DomainError("refused", "No HQ location is set up. Ask an administrator to add one.");
       // The announcement names the shop the parts were collected from. The app sends no location here
       // (the feature is disabled, 3b), so it is the claim's repairer: the shop that had the parts.
-      const shop = await claimRepairerName(trx, claimId);
       return {
         fields: { repairer_id: null, location_type: "HQ", hq_location_id: hq.id },
         place: shop ?? "Repair shop not recorded",

@@ -9,8 +9,7 @@
  * One submission writes its history rows with one user and one timestamp, so those identify it, and its
  * size tells a complete retry from a subset of it.
  */
-import type { Tx } from "@/db/queries/compiled.ts";
-import { findAppliedSteps } from "@/db/queries/movements.ts";
+import type { AppliedStep, AppliedStepsQuery } from "@/db/queries/movements.ts";
 import type { MovementStatus } from "@/db/schema.ts";
 import type { Flow } from "@/lib/flows.ts";
 import type { ConfirmedPart } from "@/lib/movements/checks.ts";
@@ -26,22 +25,34 @@ export interface Replay {
 }
 
 /**
- * The original answer of an identical earlier submission, or null. Run with the parts locked, so that
- * of two identical submissions racing, the second sees the first's rows once it gets the locks.
+ * Which earlier steps would show an identical earlier submission: none to look for when a confirmed part
+ * has no photo (such a submission cannot have been applied).
  */
-export async function findReplay(
-  trx: Tx,
-  opts: { flow: Flow; userId: number; claimId: number; confirmed: ConfirmedPart[]; now: Date },
-): Promise<Replay | null> {
-  const { flow, userId, confirmed, now } = opts;
-  if (confirmed.some((p) => p.imageId === null)) return null;
-  const steps = await findAppliedSteps(trx, {
-    pairs: confirmed.map((p) => ({ part_id: p.partId, image_id: p.imageId! })),
+export function appliedStepsQuery(
+  flow: Flow,
+  claimId: number,
+  confirmed: ConfirmedPart[],
+): AppliedStepsQuery {
+  const withPhotos = confirmed.every((p) => p.imageId !== null);
+  return {
+    pairs: withPhotos ? confirmed.map((p) => ({ part_id: p.partId, image_id: p.imageId! })) : [],
     imageColumn: flow.name === "reverse_dropoff" ? "delivery_image_id" : "pickup_image_id",
     toStatus: flow.to,
-    claimId: opts.claimId,
-  });
-  if (steps.length !== confirmed.length) return null;
+    claimId,
+  };
+}
+
+/**
+ * The original answer of an identical earlier submission, or null, from the steps `appliedStepsQuery`
+ * found. Read with the parts locked, so that of two identical submissions racing, the second sees the
+ * first's rows once it gets the locks.
+ */
+export function replayOf(
+  steps: AppliedStep[],
+  opts: { flow: Flow; userId: number; confirmed: ConfirmedPart[]; now: Date },
+): Replay | null {
+  const { flow, userId, confirmed, now } = opts;
+  if (confirmed.length === 0 || steps.length !== confirmed.length) return null;
   const first = steps[0];
   const at = new Date(first.changed_at).getTime();
   const identical = steps.every((s) =>

@@ -1,0 +1,79 @@
+/**
+ * A loopback TCP proxy that delays every chunk by a fixed time in each direction (issue 14): put between
+ * the service and the PostgreSQL server, it shows what each database round trip costs over a real network
+ * (a managed database 2–5 ms away). Chunks keep their order; the delay is added per chunk, not per byte, so
+ * a round trip costs twice `delayMs` however much it carries.
+ */
+
+/** Copies `from` to `to`, each chunk written `delayMs` after it was read, in order. */
+async function delayedPipe(from: Deno.Conn, to: Deno.Conn, delayMs: number): Promise<void> {
+  const queue: { due: number; chunk: Uint8Array }[] = [];
+  let wake: () => void = () => {};
+  let done = false;
+  const writer = (async () => {
+    while (true) {
+      const next = queue.shift();
+      if (!next) {
+        if (done) return;
+        await new Promise<void>((r) => wake = r);
+        continue;
+      }
+      const wait = next.due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      let written = 0;
+      while (written < next.chunk.length) written += await to.write(next.chunk.subarray(written));
+    }
+  })();
+  try {
+    for await (const chunk of from.readable) {
+      queue.push({ due: performance.now() + delayMs, chunk });
+      wake();
+    }
+  } finally {
+    done = true;
+    wake();
+    await writer.catch(() => {});
+  }
+}
+
+export interface DelayProxy {
+  port: number;
+  close(): void;
+}
+
+/** Listens on a free loopback port and forwards each connection to `target` with `delayMs` each way. */
+export function startDelayProxy(target: { hostname: string; port: number }, delayMs: number): DelayProxy {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns = new Set<Deno.Conn>();
+  (async () => {
+    for await (const client of listener) {
+      const server = await Deno.connect(target).catch(() => null);
+      if (!server) {
+        client.close();
+        continue;
+      }
+      conns.add(client).add(server);
+      const closeBoth = () => {
+        for (const c of [client, server]) {
+          conns.delete(c);
+          try {
+            c.close();
+          } catch { /* already closed */ }
+        }
+      };
+      Promise.allSettled([delayedPipe(client, server, delayMs), delayedPipe(server, client, delayMs)])
+        .then(closeBoth);
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    close() {
+      listener.close();
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* already closed */ }
+      }
+    },
+  };
+}
