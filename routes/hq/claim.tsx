@@ -16,6 +16,7 @@ import type { SessionEnv } from "@/routes/web/session.ts";
 import { ClaimView, type PhotoLink } from "@/components/hq/claim_view.tsx";
 import { errorPage, hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { claimHref } from "@/components/hq/part_cells.tsx";
+import { Live } from "@/components/hq/live.tsx";
 import { DepotTimeZone, linkClass } from "@/components/hq/ui.tsx";
 
 /** A claim number as the import accepts it (at most 100 characters, one line); anything else is unknown. */
@@ -41,13 +42,16 @@ export function claimRoutes(deps: AppDeps) {
     return hqPage(
       c,
       { title: `Claim ${number}`, section: "parts" },
-      <ClaimView
-        data={data}
-        zone={zone}
-        photo={dashboardPhoto}
-        actions={<Actions number={number} />}
-        links
-      />,
+      // Live (lib/live/): a leg, a status change or an announcement of any claim refreshes the page in place.
+      <Live topics={["movements", "parts", "announcements"]}>
+        <ClaimView
+          data={data}
+          zone={zone}
+          photo={dashboardPhoto}
+          actions={<Actions number={number} />}
+          links
+        />
+      </Live>,
     );
   });
 

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { confirmed, dropOffReversePayload, stageFor } from "@/tests/helpers/movements.ts";
+import { makeClaim } from "@/tests/helpers/factories.ts";
 import { screenshot } from "./browser.ts";
 import { DEMO, driverDelivers, hqWorld, signInAs } from "./hq_setup.ts";
 
@@ -50,6 +51,28 @@ Deno.test({
         assert.equal(delivered.result.status, "success", JSON.stringify(delivered));
         await page.getByRole("row").filter({ hasText: "52119-0K040" })
           .filter({ hasText: "Delivered to Repair Shop directly" })
+          .waitFor({ timeout: LIVE_BOUND_MS });
+        assert.ok(await sameDocument(page), "updated in place, not reloaded");
+      });
+
+      await t.step("claim page: a part of the claim delivered meanwhile changes in place", async () => {
+        // A claim of its own, with one Arrived part, at one of the demo's repair shops.
+        const shop = await a.db.selectFrom("repairers").select("id").orderBy("id").executeTakeFirstOrThrow();
+        const made = await makeClaim(a.db, {
+          registration: "LIVE01",
+          management: shop.id,
+          parts: [{ status: "Arrived", part_no: "LIVE-PART-1" }],
+        });
+        const part = { part_no: "LIVE-PART-1", claim_number: made.claim.claim_number };
+        await page.goto(world.url(`/hq/claims/${encodeURIComponent(part.claim_number)}`));
+        const row = () => page.getByRole("row").filter({ hasText: part.part_no }).first();
+        assert.match((await row().textContent())!, /Arrived/);
+        await listening(page);
+        await markDocument(page);
+        const delivered = await driverDelivers(a, part.part_no);
+        assert.equal(delivered.result.status, "success", JSON.stringify(delivered));
+        await page.getByRole("row").filter({ hasText: part.part_no })
+          .filter({ hasText: "Delivered to Repair Shop directly" }).first()
           .waitFor({ timeout: LIVE_BOUND_MS });
         assert.ok(await sameDocument(page), "updated in place, not reloaded");
       });
