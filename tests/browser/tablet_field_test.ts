@@ -12,9 +12,9 @@ import { ensureAssets } from "@/render/assets.ts";
 import { launchBrowser } from "./browser.ts";
 import {
   chooseJob,
-  demo,
   hydrated,
   LANDSCAPE,
+  onDemo,
   openPage,
   PHOTO,
   photograph,
@@ -56,10 +56,8 @@ Deno.test({
       await t.step(
         "rego focused on arrival; several vehicles as buttons; not found says what next; recent regos",
         async () => {
-          const d = await demo();
-          const p = await openPage(browser);
-          const { page } = p;
-          try {
+          await onDemo(() => openPage(browser), async (d, p) => {
+            const { page } = p;
             await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
             await page.getByRole("link", { name: /Deliver to a repair shop/ }).click();
             await hydrated(page, "TabletFlow");
@@ -129,20 +127,15 @@ Deno.test({
             await page.getByTestId("part-68101-0K010").waitFor();
             assert.equal(await page.getByTestId("found-rego").textContent(), "KLM-456");
             assert.deepEqual(p.errors, []);
-          } finally {
-            await p.close();
-            await d.close();
-          }
+          });
         },
       );
 
       await t.step(
         "a photo waiting for the network is amber, never an error; Review goes on (the queue sends it)",
         async () => {
-          const d = await demo();
-          const p = await openPage(browser);
-          const { page } = p;
-          try {
+          await onDemo(() => openPage(browser), async (d, p) => {
+            const { page } = p;
             await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
             await chooseJob(page, "Deliver to a repair shop", "ABC123");
             const bumper = page.getByTestId("part-52119-0K040");
@@ -167,20 +160,15 @@ Deno.test({
             await page.getByRole("button", { name: "Back to parts" }).click();
             await bumper.getByTestId("photo-done").waitFor({ timeout: 15_000 });
             assert.deepEqual(p.errors.filter((e) => !e.includes("net::")), []);
-          } finally {
-            await p.close();
-            await d.close();
-          }
+          });
         },
       );
 
       await t.step(
         "a rule failure scrolls to and focuses its part, clear of the sticky header and bar (≤ 1/5 of 1280×800)",
         async () => {
-          const d = await demo();
-          const p = await openPage(browser);
-          const { page } = p;
-          try {
+          await onDemo(() => openPage(browser), async (d, p) => {
+            const { page } = p;
             await page.setViewportSize(LANDSCAPE);
             await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
             await chooseJob(page, "Deliver to a repair shop", "ABC123");
@@ -220,10 +208,7 @@ Deno.test({
             await page.setViewportSize(LANDSCAPE);
             await page.screenshot({ path: "test-output/screenshots/tablet_20_rule_failure_in_view.png" });
             assert.deepEqual(p.errors, []);
-          } finally {
-            await p.close();
-            await d.close();
-          }
+          });
         },
       );
     } finally {

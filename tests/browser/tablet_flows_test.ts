@@ -11,8 +11,8 @@ import { launchBrowser } from "./browser.ts";
 import {
   chooseJob,
   confirmAndWaitForReceipt,
-  demo,
   hydrated,
+  onDemo,
   openPage,
   PHOTO,
   photograph,
@@ -31,10 +31,8 @@ Deno.test({
     const browser = await launchBrowser();
     try {
       await t.step("direct delivery, with a wrong PIN first; JS under 30 KB gzipped", async () => {
-        const d = await demo();
-        const p = await openPage(browser);
-        const { page } = p;
-        try {
+        await onDemo(() => openPage(browser), async (d, p) => {
+          const { page } = p;
           await page.goto(`${d.served.baseUrl}/`);
           await hydrated(page, "TabletSignIn");
           const signInJs = await p.jsSince();
@@ -101,19 +99,14 @@ Deno.test({
           console.info(`tablet: JS gzipped: sign-in page ${signInJs} B, flow page ${flowJs} B`);
           assert.ok(flowJs > 0 && flowJs < 30_000, `flow page JS is ${flowJs} bytes gzipped`);
           assert.ok(signInJs > 0 && signInJs < 30_000, `sign-in page JS is ${signInJs} bytes gzipped`);
-        } finally {
-          await p.close();
-          await d.close();
-        }
+        });
       });
 
       await t.step(
         "reverse pickup: a failed upload and a lost answer are retried; then return to HQ in two drops",
         async () => {
-          const d = await demo();
-          const p = await openPage(browser);
-          const { page } = p;
-          try {
+          await onDemo(() => openPage(browser), async (d, p) => {
+            const { page } = p;
             await signIn(page, d.served.baseUrl, "Sam Lorry", "1357");
             // The first photo upload dies on the way (patchy Wi-Fi).
             let photoCalls = 0;
@@ -202,20 +195,15 @@ Deno.test({
               .where("part_no", "in", ["87940-0K010", "75310-0K020"]).execute();
             assert.deepEqual(statuses.map((x) => x.status), ["Returned to HQ", "Returned to HQ"]);
             assert.deepEqual(p.errors.filter((e) => !e.includes("net::")), []);
-          } finally {
-            await p.close();
-            await d.close();
-          }
+          });
         },
       );
 
       await t.step(
         "a part raced away before the confirmation: its message next to it, nothing lost",
         async () => {
-          const d = await demo();
-          const p = await openPage(browser);
-          const { page } = p;
-          try {
+          await onDemo(() => openPage(browser), async (d, p) => {
+            const { page } = p;
             await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
             await chooseJob(page, "Deliver to a repair shop", "ABC123");
             await photograph(page, "52119-0K040");
@@ -252,18 +240,13 @@ Deno.test({
             await page.getByText("Eastern Panel & Paint").waitFor();
             assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 2); // title + headlamp
             assert.deepEqual(p.errors, []);
-          } finally {
-            await p.close();
-            await d.close();
-          }
+          });
         },
       );
 
       await t.step("idle sign-out: a warning in the last minute, then signed out", async () => {
-        const d = await demo();
-        const p = await openPage(browser);
-        const { page } = p;
-        try {
+        await onDemo(() => openPage(browser), async (d, p) => {
+          const { page } = p;
           await page.clock.install();
           await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
           await page.getByRole("link", { name: /Deliver to a repair shop/ }).click();
@@ -298,10 +281,7 @@ Deno.test({
           await page.getByTestId("signed-out").waitFor();
           assert.match((await page.getByTestId("signed-out").textContent())!, /You were signed out/);
           assert.deepEqual(p.errors, []);
-        } finally {
-          await p.close();
-          await d.close();
-        }
+        });
       });
     } finally {
       await browser.close();

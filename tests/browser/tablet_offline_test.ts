@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { launchBrowser, screenshot, serveApp } from "./browser.ts";
-import { chooseJob, type Demo, demo, hydrated, photograph, signIn } from "./tablet_setup.ts";
+import { chooseJob, type Demo, hydrated, onDemo, photograph, signIn } from "./tablet_setup.ts";
 
 const LANDSCAPE = { width: 1280, height: 800 };
 
@@ -35,7 +35,7 @@ async function newContext(browser: Browser) {
     });
   };
   context.on("page", watch);
-  return { context, errors, page: await context.newPage() };
+  return { context, errors, page: await context.newPage(), close: () => context.close() };
 }
 
 /** Waits until the service worker controls the page and has kept the job pages for offline use. */
@@ -75,9 +75,7 @@ Deno.test({
     const browser = await launchBrowser();
     try {
       await t.step("the app shell loads with the network off after one visit", async () => {
-        const d = await demo();
-        const { context, errors, page } = await newContext(browser);
-        try {
+        await onDemo(() => newContext(browser), async (d, { context, errors, page }) => {
           const worker = await page.request.get(`${d.served.baseUrl}/static/tablet-sw.js`);
           assert.equal(worker.status(), 200);
           assert.equal(worker.headers()["service-worker-allowed"], "/tablet");
@@ -100,18 +98,13 @@ Deno.test({
           await page.getByRole("link", { name: /Collect from a repair shop/ }).waitFor();
           assert.equal(await page.getByTestId("signed-in-user").textContent(), "Dana Driver");
           assert.deepEqual(errors, []);
-        } finally {
-          await context.close();
-          await d.close();
-        }
+        });
       });
 
       await t.step(
         "photos taken offline, page reloaded, confirmed offline: sent in order when back, recorded once",
         async () => {
-          const d = await demo();
-          const { context, errors, page } = await newContext(browser);
-          try {
+          await onDemo(() => newContext(browser), async (d, { context, errors, page }) => {
             await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
             await offlineReady(page);
             await chooseJob(page, "Deliver to a repair shop", "ABC123");
@@ -146,19 +139,14 @@ Deno.test({
             assert.ok(uploads.every((u) => u.photo_id !== null));
             await queueCount(page).waitFor({ state: "detached" });
             assert.deepEqual(errors, []);
-          } finally {
-            await context.close();
-            await d.close();
-          }
+          });
         },
       );
 
       await t.step(
         "confirmed offline, tab closed and opened again: the receipt after reconnecting",
         async () => {
-          const d = await demo();
-          const { context, errors, page } = await newContext(browser);
-          try {
+          await onDemo(() => newContext(browser), async (d, { context, errors, page }) => {
             await signIn(page, d.served.baseUrl, "Sam Lorry", "1357");
             await offlineReady(page);
             await chooseJob(page, "Collect from a repair shop", "XYZ 789");
@@ -182,19 +170,14 @@ Deno.test({
             );
             assert.equal((await movementsOf(d)).length, 1);
             assert.deepEqual(errors, []);
-          } finally {
-            await context.close();
-            await d.close();
-          }
+          });
         },
       );
 
       await t.step(
         "idle sign-out keeps a queued photo: another driver sees none of it, its driver's next sign-in sends it",
         async () => {
-          const d = await demo();
-          const { context, errors, page } = await newContext(browser);
-          try {
+          await onDemo(() => newContext(browser), async (d, { context, errors, page }) => {
             await page.clock.install();
             await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
             await offlineReady(page);
@@ -242,19 +225,14 @@ Deno.test({
             await hydrated(page, "TabletFlow");
             await page.getByTestId("part-52119-0K040").getByTestId("photo-done").waitFor();
             assert.deepEqual(errors, []);
-          } finally {
-            await context.close();
-            await d.close();
-          }
+          });
         },
       );
 
       await t.step(
         "a part raced away while the submission sat in the queue: its message next to it",
         async () => {
-          const d = await demo();
-          const { context, errors, page } = await newContext(browser);
-          try {
+          await onDemo(() => newContext(browser), async (d, { context, errors, page }) => {
             await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
             await offlineReady(page);
             await chooseJob(page, "Deliver to a repair shop", "ABC123");
@@ -289,10 +267,7 @@ Deno.test({
             assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 2); // title + headlamp
             assert.equal((await movementsOf(d)).length, 1);
             assert.deepEqual(errors, []);
-          } finally {
-            await context.close();
-            await d.close();
-          }
+          });
         },
       );
     } finally {

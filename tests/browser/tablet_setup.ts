@@ -116,6 +116,24 @@ export async function openPage(browser: Browser) {
   };
 }
 
+/**
+ * One test step's world: a fresh demo app and whatever `open` makes on it (a page, a context); both are
+ * closed after `fn`, whether it passed or failed.
+ */
+export async function onDemo<P extends { close(): Promise<void> }>(
+  open: () => Promise<P>,
+  fn: (d: Demo, opened: P) => Promise<void>,
+): Promise<void> {
+  const d = await demo();
+  const opened = await open();
+  try {
+    await fn(d, opened);
+  } finally {
+    await opened.close();
+    await d.close();
+  }
+}
+
 export const hydrated = (page: Page, island: string) =>
   page.locator(`[data-island="${island}"][data-hydrated]`).first().waitFor({
     state: "attached",
