@@ -17,28 +17,9 @@ export async function insertHistoryRows(db: Db, rows: NewHistoryRow[]): Promise<
   await db.insertInto("part_status_history").values(rows).execute();
 }
 
-/** A part's history, newest first, with the name of who made each change. */
-export async function historyOfPart(db: Db, partId: number) {
-  return await db.selectFrom("part_status_history as h")
-    .leftJoin("users as u", "u.id", "h.changed_by")
-    .select([
-      "h.id",
-      "h.from_status",
-      "h.to_status",
-      "h.changed_at",
-      "h.via",
-      "h.reason",
-      "h.movement_id",
-      "u.name as changed_by_name",
-    ])
-    .where("h.part_id", "=", partId)
-    .orderBy("h.changed_at", "desc").orderBy("h.id", "desc")
-    .execute();
-}
-
-/** Every status change of every part of a claim, oldest first, with the part number and who made it. */
-export async function historyOfClaim(db: Db, claimId: number) {
-  return await db.selectFrom("part_status_history as h")
+/** Status changes with their part number and the name of who made each (callers filter and order). */
+function changesWithNames(db: Db) {
+  return db.selectFrom("part_status_history as h")
     .innerJoin("parts_orders as p", "p.id", "h.part_id")
     .leftJoin("users as u", "u.id", "h.changed_by")
     .select([
@@ -52,8 +33,19 @@ export async function historyOfClaim(db: Db, claimId: number) {
       "h.reason",
       "h.movement_id",
       "u.name as changed_by_name",
-    ])
-    .where("p.claim_id", "=", claimId)
+    ]);
+}
+
+/** A part's history, newest first, with the name of who made each change. */
+export async function historyOfPart(db: Db, partId: number) {
+  return await changesWithNames(db).where("h.part_id", "=", partId)
+    .orderBy("h.changed_at", "desc").orderBy("h.id", "desc")
+    .execute();
+}
+
+/** Every status change of every part of a claim, oldest first, with the part number and who made it. */
+export async function historyOfClaim(db: Db, claimId: number) {
+  return await changesWithNames(db).where("p.claim_id", "=", claimId)
     .orderBy("h.changed_at").orderBy("h.id")
     .execute();
 }
