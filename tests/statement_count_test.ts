@@ -2,22 +2,10 @@
  * A submission's cost does not grow with its parts: the same number of database round trips for 1, 10 or
  * 50 parts (set-based writes, no per-part query loop), and a bounded number of them (issue 14).
  *
- * A round trip is one request to the database that the service waits on before sending the next: each SQL
- * statement, and each transaction's BEGIN and its COMMIT or ROLLBACK (Kysely sends them as statements of
- * their own and neither pg nor PGlite pipelines them, so each costs a round trip). Statements are counted by
- * a Kysely plugin on an instance sharing the test database's connection, transactions by wrapping that
- * instance's `transaction()`; the handler runs over it end to end (the session check included).
+ * Round trips (each statement, BEGIN and COMMIT/ROLLBACK) are counted by tests/helpers/round_trips.ts, the
+ * counter the bench uses too; the handler runs over it end to end (the session check included).
  */
 import assert from "node:assert/strict";
-import type {
-  Kysely,
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from "kysely";
 import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
 import { dbTest } from "@/tests/helpers/db.ts";
 import {
@@ -28,33 +16,7 @@ import {
   pickUpPayload,
   stageFor,
 } from "@/tests/helpers/movements.ts";
-
-/** Counts executed statements; `countTransactions` adds each transaction's BEGIN and COMMIT/ROLLBACK. */
-class RoundTripCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return args.node;
-  }
-  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.count++;
-    return Promise.resolve(args.result);
-  }
-}
-
-/** Adds two round trips (BEGIN, then COMMIT or ROLLBACK) for each transaction run on `db`. */
-function countTransactions<D>(db: Kysely<D>, counter: RoundTripCounter): Kysely<D> {
-  const transaction = db.transaction.bind(db);
-  db.transaction = () => {
-    const builder = transaction();
-    const execute = builder.execute.bind(builder);
-    builder.execute = (fn) => {
-      counter.count += 2;
-      return execute(fn);
-    };
-    return builder;
-  };
-  return db;
-}
+import { countingDb } from "@/tests/helpers/round_trips.ts";
 
 const SIZES = [1, 10, 50];
 
@@ -70,8 +32,8 @@ function countTest(
   dbTest(name, async (t) => {
     const counts: number[] = [];
     for (const size of SIZES) {
-      const counter = new RoundTripCounter();
-      const a = await buildTestApp({ ...t, db: countTransactions(t.db.withPlugin(counter), counter) });
+      const { db, counter } = countingDb(t.db);
+      const a = await buildTestApp({ ...t, db });
       try {
         const run = await submit(a, size);
         counter.count = 0;
