@@ -1,7 +1,9 @@
 /**
  * Baseline for the search benchmark: a bare `Deno.serve` handler running the same SQL as the service's
  * direct search, with no framework, no validation and no query builder. Reads DATABASE_URL (server) or
- * DATA_DIR (embedded) and PORT from the environment; run only by tasks/bench.ts.
+ * DATA_DIR (embedded) and PORT from the environment; run only by tasks/bench.ts. Its /healthz answers once
+ * the database does (`select 1`), like the service's, so it is also the floor of the restart and idle
+ * memory figures (bench/startup.ts): a bare Deno process opening the same database.
  */
 import pg from "pg";
 import { newPGlite } from "@/db/client.ts";
@@ -76,7 +78,10 @@ async function search(email: string, rego: string) {
 }
 
 Deno.serve({ port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
-  if (new URL(req.url).pathname === "/healthz") return new Response("ok");
+  if (new URL(req.url).pathname === "/healthz") {
+    await query("select 1", []);
+    return new Response("ok");
+  }
   const body = await req.json();
   return Response.json(await search(body.payload.user_email, body.payload.details.rego));
 });

@@ -1,39 +1,48 @@
 /**
- * Direct drop-offs of 1, 10 and 50 parts through the real handler: movements/s at concurrency 4, and SQL
- * statements per submission (counted by a Kysely plugin on an in-process app). The baseline of each size
- * is the 1-part submission, so the ratio shows what each extra part costs; the statement count should
- * not grow at all (set-based writes).
+ * Direct drop-offs through the real handler (issue 14):
+ * - round trips per submission (each statement, BEGIN and COMMIT counted, tests/helpers/round_trips.ts) for
+ *   the drop-off, the reverse pickup and its leg 2, at 1 and 50 parts, on an in-process app, against the
+ *   issue's budget of 4;
+ * - movements/s at concurrency 4 of 1-part and 50-part drop-offs against a measured bare baseline
+ *   (BARE_DROP_OFF: the same statements through bare pg/PGlite under a bare Deno.serve, no framework), and
+ *   the 50-part rate against the same service's 1-part rate. Interleaved rounds (bench/pairs.ts): each round
+ *   a fresh child, warmed up with both sizes, then the two sizes timed in alternating order.
  */
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from "kysely";
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import { systemClock } from "@/io/clock.ts";
-import { testConfig } from "@/io/config.ts";
-import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
-import { createApp } from "@/main.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
+import { compare, interleave, ROUNDS, sized } from "@/bench/pairs.ts";
 import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
 import { startChild } from "@/bench/process.ts";
 import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
+import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
+import { countingDb } from "@/tests/helpers/round_trips.ts";
+import {
+  confirmed,
+  dropOffPayload,
+  dropOffReversePayload,
+  flowSetup,
+  pickUpPayload,
+  stageFor,
+} from "@/tests/helpers/movements.ts";
 
-const SIZES = [1, 10, 50];
-/** Movements per size: enough for a stable rate, few enough for a 10-minute bench. */
-const MOVEMENTS: Record<number, number> = { 1: 300, 10: 120, 50: 40 };
+/**
+ * The bare drop-off baseline (helper "rt"): a child script like bench/baseline_search_server.ts. Reads PORT
+ * and DATABASE_URL or DATA_DIR; GET /healthz answers 200 once the database does; POST with the handler's
+ * JSON body (`{ payload }` of parts_drop_off) runs the service's drop-off statements and answers
+ * `{ result: { status: "success" } }`.
+ */
+export const BARE_DROP_OFF = "bench/baseline_drop_off_server.ts";
+
+const SIZES = [1, 50] as const;
+type Size = (typeof SIZES)[number];
+/** Timed movements per sample and size: about 3 s each at today's rates on 2 cores. */
+const MOVEMENTS: Record<Size, number> = { 1: sized(300, 40), 50: sized(40, 6) };
+/** Untimed movements per sample and size before the timed ones (JIT, caches, pool connections). */
+const WARMUP: Record<Size, number> = { 1: sized(40, 10), 50: sized(8, 2) };
 const CONCURRENCY = 4;
-/** Untimed 1-part drop-offs first, so the first timed size does not pay for JIT and cold caches. */
-const WARMUP = 40;
-
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    return args.node;
-  }
-  transformResult(args: PluginTransformResultArgs) {
-    this.count++;
-    return Promise.resolve(args.result);
-  }
-}
+const ROUND_TRIP_BUDGET = 4;
 
 export interface Job {
   rego: string;
@@ -94,80 +103,168 @@ export const payload = (job: Job, shop: number) => ({
   },
 });
 
-/** Statements of one submission per size, through the handler of an in-process app. */
-async function countStatements(target: BenchTarget): Promise<Record<number, number>> {
+/** Round trips of one submission of each flow at 1 and 50 parts, through an in-process app over `target`. */
+export async function benchRoundTrips(target: BenchTarget): Promise<BenchRow[]> {
+  const flows: { name: string; submit: (a: TestApp, size: number) => Promise<() => Promise<unknown>> }[] = [
+    {
+      name: "drop-off",
+      submit: async (a, size) => {
+        const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
+        return () => a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
+      },
+    },
+    {
+      name: "reverse pickup",
+      submit: async (a, size) => {
+        const s = await flowSetup(a, {
+          count: size,
+          status: "Pending Repair Shop Pick-Up",
+          stage: "reverse_pickup",
+        });
+        return () => a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+      },
+    },
+    {
+      name: "leg 2",
+      submit: async (a, size) => {
+        const s = await flowSetup(a, {
+          count: size,
+          status: "Pending Repair Shop Pick-Up",
+          stage: "reverse_pickup",
+        });
+        const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+        const images = await stageFor(a, s.parts, "reverse_dropoff", s.user.id);
+        const pairs = s.parts.map((p, i) => ({ part: p.id, image: images[i] }));
+        const movement = leg1.result.data!.parts_movement_id as number;
+        return () =>
+          a.call(dropOffReversePayload(s.user.email, s.claim.registration, movement, confirmed(pairs)));
+      },
+    },
+  ];
   const db = target.open();
-  const counts: Record<number, number> = {};
+  const counts: number[][] = []; // per flow, per size
   try {
-    for (const size of SIZES) {
-      const { jobs, shop } = await seed(db, size, 1, `BCS${size}`);
-      const counter = new StatementCounter();
-      const config = { ...testConfig(), publicKey: BENCH_PUBLIC_KEY };
-      const app = createApp({
-        db: db.withPlugin(counter),
-        config,
-        clock: systemClock,
-        storage: new DiskPhotoStore(`${target.dataDir}/count-photos`),
-      });
-      const res = await app.request(`/api/handler?publickey=${BENCH_PUBLIC_KEY}`, {
-        method: "POST",
-        body: JSON.stringify(payload(jobs[0], shop)),
-      });
-      const body = await res.json();
-      if (body.result?.status !== "success") {
-        throw new Error(`statement count run failed: ${JSON.stringify(body)}`);
+    for (const flow of flows) {
+      counts.push([]);
+      for (const size of SIZES) {
+        const counting = countingDb(db);
+        const kind = target.kind === "embedded" ? "pglite" : "postgres";
+        const a = await buildTestApp({ kind, db: counting.db, close: () => Promise.resolve() });
+        try {
+          const submit = await flow.submit(a, size);
+          counting.counter.count = 0;
+          const answer = await submit() as { result: { status: string } };
+          if (answer.result.status !== "success") throw new Error(`${flow.name}: ${JSON.stringify(answer)}`);
+          counts.at(-1)!.push(counting.counter.count);
+        } finally {
+          await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
+        }
       }
-      counts[size] = counter.count;
     }
   } finally {
     await db.destroy();
   }
-  return counts;
+  const most = Math.max(...counts.flat());
+  return [{
+    figure: `round trips per ${flows.map((f) => f.name).join(" / ")}`,
+    service: counts.map((c) => c[0] === c[1] ? String(c[0]) : c.join("→")).join(" / "),
+    vs: "budget",
+    baseline: ROUND_TRIP_BUDGET,
+    ratio: most / ROUND_TRIP_BUDGET,
+    note: `the same at 1 and ${SIZES[1]} parts unless shown as 1→${SIZES[1]}; every statement, BEGIN and ` +
+      "COMMIT counted (tests/helpers/round_trips.ts)",
+    target: `≤ ${ROUND_TRIP_BUDGET}`,
+  }];
+}
+
+type Batches = Record<Size, { jobs: Job[]; shop: number }>;
+
+/** Drop-offs of one batch against `url` (the service's handler or the bare baseline); every one must succeed. */
+async function submitAll(url: string, { jobs, shop }: { jobs: Job[]; shop: number }, what: string) {
+  const result = await runLoad(jobs.length, CONCURRENCY, async (i) => {
+    const res = await fetch(url, { method: "POST", body: JSON.stringify(payload(jobs[i], shop)) });
+    const body = await res.json();
+    if (body.result?.status === "success") return true;
+    throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
+  });
+  assertNoFailures(what, result);
+  return result.rps;
+}
+
+/** One sample: a fresh child, warmed up with both sizes, then both sizes timed (which first alternates). */
+async function sample(
+  script: string,
+  env: Record<string, string>,
+  path: string,
+  { warm, timed }: { warm: Batches; timed: Batches },
+  round: number,
+) {
+  const child = await startChild(script, env);
+  try {
+    const url = child.url + path;
+    for (const size of SIZES) await submitAll(url, warm[size], `${script} warm-up, ${size} parts`);
+    const rates = {} as Record<Size, number>;
+    const order = round % 2 === 0 ? SIZES : [...SIZES].reverse();
+    for (const size of order) rates[size] = await submitAll(url, timed[size], `${script}, ${size} parts`);
+    return rates;
+  } finally {
+    await child.stop();
+  }
 }
 
 export async function benchDropOff(target: BenchTarget): Promise<BenchRow[]> {
-  const statements = await countStatements(target);
+  // Fresh claims for every sample of both sides (a drop-off consumes its Arrived parts).
   const db = target.open();
-  const seeded: Record<number, { jobs: Job[]; shop: number }> = {};
-  for (const size of SIZES) seeded[size] = await seed(db, size, MOVEMENTS[size], `BDO${size}`);
-  const warmup = await seed(db, 1, WARMUP, "BDOW");
+  const batches = async (side: string, round: number, counts: Record<Size, number>) =>
+    Object.fromEntries(
+      await Promise.all(
+        SIZES.map(async (size) => [size, await seed(db, size, counts[size], `B${side}${round}P${size}`)]),
+      ),
+    ) as Batches;
+  const seeded: Record<"service" | "bare", { warm: Batches; timed: Batches }[]> = { service: [], bare: [] };
+  for (const side of ["service", "bare"] as const) {
+    for (let round = 0; round < ROUNDS; round++) {
+      seeded[side].push({
+        warm: await batches(`${side}W`, round, WARMUP),
+        timed: await batches(`${side}T`, round, MOVEMENTS),
+      });
+    }
+  }
   await db.destroy();
 
-  const service = await startChild("tasks/start.ts", serviceEnv(target));
-  const rates: Record<number, number> = {};
-  const submitAll = ({ jobs, shop }: { jobs: Job[]; shop: number }) =>
-    runLoad(jobs.length, CONCURRENCY, async (i) => {
-      const res = await fetch(`${service.url}/api/handler?publickey=${BENCH_PUBLIC_KEY}`, {
-        method: "POST",
-        body: JSON.stringify(payload(jobs[i], shop)),
-      });
-      return (await res.json()).result?.status === "success";
-    });
-  try {
-    assertNoFailures("drop-off warm-up", await submitAll(warmup));
-    for (const size of SIZES) {
-      const result = await submitAll(seeded[size]);
-      assertNoFailures(`drop-off of ${size} parts`, result);
-      rates[size] = result.rps;
-    }
-  } finally {
-    await service.stop();
-  }
-  return SIZES.flatMap((size) => [
-    {
+  const samples = await interleave(
+    (r) =>
+      sample(
+        "tasks/start.ts",
+        serviceEnv(target),
+        `/api/handler?publickey=${BENCH_PUBLIC_KEY}`,
+        seeded.service[r],
+        r,
+      ),
+    (r) => sample(BARE_DROP_OFF, target.env, "/", seeded.bare[r], r),
+  );
+  const load = `c=${CONCURRENCY}, ${MOVEMENTS[1]} / ${MOVEMENTS[50]} movements a sample after ` +
+    `${WARMUP[1]} / ${WARMUP[50]} untimed`;
+  const rows: BenchRow[] = SIZES.map((size) => {
+    const c = compare(samples, (s) => s[size], (b) => b[size]);
+    return {
       figure: `drop-off of ${size} part${size > 1 ? "s" : ""}: movements/s (c=${CONCURRENCY})`,
-      service: rates[size].toFixed(1),
-      baseline: rates[1].toFixed(1),
-      ratio: (rates[size] / rates[1]).toFixed(2),
-      note: `not a baseline: the same service, 1 part; ${(rates[size] * size).toFixed(0)} parts/s`,
-    },
-    {
-      figure: `drop-off of ${size} part${size > 1 ? "s" : ""}: SQL statements`,
-      service: String(statements[size]),
-      baseline: String(statements[1]),
-      ratio: (statements[size] / statements[1]).toFixed(2),
-      note:
-        "not a baseline: the same service, 1 part (same count for any number of parts; statements only, no BEGIN/COMMIT)",
-    },
-  ]);
+      service: c.service,
+      vs: "baseline",
+      baseline: c.baseline,
+      ratio: c.ratio,
+      note: `baseline: the same statements through bare pg/PGlite under a bare Deno.serve; ${load}`,
+    };
+  });
+  const perPart = compare({ service: samples.service, baseline: samples.service }, (s) => s[50], (s) => s[1]);
+  rows.push({
+    figure: `drop-off of 50 parts vs 1 part: movements/s (c=${CONCURRENCY})`,
+    service: perPart.service,
+    vs: "same service, 1 part",
+    baseline: perPart.baseline,
+    ratio: perPart.ratio,
+    note: "the two sizes timed in the same child, in alternating order",
+    target: "≥ 0.5",
+  });
+  return rows;
 }

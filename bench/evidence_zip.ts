@@ -3,7 +3,7 @@
  * growth"): the peak RSS growth of a process while it streams the ZIP of such a claim (lib/evidence/zip.ts)
  * to a reader that discards it, beside a baseline that streams the same 100 photos from the same store
  * concatenated, without a ZIP. Each run is a fresh child process (`--child zip|concat <store dir>`), so
- * no run inherits another's heap; median (min–max) of 3. Streaming holds a few chunks whatever the claim's
+ * no run inherits another's heap; interleaved runs (bench/pairs.ts). Streaming holds a few chunks whatever the claim's
  * size: a ZIP built in memory would grow by the ~100 MB of photos.
  */
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
@@ -11,10 +11,10 @@ import { type EvidenceFile, evidenceZip } from "@/lib/evidence/zip.ts";
 import type { Leg } from "@/lib/dashboard/claim.ts";
 import type { BenchRow } from "@/tasks/bench.ts";
 import { readRss, withPeakRss } from "@/bench/process.ts";
+import { compare, interleave } from "@/bench/pairs.ts";
 
 const PARTS = 50;
 const PHOTO_BYTES = 1 << 20;
-const RUNS = 3;
 const MB = 1 << 20;
 
 /**
@@ -85,33 +85,24 @@ async function run(mode: string, dir: string): Promise<{ growth: number; bytes: 
   return JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
 }
 
-const mb = (n: number) => (n / MB).toFixed(1);
-const summary = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { median: s[s.length >> 1], text: `${mb(s[s.length >> 1])} MB (${mb(s[0])}–${mb(s.at(-1)!)})` };
-};
-
 export async function benchEvidenceZip(): Promise<BenchRow[]> {
   const dir = await Deno.makeTempDir({ prefix: "pm-bench-evidence-" });
   try {
     await fillStore(dir);
-    const zip: number[] = [];
-    const concat: number[] = [];
-    let sizes = "";
-    for (let i = 0; i < RUNS; i++) {
-      const z = await run("zip", dir);
-      const c = await run("concat", dir);
-      zip.push(z.growth);
-      concat.push(c.growth);
-      sizes = `ZIP ${mb(z.bytes)} MB, photos ${mb(c.bytes)} MB`;
-    }
-    const [service, baseline] = [summary(zip), summary(concat)];
+    const samples = await interleave(() => run("zip", dir), () => run("concat", dir));
+    const growth = compare(samples, (z) => z.growth / MB, (c) => c.growth / MB);
+    const sizes = `ZIP ${(samples.service[0].bytes / MB).toFixed(1)} MB, photos ` +
+      `${(samples.baseline[0].bytes / MB).toFixed(1)} MB`;
     return [{
-      figure: `evidence ZIP of a claim with ${PARTS} parts, ${PARTS * 2} photos of 1 MB: peak RSS growth`,
-      service: service.text,
-      baseline: `${baseline.text} (same photos streamed concatenated, no ZIP)`,
-      ratio: `${(service.median / Math.max(baseline.median, 1)).toFixed(2)}×`,
-      note: `median (min–max) of ${RUNS} fresh processes; ${sizes}; issue 13 asks < ~30 MB`,
+      figure: `evidence ZIP of a claim with ${PARTS} parts, ${
+        PARTS * 2
+      } photos of 1 MB: peak RSS growth (MB)`,
+      service: growth.service,
+      vs: "baseline",
+      baseline: growth.baseline,
+      ratio: growth.ratio,
+      note: `baseline: the same photos streamed concatenated, no ZIP; a fresh process a run; ${sizes}; ` +
+        "issue 13 asks < ~30 MB",
     }];
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});

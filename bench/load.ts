@@ -9,6 +9,8 @@ export interface LoadResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** What the first failed request threw (a `send` may throw to say why its answer was wrong). */
+  firstError?: string;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -16,7 +18,10 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** Runs `total` calls of `send(i)` with `concurrency` in flight; `send` resolves true when the answer was right. */
+/**
+ * Runs `total` calls of `send(i)` with `concurrency` in flight; `send` resolves true when the answer was
+ * right, false or throws when it was not.
+ */
 export async function runLoad(
   total: number,
   concurrency: number,
@@ -25,12 +30,16 @@ export async function runLoad(
   const latencies: number[] = [];
   let nextIndex = 0;
   let failures = 0;
+  let firstError: string | undefined;
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (nextIndex < total) {
       const i = nextIndex++;
       const t0 = performance.now();
-      const ok = await send(i).catch(() => false);
+      const ok = await send(i).catch((e) => {
+        firstError ??= String(e);
+        return false;
+      });
       latencies.push(performance.now() - t0);
       if (!ok) failures++;
     }
@@ -44,11 +53,15 @@ export async function runLoad(
     rps: total / seconds,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    firstError,
   };
 }
 
 /** A figure built on failed requests measures the failure path: stop the bench instead of printing it. */
 export function assertNoFailures(what: string, ...results: LoadResult[]): void {
   const failures = results.map((r) => r.failures);
-  if (failures.some((n) => n > 0)) throw new Error(`${what}: failed requests ${failures.join(" / ")}`);
+  if (failures.some((n) => n > 0)) {
+    const why = results.map((r) => r.firstError).filter(Boolean).join("; ");
+    throw new Error(`${what}: failed requests ${failures.join(" / ")}${why ? `; first: ${why}` : ""}`);
+  }
 }

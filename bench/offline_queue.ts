@@ -4,7 +4,7 @@
  * `online` event to the last photo acknowledged by the server and removed from the device. Baseline: the
  * same 10 uploads sent one after another by a plain script in the same page (fetch, no queue, no
  * IndexedDB). Real Chromium over loopback against the app in process (embedded database, demo data);
- * median with min–max over RUNS runs each.
+ * interleaved runs (bench/pairs.ts) after an untimed one of each.
  */
 import sharp from "sharp";
 import type { Page } from "playwright-core";
@@ -17,12 +17,12 @@ import { testConfig } from "@/io/config.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
-import { percentile } from "@/bench/load.ts";
+import { compare, interleave, sized } from "@/bench/pairs.ts";
 import { launchBrowser, serveApp } from "@/tests/browser/browser.ts";
 import type { BenchRow } from "@/tasks/bench.ts";
 
 const PHOTOS = 10;
-const RUNS = 5;
+const RUNS = sized(5, 3);
 
 /** A JPEG of random pixels (barely compressible) of about 0.6 MB, as the tablet's downscaling makes. */
 async function photo(): Promise<Uint8Array> {
@@ -106,11 +106,6 @@ function directUploads(page: Page, bytes: number[], partId: number): Promise<num
   }, { bytes, count: PHOTOS, partId });
 }
 
-const summary = (ms: number[]) => {
-  const sorted = [...ms].sort((a, b) => a - b);
-  return `${percentile(sorted, 50).toFixed(0)} (${sorted[0].toFixed(0)}–${sorted.at(-1)!.toFixed(0)})`;
-};
-
 export async function benchOfflineQueue(): Promise<BenchRow[]> {
   await ensureAssets({ log: () => {} });
   const db = openDb({ pglite: newPGlite({}) });
@@ -134,26 +129,31 @@ export async function benchOfflineQueue(): Promise<BenchRow[]> {
     await page.goto(`${served.baseUrl}/tablet`);
     await page.locator('[data-island="TabletIdle"][data-hydrated]').waitFor({ state: "attached" });
 
-    const queued: number[] = [];
-    const direct: number[] = [];
-    for (let run = 0; run < RUNS; run++) {
-      direct.push(await directUploads(page, jpeg, part.id));
+    const queuedRun = async () => {
       await context.setOffline(true);
       await queuePhotos(page, jpeg, part.id);
       const drained = drainAfterOnline(page);
       await context.setOffline(false);
-      queued.push(await drained);
-    }
+      return await drained;
+    };
+    // Untimed: one run of each warms the page, the service and the browser's connection.
+    await directUploads(page, jpeg, part.id);
+    await queuedRun();
+    const ms = compare(
+      await interleave(queuedRun, () => directUploads(page, jpeg, part.id), RUNS),
+      (q) => q,
+      (d) => d,
+    );
     await context.close();
-    const median = (ms: number[]) => percentile([...ms].sort((a, b) => a - b), 50);
     const mb = (jpeg.length / 1e6).toFixed(2);
     return [{
       figure:
         `tablet queue: ${PHOTOS} photos of ${mb} MB queued offline, network back → last acknowledged (ms)`,
-      service: summary(queued),
-      baseline: summary(direct),
-      ratio: (median(queued) / median(direct)).toFixed(2),
-      note: `median (min–max) of ${RUNS} runs in Chromium over loopback; baseline: the same uploads sent ` +
+      service: ms.service,
+      vs: "baseline",
+      baseline: ms.baseline,
+      ratio: ms.ratio,
+      note: `${RUNS} interleaved runs a side in Chromium over loopback; baseline: the same uploads sent ` +
         "directly by a script in the page, no queue",
     }];
   } finally {

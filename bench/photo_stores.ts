@@ -1,15 +1,16 @@
 /**
  * Photo stores side by side (PHOTO_STORE disk, postgres, s3): for each, the real service as a child process
  * and two figures: uploads of 4 MB photos at c=8 (MB/s, 2a first, 2b timed) and whole drop-offs with their
- * photo (2a, 2b of a 1 MB photo, the submission) per second at c=4. Rounds are interleaved (disk, postgres,
- * s3, then the next round in a rotated order) so drift of the machine hits every store alike; each figure is
- * the median with min–max over ROUNDS runs, beside disk's median as the baseline. The s3 store runs against
+ * photo (2a, 2b of a 1 MB photo, the submission) per second at c=4, each run after an untimed warm-up.
+ * Each shared store is paired with disk (bench/pairs.ts: interleaved rounds, which goes first alternating):
+ * the same service with the default store, not a bare baseline. The s3 store runs against
  * s3rver on loopback (tests/helpers/s3_server.ts): a protocol stand-in that writes to the same disk, so its
  * figure is the cost of the S3 path (signing, HTTP, verification), not of a real object store's network.
  */
 import { sql } from "kysely";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
+import { compare, interleave, ROUNDS, sized } from "@/bench/pairs.ts";
 import { startChild } from "@/bench/process.ts";
 import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
 import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
@@ -17,11 +18,11 @@ import { startS3Server } from "@/tests/helpers/s3_server.ts";
 
 const STORES = ["disk", "postgres", "s3"] as const;
 type Store = (typeof STORES)[number];
-const ROUNDS = 3;
-const UPLOADS = 24;
+const UPLOADS = sized(24, 8);
+const WARMUP = sized(4, 2);
 const UPLOAD_BYTES = 4 * 1024 * 1024;
 const UPLOAD_CONCURRENCY = 8;
-const DROP_OFFS = 16;
+const DROP_OFFS = sized(16, 4);
 const DROP_OFF_BYTES = 1024 * 1024;
 const DROP_OFF_CONCURRENCY = 4;
 
@@ -92,10 +93,15 @@ async function run(target: BenchTarget, store: Store, s3Env: Record<string, stri
     MAX_PHOTO_BYTES: String(8 * 1024 * 1024),
   });
   try {
-    const big = await photos(UPLOADS, UPLOAD_BYTES);
+    const big = await photos(WARMUP + UPLOADS, UPLOAD_BYTES);
     const tokens: Awaited<ReturnType<typeof mint>>[] = [];
-    for (let i = 0; i < UPLOADS; i++) tokens.push(await mint(service.url, parts[0]));
-    const uploads = await runLoad(UPLOADS, UPLOAD_CONCURRENCY, (i) => upload(service.url, tokens[i], big[i]));
+    for (let i = 0; i < WARMUP + UPLOADS; i++) tokens.push(await mint(service.url, parts[0]));
+    const warm = await runLoad(WARMUP, UPLOAD_CONCURRENCY, (i) => upload(service.url, tokens[i], big[i]));
+    const uploads = await runLoad(
+      UPLOADS,
+      UPLOAD_CONCURRENCY,
+      (i) => upload(service.url, tokens[WARMUP + i], big[WARMUP + i]),
+    );
 
     const small = await photos(DROP_OFFS, DROP_OFF_BYTES);
     const dropOffs = await runLoad(DROP_OFFS, DROP_OFF_CONCURRENCY, async (i) => {
@@ -114,58 +120,51 @@ async function run(target: BenchTarget, store: Store, s3Env: Record<string, stri
       });
       return answer.result?.status === "success";
     });
-    assertNoFailures(`photo store ${store}`, uploads, dropOffs);
+    assertNoFailures(`photo store ${store}`, warm, uploads, dropOffs);
     return { mbps: (UPLOADS * UPLOAD_BYTES) / 1e6 / uploads.seconds, perSecond: dropOffs.rps };
   } finally {
     await service.stop();
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const spread = (xs: number[]) =>
-  `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
-
 export async function benchPhotoStores(target: BenchTarget): Promise<BenchRow[]> {
   // Arrived parts of claims whose registration is unique (a search finds exactly that claim).
+  const runs = ROUNDS * 2 * (STORES.length - 1);
   const db = target.open();
   const parts = (await sql<Part>`select p.id, c.registration, cm.repairer_id as repairer from parts_orders p
     join claims c on c.id = p.claim_id join claim_management cm on cm.claim_id = c.id
     where p.status = 'Arrived' and c.registration in
       (select registration from claims group by registration having count(*) = 1)
-    order by p.id limit ${ROUNDS * STORES.length * (DROP_OFFS + 1)}`.execute(db)).rows;
+    order by p.id limit ${runs * (DROP_OFFS + 1)}`.execute(db)).rows;
   await db.destroy();
-  if (parts.length < ROUNDS * STORES.length * (DROP_OFFS + 1)) throw new Error("photo stores: too few parts");
+  if (parts.length < runs * (DROP_OFFS + 1)) throw new Error("photo stores: too few parts");
 
   await using s3 = await startS3Server();
-  const samples: Record<Store, { mbps: number[]; perSecond: number[] }> = {
-    disk: { mbps: [], perSecond: [] },
-    postgres: { mbps: [], perSecond: [] },
-    s3: { mbps: [], perSecond: [] },
-  };
   let next = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let k = 0; k < STORES.length; k++) {
-      const store = STORES[(round + k) % STORES.length];
-      const r = await run(target, store, s3.env, parts.slice(next, next += DROP_OFFS + 1));
-      samples[store].mbps.push(r.mbps);
-      samples[store].perSecond.push(r.perSecond);
-    }
+  const runOn = (store: Store) => run(target, store, s3.env, parts.slice(next, next += DROP_OFFS + 1));
+  const rows: BenchRow[] = [];
+  for (const store of STORES.filter((s) => s !== "disk")) {
+    const samples = await interleave(() => runOn(store), () => runOn("disk"));
+    const mbps = compare(samples, (s) => s.mbps, (b) => b.mbps);
+    const perSecond = compare(samples, (s) => s.perSecond, (b) => b.perSecond);
+    rows.push(
+      {
+        figure: `photo store ${store}: upload 4 MB, c=${UPLOAD_CONCURRENCY} (MB/s)`,
+        service: mbps.service,
+        vs: "same service, disk store",
+        baseline: mbps.baseline,
+        ratio: mbps.ratio,
+        note: `${UPLOADS} uploads a run after ${WARMUP} untimed`,
+      },
+      {
+        figure: `photo store ${store}: drop-off with a 1 MB photo, c=${DROP_OFF_CONCURRENCY} (/s)`,
+        service: perSecond.service,
+        vs: "same service, disk store",
+        baseline: perSecond.baseline,
+        ratio: perSecond.ratio,
+        note: `2a + 2b + the submission, ${DROP_OFFS} a run`,
+      },
+    );
   }
-  const note = "median (min–max) of 3 interleaved runs; baseline: disk's median";
-  return STORES.flatMap((store) => [
-    {
-      figure: `photo store ${store}: upload 4 MB, c=${UPLOAD_CONCURRENCY} (MB/s)`,
-      service: spread(samples[store].mbps),
-      baseline: median(samples.disk.mbps).toFixed(1),
-      ratio: (median(samples[store].mbps) / median(samples.disk.mbps)).toFixed(2),
-      note,
-    },
-    {
-      figure: `photo store ${store}: drop-off with a 1 MB photo, c=${DROP_OFF_CONCURRENCY} (/s)`,
-      service: spread(samples[store].perSecond),
-      baseline: median(samples.disk.perSecond).toFixed(1),
-      ratio: (median(samples[store].perSecond) / median(samples.disk.perSecond)).toFixed(2),
-      note: "2a + 2b + the submission; " + note,
-    },
-  ]);
+  return rows;
 }

@@ -1,10 +1,22 @@
-/** Child processes for the bench: start a server script, wait until it answers, sample its memory. */
+/**
+ * Child processes for the bench: start a server script, time it to its first healthy answer, read its
+ * memory from /proc (VmRSS now, VmHWM the peak since it started).
+ */
 export interface ChildServer {
   url: string;
   pid: number;
+  /** Milliseconds from spawning the process to its first 200 on the ready path (polled every 10 ms). */
+  readyMs: number;
   /** Resident memory now, in bytes (Linux /proc). */
   rss(): Promise<number>;
+  /** Resident memory now and the peak since the process started, in bytes. */
+  memory(): Promise<Memory>;
   stop(): Promise<void>;
+}
+
+export interface Memory {
+  rss: number;
+  hwm: number;
 }
 
 function freePort(): number {
@@ -14,25 +26,41 @@ function freePort(): number {
   return port;
 }
 
-export async function readRss(pid: number): Promise<number> {
+/** VmRSS and VmHWM of a process, in bytes. */
+export async function readMemory(pid: number): Promise<Memory> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb * 1024;
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
-/** Runs `deno run -A <script>` with env (PORT is chosen here) and waits for `readyPath` to answer 200. */
+export async function readRss(pid: number): Promise<number> {
+  return (await readMemory(pid)).rss;
+}
+
+/**
+ * Runs `deno run -A <script>` with env (PORT is chosen here) and waits for `readyPath` to answer 200.
+ * The readiness poll is fine-grained (10 ms) so `readyMs` can be compared with a sub-second budget.
+ */
 export async function startChild(
   script: string,
   env: Record<string, string>,
   readyPath = "/healthz",
 ): Promise<ChildServer> {
   const port = freePort();
+  const spawned = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script],
     env: { ...env, PORT: String(port) },
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  // Keep reading stderr (the last of it is kept for the error) so the child never blocks on a full pipe.
+  let stderrTail = "";
+  child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (s) => void (stderrTail = (stderrTail + s).slice(-2000)) }),
+  ).catch(() => {});
+  let exited = false;
+  child.status.then(() => exited = true);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   while (true) {
@@ -41,18 +69,21 @@ export async function startChild(
       await res.body?.cancel();
       if (res.ok) break;
     } catch { /* not listening yet */ }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`${script} did not start within 120 s`);
+    if (exited || Date.now() > deadline) {
+      if (!exited) child.kill("SIGKILL");
+      throw new Error(
+        `${script} did not start: ${exited ? "it exited" : "not healthy in 120 s"}\n${stderrTail}`,
+      );
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 10));
   }
-  // Keep reading stderr so the child never blocks on a full pipe.
-  child.stderr.pipeTo(new WritableStream()).catch(() => {});
+  const readyMs = performance.now() - spawned;
   return {
     url,
     pid: child.pid,
+    readyMs,
     rss: () => readRss(child.pid),
+    memory: () => readMemory(child.pid),
     stop: async () => {
       try {
         child.kill("SIGTERM");

@@ -1,13 +1,22 @@
-/** Search requests/s and latency at concurrency 16: the service's handler against a bare baseline. */
+/**
+ * Search at concurrency 16: the service's handler against a bare baseline (bench/baseline_search_server.ts:
+ * bare Deno.serve + the same SQL through bare pg/PGlite), interleaved rounds, each round a fresh child
+ * warmed up before it is timed. The resident memory of both during the load (peak VmRSS) is the
+ * "under load" memory figure, against the bare baseline under the same load.
+ */
 import { BENCH_DRIVER, sampleRegos } from "@/bench/generate.ts";
 import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
+import { compare, interleave, sized } from "@/bench/pairs.ts";
 import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
-import { startChild } from "@/bench/process.ts";
+import { startChild, withPeakRss } from "@/bench/process.ts";
+import { formatValue } from "@/bench/report.ts";
+import { MEMORY_BUDGET_MB, MEMORY_TARGET } from "@/bench/budgets.ts";
 
 export const BENCH_PUBLIC_KEY = "bench-public-key";
 const CONCURRENCY = 16;
-const REQUESTS = 4000;
-const WARMUP = 300;
+const REQUESTS = sized(4000, 600);
+const WARMUP = sized(400, 100);
+const MB = 1e6;
 
 /** Environment for the service child: development (no demo data: the database is not empty). */
 export const serviceEnv = (target: BenchTarget) => ({
@@ -18,6 +27,7 @@ export const serviceEnv = (target: BenchTarget) => ({
   RATE_LIMITS: "off",
 });
 
+/** The search load (after its warm-up) against `url`; every answer must be a success. */
 export async function measureSearch(url: string, regos: string[]): Promise<LoadResult> {
   const send = async (i: number) => {
     const res = await fetch(url, {
@@ -32,10 +42,24 @@ export async function measureSearch(url: string, regos: string[]): Promise<LoadR
       }),
     });
     const body = await res.json();
-    return res.ok && body.result?.status === "success";
+    if (res.ok && body.result?.status === "success") return true;
+    throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
   };
   await runLoad(WARMUP, CONCURRENCY, send);
-  return await runLoad(REQUESTS, CONCURRENCY, send);
+  const result = await runLoad(REQUESTS, CONCURRENCY, send);
+  assertNoFailures(`search ${url}`, result);
+  return result;
+}
+
+/** One sample: a fresh child of `script`, warmed up, timed, its peak RSS during the timed load. */
+async function sample(script: string, env: Record<string, string>, path: string, regos: string[]) {
+  const child = await startChild(script, env);
+  try {
+    const { result, peak } = await withPeakRss(child.rss, () => measureSearch(child.url + path, regos));
+    return { ...result, peakRss: peak };
+  } finally {
+    await child.stop();
+  }
 }
 
 export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
@@ -43,26 +67,50 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
   const regos = await sampleRegos(db, 500);
   await db.destroy();
 
-  const service = await startChild("tasks/start.ts", serviceEnv(target));
-  const ours = await measureSearch(`${service.url}/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos).finally(
-    () => service.stop(),
+  const samples = await interleave(
+    () => sample("tasks/start.ts", serviceEnv(target), `/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos),
+    () => sample("bench/baseline_search_server.ts", target.env, "/", regos),
   );
-  const bare = await startChild("bench/baseline_search_server.ts", target.env);
-  const base = await measureSearch(bare.url, regos).finally(() => bare.stop());
-  assertNoFailures("search", ours, base);
+  const rps = compare(samples, (s) => s.rps, (b) => b.rps);
+  const p50 = compare(samples, (s) => s.p50Ms, (b) => b.p50Ms);
+  const p99 = compare(samples, (s) => s.p99Ms, (b) => b.p99Ms);
+  const memory = compare(samples, (s) => s.peakRss / MB, (b) => b.peakRss / MB);
+  const budget = MEMORY_BUDGET_MB[target.kind];
+  const load = `c=${CONCURRENCY}, ${REQUESTS} requests after ${WARMUP} untimed`;
   return [
     {
       figure: `search requests/s (c=${CONCURRENCY})`,
-      service: ours.rps.toFixed(0),
-      baseline: base.rps.toFixed(0),
-      ratio: (ours.rps / base.rps).toFixed(2),
-      note: "aim ≥ 0.80; baseline: bare Deno.serve + same SQL, no framework/validation",
+      service: rps.service,
+      vs: "baseline",
+      baseline: rps.baseline,
+      ratio: rps.ratio,
+      note: `baseline: bare Deno.serve + the same SQL, no framework or validation; ${load}`,
+      target: "≥ 0.95",
     },
     {
-      figure: "search p50 / p99 latency (ms)",
-      service: `${ours.p50Ms.toFixed(1)} / ${ours.p99Ms.toFixed(1)}`,
-      baseline: `${base.p50Ms.toFixed(1)} / ${base.p99Ms.toFixed(1)}`,
-      ratio: `${(ours.p50Ms / base.p50Ms).toFixed(2)} / ${(ours.p99Ms / base.p99Ms).toFixed(2)}`,
+      figure: "search p50 latency (ms)",
+      service: p50.service,
+      vs: "baseline",
+      baseline: p50.baseline,
+      ratio: p50.ratio,
+    },
+    {
+      figure: "search p99 latency (ms)",
+      service: p99.service,
+      vs: "baseline",
+      baseline: p99.baseline,
+      ratio: p99.ratio,
+    },
+    {
+      figure: "resident memory under the search load (peak, MB)",
+      service: memory.service,
+      vs: "budget",
+      baseline: budget,
+      ratio: memory.service.median / budget,
+      note: `the issue's idle budget; the bare search server under the same load: ${
+        formatValue(memory.baseline)
+      } MB`,
+      target: MEMORY_TARGET,
     },
   ];
 }

@@ -1,8 +1,11 @@
 /**
- * `deno task bench [--claims N]`: every figure beside a baseline measured in the same run, printed as a
- * Markdown table (paste it into docs/performance.md). Uses the PostgreSQL server when
- * DATABASE_URL is set (in a scratch database it creates and drops), else the embedded database in a
- * temporary folder. Loopback traffic only; every loop is bounded.
+ * `deno task bench [--claims N] [--only group,…]`: every figure of issue 14 beside what it is compared with
+ * (a baseline measured in the same run, a budget, or the same service under other conditions), on the
+ * embedded database always and on the PostgreSQL server too when DATABASE_URL is set (in a scratch
+ * database it creates and drops). Paired figures run interleaved, ROUNDS times a side (bench/pairs.ts).
+ * Prints a Markdown table and appends the run to bench/results.jsonl. `--latest [--headline]` prints the
+ * latest table from that history instead of running. `BENCH_QUICK=1` reduces every sample (a smoke run).
+ * Loopback traffic only; every loop is bounded.
  */
 import { parseArgs } from "node:util";
 import { Kysely, PostgresDialect, sql } from "kysely";
@@ -10,24 +13,32 @@ import pg from "pg";
 import { type Db, openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims } from "@/bench/generate.ts";
+import { QUICK } from "@/bench/pairs.ts";
+import {
+  appendHistory,
+  type BenchRow,
+  type BenchRun,
+  currentCommit,
+  type Database,
+  latestTable,
+  machine,
+  markdownTable,
+  type RecordedRow,
+  runHeading,
+} from "@/bench/report.ts";
 import { benchSearch } from "@/bench/search.ts";
 import { benchTrigram } from "@/bench/trigram.ts";
-import { benchDropOff } from "@/bench/drop_off.ts";
+import { benchDropOff, benchRoundTrips } from "@/bench/drop_off.ts";
 import { benchDropOffNetwork } from "@/bench/drop_off_network.ts";
 import { benchUpload } from "@/bench/upload.ts";
+import { benchIdleMemory, benchRestart } from "@/bench/startup.ts";
 import { benchPages } from "@/bench/pages.ts";
 import { benchOfflineQueue } from "@/bench/offline_queue.ts";
 import { benchObservability } from "@/bench/observability.ts";
 import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 
-export interface BenchRow {
-  figure: string;
-  service: string;
-  baseline: string;
-  ratio: string;
-  note?: string;
-}
+export type { BenchRow };
 
 /** Where the bench's database lives and how a child process reaches it. */
 export interface BenchTarget {
@@ -39,105 +50,136 @@ export interface BenchTarget {
   open(): Db;
 }
 
-const { values } = parseArgs({ args: Deno.args, options: { claims: { type: "string", default: "10000" } } });
+/** The groups, in running order: a group runs once per database, or once with `database: false`. */
+const GROUPS: {
+  name: string;
+  database: boolean;
+  run(target: BenchTarget, claims: number): Promise<BenchRow[]>;
+}[] = [
+  { name: "search", database: true, run: (t) => benchSearch(t) },
+  { name: "observability", database: true, run: (t) => benchObservability(t) },
+  { name: "trigram", database: true, run: (t, claims) => benchTrigram(t, claims) },
+  { name: "roundtrips", database: true, run: (t) => benchRoundTrips(t) },
+  { name: "dropoff", database: true, run: (t) => benchDropOff(t) },
+  { name: "network", database: true, run: (t) => benchDropOffNetwork(t) },
+  { name: "upload", database: true, run: (t) => benchUpload(t) },
+  { name: "stores", database: true, run: (t) => benchPhotoStores(t) },
+  { name: "memory", database: true, run: (t) => benchIdleMemory(t) },
+  { name: "restart", database: true, run: (t) => benchRestart(t) },
+  { name: "pages", database: false, run: () => benchPages() },
+  { name: "queue", database: false, run: () => benchOfflineQueue() },
+  { name: "evidence", database: false, run: () => benchEvidenceZip() },
+];
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    claims: { type: "string", default: "10000" },
+    only: { type: "string" },
+    latest: { type: "boolean", default: false },
+    headline: { type: "boolean", default: false },
+  },
+});
+if (values.latest) {
+  console.log(await latestTable({ headline: values.headline }));
+  Deno.exit(0);
+}
 const claims = Number(values.claims);
 if (!Number.isInteger(claims) || claims < 100) {
   console.error("--claims must be a whole number of at least 100");
   Deno.exit(2);
 }
-
-const dataDir = await Deno.makeTempDir({ prefix: "pm-bench-" });
-const serverUrl = Deno.env.get("DATABASE_URL");
-let dropScratch = async () => {};
-let target: BenchTarget;
-if (serverUrl) {
-  const name = `pm_bench_${Deno.pid}`;
-  const admin = new Kysely({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: serverUrl, max: 1 }) }),
-  });
-  await sql`create database ${sql.id(name)}`.execute(admin);
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  target = {
-    kind: "server",
-    env: { DATABASE_URL: url, DATA_DIR: dataDir },
-    dataDir,
-    open: () => openDb({ url }),
-  };
-  dropScratch = async () => {
-    await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
-    await admin.destroy();
-  };
-} else {
-  target = {
-    kind: "embedded",
-    env: { DATA_DIR: dataDir },
-    dataDir,
-    open: () => openDb({ dir: `${dataDir}/db` }),
-  };
+const names = values.only?.split(",").map((s) => s.trim()) ?? GROUPS.map((g) => g.name);
+const unknown = names.filter((n) => !GROUPS.some((g) => g.name === n));
+if (unknown.length > 0) {
+  console.error(
+    `--only: unknown group ${unknown.join(", ")}; groups: ${GROUPS.map((g) => g.name).join(", ")}`,
+  );
+  Deno.exit(2);
 }
+const selected = GROUPS.filter((g) => names.includes(g.name));
 
-const started = performance.now();
-const rows: BenchRow[] = [];
-try {
-  const db = target.open();
-  await migrateToLatest(db);
-  const t0 = performance.now();
-  await fillClaims(db, claims);
-  console.error(`filled ${claims} claims in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  await db.destroy();
-
-  rows.push(...await benchSearch(target));
-  rows.push(...await benchObservability(target));
-  rows.push(...await benchTrigram(target, claims));
-  rows.push(...await benchDropOff(target));
-  rows.push(...await benchDropOffNetwork(target));
-  rows.push(...await benchUpload(target));
-  rows.push(...await benchPhotoStores(target));
-  rows.push(...await benchPages());
-  rows.push(...await benchOfflineQueue());
-  rows.push(...await benchEvidenceZip());
-} finally {
-  await dropScratch();
-  await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-}
-
-const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
-const run = {
+const run: BenchRun = {
   at: new Date().toISOString(),
   commit: await currentCommit(),
-  claims,
-  database: target.kind,
-  cores: navigator.hardwareConcurrency,
-  cpu,
+  machine: await machine(),
   deno: Deno.version.deno,
-  seconds: Math.round((performance.now() - started) / 1000),
-  rows,
+  claims,
+  quick: QUICK,
+  groups: selected.map((g) => g.name),
+  seconds: {},
+  rows: [],
 };
-// The history (issue 14): one JSON line per run, committed, so a regression shows across commits.
-await Deno.writeTextFile(new URL("../bench/results.jsonl", import.meta.url), JSON.stringify(run) + "\n", {
-  append: true,
-});
-console.log(
-  `Parts Movement bench, ${run.at.slice(0, 10)}, ${claims} claims, ${run.database} database, ` +
-    `${run.cores} cores (${cpu}), Deno ${run.deno}, commit ${run.commit}, ${run.seconds} s\n`,
-);
-console.log("| figure | service | baseline | ratio | note |\n|---|---|---|---|---|");
-for (const r of rows) {
-  console.log(`| ${r.figure} | ${r.service} | ${r.baseline} | ${r.ratio} | ${r.note ?? ""} |`);
+
+/** Runs `groups` on `target` (or without a database), labelling every row, and times the lot. */
+async function runGroups(database: Database, target: BenchTarget | null, groups: typeof selected) {
+  const started = performance.now();
+  for (const group of groups) {
+    const t0 = performance.now();
+    console.error(`bench: ${group.name} (${database})…`);
+    const rows = await group.run(target!, claims);
+    run.rows.push(...rows.map((r): RecordedRow => ({ ...r, group: group.name, database })));
+    console.error(
+      `bench: ${group.name} (${database}) took ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
+  }
+  run.seconds[database] = Math.round((performance.now() - started) / 1000);
 }
 
-/** The commit the bench ran on (with `+` when the work tree had changes), or "unknown" outside git. */
-async function currentCommit(): Promise<string> {
-  const git = (...args: string[]) =>
-    new Deno.Command("git", { args, stdout: "piped", stderr: "null" }).output();
+/** A filled database of `kind` for the groups, dropped (server) or removed (embedded folder) after. */
+async function withTarget(kind: "embedded" | "server", fn: (target: BenchTarget) => Promise<void>) {
+  const dataDir = await Deno.makeTempDir({ prefix: `pm-bench-${kind}-` });
+  let dropScratch = async () => {};
+  let target: BenchTarget;
+  if (kind === "server") {
+    const serverUrl = Deno.env.get("DATABASE_URL")!;
+    const name = `pm_bench_${Deno.pid}`;
+    const admin = new Kysely({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: serverUrl, max: 1 }) }),
+    });
+    await sql`create database ${sql.id(name)}`.execute(admin);
+    const u = new URL(serverUrl);
+    u.pathname = `/${name}`;
+    const url = u.toString();
+    target = { kind, env: { DATABASE_URL: url, DATA_DIR: dataDir }, dataDir, open: () => openDb({ url }) };
+    dropScratch = async () => {
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
+      await admin.destroy();
+    };
+  } else {
+    // Children inherit this process's environment: an empty DATABASE_URL (unset, for the service's
+    // configuration and the baselines) keeps them on the embedded database when a server is configured.
+    target = {
+      kind,
+      env: { DATA_DIR: dataDir, DATABASE_URL: "" },
+      dataDir,
+      open: () => openDb({ dir: `${dataDir}/db` }),
+    };
+  }
   try {
-    const head = await git("rev-parse", "--short", "HEAD");
-    if (!head.success) return "unknown";
-    const dirty = (await git("status", "--porcelain")).stdout.length > 0;
-    return new TextDecoder().decode(head.stdout).trim() + (dirty ? "+" : "");
-  } catch {
-    return "unknown";
+    const db = target.open();
+    await migrateToLatest(db);
+    const t0 = performance.now();
+    await fillClaims(db, claims);
+    console.error(
+      `bench: filled ${claims} claims (${kind}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    await db.destroy();
+    await fn(target);
+  } finally {
+    await dropScratch();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 }
+
+const perDatabase = selected.filter((g) => g.database);
+if (perDatabase.length > 0) {
+  const kinds = Deno.env.get("DATABASE_URL") ? ["embedded", "server"] as const : ["embedded"] as const;
+  for (const kind of kinds) await withTarget(kind, (target) => runGroups(kind, target, perDatabase));
+}
+const alone = selected.filter((g) => !g.database);
+if (alone.length > 0) await runGroups("—", null, alone);
+
+await appendHistory(run);
+console.log(runHeading(run) + "\n");
+console.log(markdownTable(run.rows));

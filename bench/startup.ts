@@ -1,0 +1,130 @@
+/**
+ * Start-up figures (issue 14): seconds from starting the service on an existing database to its first
+ * healthy answer (a warm restart), and its resident memory once idle, each beside the issue's budget and
+ * beside a bare baseline measured in the same rounds: bench/baseline_search_server.ts, a bare Deno process
+ * opening the same database and answering /healthz after `select 1`. On the embedded database, also the
+ * memory after a first start with demo data (APP_ENV=development on an empty data folder).
+ *
+ * The service is started with `deno run -A tasks/start.ts`, which is what `deno task start` runs (without the
+ * task runner's own start-up). Memory is VmRSS from /proc once the process has been idle IDLE_MS; the note
+ * gives VmHWM, the peak since it started.
+ */
+import { compare, interleave, type PairSamples, QUICK, sized, spreadOf } from "@/bench/pairs.ts";
+import { type Memory, startChild } from "@/bench/process.ts";
+import { serviceEnv } from "@/bench/search.ts";
+import { formatValue } from "@/bench/report.ts";
+import { MEMORY_BUDGET_MB, MEMORY_TARGET } from "@/bench/budgets.ts";
+import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+
+const MB = 1e6;
+const IDLE_MS = sized(5000, 1000);
+const RESTART_BUDGET_S = 0.8;
+
+interface StartSample {
+  readyS: number;
+  idle: Memory;
+}
+
+async function startIdle(script: string, env: Record<string, string>): Promise<StartSample> {
+  const child = await startChild(script, env);
+  try {
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    return { readyS: child.readyMs / 1000, idle: await child.memory() };
+  } finally {
+    await child.stop();
+  }
+}
+
+const SERVICE = "tasks/start.ts";
+const BARE = "bench/baseline_search_server.ts";
+
+/** Service and bare starts on the target, interleaved after one untimed start of each; shared by both groups. */
+const starts = new WeakMap<BenchTarget, Promise<PairSamples<StartSample, StartSample>>>();
+function measureStarts(target: BenchTarget): Promise<PairSamples<StartSample, StartSample>> {
+  const run = async () => {
+    // Untimed: the first start after the data were written pays for cold file caches and Deno's module cache.
+    await startIdle(SERVICE, serviceEnv(target));
+    await startIdle(BARE, target.env);
+    return await interleave(() => startIdle(SERVICE, serviceEnv(target)), () => startIdle(BARE, target.env));
+  };
+  if (!starts.has(target)) starts.set(target, run());
+  return starts.get(target)!;
+}
+
+const hwmNote = (samples: StartSample[]) =>
+  `peak since start (VmHWM) ${formatValue(spreadOf(samples.map((s) => s.idle.hwm / MB)))} MB`;
+
+export async function benchRestart(target: BenchTarget): Promise<BenchRow[]> {
+  const samples = await measureStarts(target);
+  const ready = compare(samples, (s) => s.readyS, (b) => b.readyS);
+  const figure = "warm restart to the first healthy /healthz (s)";
+  return [
+    {
+      figure,
+      service: ready.service,
+      vs: "budget",
+      baseline: RESTART_BUDGET_S,
+      ratio: ready.service.median / RESTART_BUDGET_S,
+      note: "tasks/start.ts on an existing database, spawn to 200 (polled every 10 ms)",
+      target: `≤ ${RESTART_BUDGET_S} s`,
+    },
+    {
+      figure,
+      service: ready.service,
+      vs: "baseline",
+      baseline: ready.baseline,
+      ratio: ready.ratio,
+      note: "baseline: a bare Deno process opening the same database, /healthz after select 1",
+    },
+  ];
+}
+
+export async function benchIdleMemory(target: BenchTarget): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  if (target.kind === "embedded") {
+    const first: StartSample[] = [];
+    for (let round = 0; round < (QUICK ? 1 : 3); round++) {
+      const dataDir = await Deno.makeTempDir({ prefix: "pm-bench-first-start-" });
+      try {
+        first.push(await startIdle(SERVICE, { ...serviceEnv(target), DATA_DIR: dataDir }));
+      } finally {
+        await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+      }
+    }
+    const rss = spreadOf(first.map((s) => s.idle.rss / MB));
+    rows.push({
+      figure: "idle resident memory after a first start with demo data (MB)",
+      service: rss,
+      vs: "budget",
+      baseline: MEMORY_BUDGET_MB.firstStart,
+      ratio: rss.median / MEMORY_BUDGET_MB.firstStart,
+      note: `empty data folder, APP_ENV=development; ${hwmNote(first)}; ready in ` +
+        `${formatValue(spreadOf(first.map((s) => s.readyS)))} s`,
+      target: `≤ ${MEMORY_BUDGET_MB.firstStart} MB`,
+    });
+  }
+  const samples = await measureStarts(target);
+  const rss = compare(samples, (s) => s.idle.rss / MB, (b) => b.idle.rss / MB);
+  const budget = MEMORY_BUDGET_MB[target.kind];
+  const figure = "idle resident memory after a restart (MB)";
+  rows.push(
+    {
+      figure,
+      service: rss.service,
+      vs: "budget",
+      baseline: budget,
+      ratio: rss.service.median / budget,
+      note: `${hwmNote(samples.service)}; idle ${IDLE_MS / 1000} s after healthy`,
+      target: MEMORY_TARGET,
+    },
+    {
+      figure,
+      service: rss.service,
+      vs: "baseline",
+      baseline: rss.baseline,
+      ratio: rss.ratio,
+      note: "baseline: a bare Deno process with the same database driver, the same database open",
+    },
+  );
+  return rows;
+}
