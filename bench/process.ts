@@ -59,8 +59,8 @@ export async function startChild(
   child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
     new WritableStream({ write: (s) => void (stderrTail = (stderrTail + s).slice(-2000)) }),
   ).catch(() => {});
-  let exited = false;
-  child.status.then(() => exited = true);
+  let exited: Deno.CommandStatus | undefined;
+  child.status.then((status) => exited = status);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   while (true) {
@@ -84,7 +84,9 @@ export async function startChild(
     readyMs,
     rss: () => readRss(child.pid),
     memory: () => readMemory(child.pid),
+    /** Stops the child; if it had already exited (crashed under the load), says so with its last stderr. */
     stop: async () => {
+      if (exited) throw new Error(`${script} exited during the bench (code ${exited.code})\n${stderrTail}`);
       try {
         child.kill("SIGTERM");
       } catch { /* already gone */ }
