@@ -258,7 +258,7 @@ export async function benchDropOff(target: BenchTarget): Promise<BenchRow[]> {
   });
   const perPart = compare({ service: samples.service, baseline: samples.service }, (s) => s[50], (s) => s[1]);
   rows.push({
-    figure: `drop-off of 50 parts vs 1 part: movements/s (c=${CONCURRENCY})`,
+    figure: `drop-off movements/s, 50 parts vs 1 (c=${CONCURRENCY})`,
     service: perPart.service,
     vs: "same service, 1 part",
     baseline: perPart.baseline,

@@ -96,7 +96,7 @@ export async function benchDropOffNetwork(target: BenchTarget): Promise<BenchRow
     `${oneTrip.toFixed(1)} ms, so ≈ ${(added.median / oneTrip).toFixed(1)} round trips`;
   return [
     {
-      figure: `drop-off of 1 part: p50 added by ${DELAY_MS} ms each way to the database (ms)`,
+      figure: `drop-off p50 added by ${DELAY_MS} ms each way to the database (ms)`,
       service: added,
       vs: "budget",
       baseline: BUDGET_MS,
@@ -105,7 +105,7 @@ export async function benchDropOffNetwork(target: BenchTarget): Promise<BenchRow
       target: `≤ ${BUDGET_MS} ms`,
     },
     {
-      figure: `drop-off of 1 part: p50 with ${DELAY_MS} ms each way to the database (ms)`,
+      figure: `drop-off p50 with ${DELAY_MS} ms each way to the database (ms)`,
       service: p50.service,
       vs: "same service, no proxy",
       baseline: p50.baseline,

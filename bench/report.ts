@@ -114,7 +114,7 @@ export function headlineTable(rows: RecordedRow[]): string {
       const r = same.find((x) => x.database === db);
       return !r ? "—" : formatValue(r.vs === "budget" ? r.service : r.ratio);
     };
-    const ratio = same[0].vs === "budget" ? "" : ` (÷ ${same[0].vs})`;
+    const ratio = same[0].vs === "budget" ? "" : ` ÷ ${same[0].vs.replace("same service, ", "")}`;
     lines.push(`| ${figure}${ratio} | ${cell("embedded")} | ${cell("server")} | ${same[0].target} |`);
   }
   return lines.join("\n");

@@ -57,7 +57,7 @@ const hwmNote = (samples: StartSample[]) =>
 export async function benchRestart(target: BenchTarget): Promise<BenchRow[]> {
   const samples = await measureStarts(target);
   const ready = compare(samples, (s) => s.readyS, (b) => b.readyS);
-  const figure = "warm restart to the first healthy /healthz (s)";
+  const figure = "warm restart to healthy (s)";
   return [
     {
       figure,
@@ -65,7 +65,8 @@ export async function benchRestart(target: BenchTarget): Promise<BenchRow[]> {
       vs: "budget",
       baseline: RESTART_BUDGET_S,
       ratio: ready.service.median / RESTART_BUDGET_S,
-      note: "tasks/start.ts on an existing database, spawn to 200 (polled every 10 ms)",
+      note:
+        "tasks/start.ts on an existing database, spawn to the first 200 from /healthz (polled every 10 ms)",
       target: `≤ ${RESTART_BUDGET_S} s`,
     },
     {
@@ -93,7 +94,7 @@ export async function benchIdleMemory(target: BenchTarget): Promise<BenchRow[]> 
     }
     const rss = spreadOf(first.map((s) => s.idle.rss / MB));
     rows.push({
-      figure: "idle resident memory after a first start with demo data (MB)",
+      figure: "idle memory, first start with demo data (MB)",
       service: rss,
       vs: "budget",
       baseline: MEMORY_BUDGET_MB.firstStart,
@@ -106,7 +107,7 @@ export async function benchIdleMemory(target: BenchTarget): Promise<BenchRow[]> 
   const samples = await measureStarts(target);
   const rss = compare(samples, (s) => s.idle.rss / MB, (b) => b.idle.rss / MB);
   const budget = MEMORY_BUDGET_MB[target.kind];
-  const figure = "idle resident memory after a restart (MB)";
+  const figure = "idle memory after a restart (MB)";
   rows.push(
     {
       figure,
@@ -114,7 +115,7 @@ export async function benchIdleMemory(target: BenchTarget): Promise<BenchRow[]> 
       vs: "budget",
       baseline: budget,
       ratio: rss.service.median / budget,
-      note: `${hwmNote(samples.service)}; idle ${IDLE_MS / 1000} s after healthy`,
+      note: `resident (VmRSS) ${IDLE_MS / 1000} s after healthy; ${hwmNote(samples.service)}`,
       target: MEMORY_TARGET,
     },
     {
