@@ -17,6 +17,7 @@ import { testConfig } from "@/io/config.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
+import { demoDriverForm, enrolBenchTablet } from "@/bench/tablet_sign_in.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
 import { launchBrowser, serveApp } from "@/tests/browser/browser.ts";
 import type { BenchRow } from "@/tasks/bench.ts";
@@ -108,10 +109,11 @@ function directUploads(page: Page, bytes: number[], partId: number): Promise<num
 
 export async function benchOfflineQueue(): Promise<BenchRow[]> {
   await ensureAssets({ log: () => {} });
+  const config = testConfig();
   const db = openDb({ pglite: newPGlite({}) });
   const dir = await Deno.makeTempDir({ prefix: "pm-bench-queue-" });
   const served = serveApp(
-    createApp({ db, config: testConfig(), clock: systemClock, storage: new DiskPhotoStore(dir) }),
+    createApp({ db, config, clock: systemClock, storage: new DiskPhotoStore(dir) }),
   );
   const browser = await launchBrowser();
   try {
@@ -121,9 +123,10 @@ export async function benchOfflineQueue(): Promise<BenchRow[]> {
       .executeTakeFirstOrThrow();
     const jpeg = [...await photo()];
     const context = await browser.newContext();
+    await context.addCookies([{ ...await enrolBenchTablet(db, config), url: served.baseUrl }]);
     const page = await context.newPage();
     const signIn = await page.request.post(`${served.baseUrl}/tablet/sign-in`, {
-      form: { email: "dana@depot.example", pin: "4821", next: "/tablet" },
+      form: await demoDriverForm(db),
     });
     if (!signIn.ok()) throw new Error(`bench sign-in failed: ${signIn.status()}`);
     await page.goto(`${served.baseUrl}/tablet`);

@@ -15,6 +15,8 @@ import { testConfig } from "@/io/config.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
+import { sessionCookie } from "@/routes/web/session.ts";
+import { demoDriverForm, enrolBenchTablet } from "@/bench/tablet_sign_in.ts";
 import { percentile } from "@/bench/load.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
 import type { BenchRow } from "@/tasks/bench.ts";
@@ -74,16 +76,19 @@ export async function benchPages(): Promise<BenchRow[]> {
     await migrateToLatest(db);
     await importData(db, JSON.parse(await Deno.readTextFile(DEMO_DATA_URL)), systemClock);
     const storage = new DiskPhotoStore(await Deno.makeTempDir());
-    const app = createApp({ db, config: testConfig(), clock: systemClock, storage });
+    const config = testConfig();
+    const app = createApp({ db, config, clock: systemClock, storage });
+    const tablet = await enrolBenchTablet(db, config);
+    const device = `${tablet.name}=${tablet.value}`;
     const signIn = await app.request("http://localhost/tablet/sign-in", {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "email=dana%40depot.example&pin=4821&next=%2Ftablet",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: device },
+      body: new URLSearchParams(await demoDriverForm(db)).toString(),
     });
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) =>
-      c.startsWith("pm_session=")
+    const session = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) =>
+      c.startsWith(`${sessionCookie(config).name}=`)
     );
-    if (!cookie) throw new Error(`bench sign-in failed: ${signIn.status}`);
+    if (signIn.status !== 303 || !session) throw new Error(`bench sign-in failed: ${signIn.status}`);
     // The floor: one request through the same app that runs one query (the health check).
     // Every timed answer must be the page itself: a redirect or an error page would time something else.
     const text200 = async (res: Response) => {
@@ -92,7 +97,8 @@ export async function benchPages(): Promise<BenchRow[]> {
     };
     const floor = async () => await text200(await app.request("http://localhost/healthz"));
     for (const path of PAGES) {
-      const headers: Record<string, string> = path === "/tablet/sign-in" ? {} : { cookie };
+      const cookie = path === "/tablet/sign-in" ? device : `${session}; ${device}`;
+      const headers: Record<string, string> = { cookie };
       const get = async () => await text200(await app.request(`http://localhost${path}`, { headers }));
       const html = await get();
       const htmlBytes = new TextEncoder().encode(html).byteLength;

@@ -45,6 +45,8 @@ export interface BenchRun {
   groups: string[];
   seconds: Partial<Record<Database, number>>;
   rows: RecordedRow[];
+  /** Groups that stopped on an error (a failed request, a crashed child): they gave no rows. */
+  failed: { group: string; database: Database; error: string }[];
 }
 
 export const HISTORY = new URL("../bench/results.jsonl", import.meta.url);

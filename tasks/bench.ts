@@ -109,6 +109,7 @@ const run: BenchRun = {
   groups: selected.map((g) => g.name),
   seconds: {},
   rows: [],
+  failed: [],
 };
 
 /** Runs `groups` on `target` (or without a database), labelling every row, and times the lot. */
@@ -117,8 +118,14 @@ async function runGroups(database: Database, target: BenchTarget | null, groups:
   for (const group of groups) {
     const t0 = performance.now();
     console.error(`bench: ${group.name} (${database})…`);
-    const rows = await group.run(target!, claims);
-    run.rows.push(...rows.map((r): RecordedRow => ({ ...r, group: group.name, database })));
+    try {
+      const rows = await group.run(target!, claims);
+      run.rows.push(...rows.map((r): RecordedRow => ({ ...r, group: group.name, database })));
+    } catch (error) {
+      // A failed group prints no figure; the others still run and are kept, and the run exits 1.
+      console.error(`bench: ${group.name} (${database}) failed:`, error);
+      run.failed.push({ group: group.name, database, error: String(error).slice(0, 500) });
+    }
     console.error(
       `bench: ${group.name} (${database}) took ${((performance.now() - t0) / 1000).toFixed(0)} s`,
     );
@@ -183,3 +190,7 @@ if (alone.length > 0) await runGroups("—", null, alone);
 await appendHistory(run);
 console.log(runHeading(run) + "\n");
 console.log(markdownTable(run.rows));
+if (run.failed.length > 0) {
+  console.log(`\nFailed (no figures): ${run.failed.map((f) => `${f.group} (${f.database})`).join(", ")}`);
+  Deno.exit(1);
+}
