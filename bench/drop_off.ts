@@ -166,7 +166,7 @@ export async function benchRoundTrips(target: BenchTarget): Promise<BenchRow[]> 
   }
   const most = Math.max(...counts.flat());
   return [{
-    figure: `round trips per ${flows.map((f) => f.name).join(" / ")}`,
+    figure: `round trips: ${flows.map((f) => f.name).join(" / ")}`,
     service: counts.map((c) => c[0] === c[1] ? String(c[0]) : c.join("→")).join(" / "),
     vs: "budget",
     baseline: ROUND_TRIP_BUDGET,
@@ -258,7 +258,7 @@ export async function benchDropOff(target: BenchTarget): Promise<BenchRow[]> {
   });
   const perPart = compare({ service: samples.service, baseline: samples.service }, (s) => s[50], (s) => s[1]);
   rows.push({
-    figure: `drop-off movements/s, 50 parts vs 1 (c=${CONCURRENCY})`,
+    figure: `drop-off movements/s at c=${CONCURRENCY}, 50 parts`,
     service: perPart.service,
     vs: "same service, 1 part",
     baseline: perPart.baseline,

@@ -96,16 +96,18 @@ export async function benchDropOffNetwork(target: BenchTarget): Promise<BenchRow
     `${oneTrip.toFixed(1)} ms, so ≈ ${(added.median / oneTrip).toFixed(1)} round trips`;
   return [
     {
-      figure: `drop-off p50 added by ${DELAY_MS} ms each way to the database (ms)`,
+      figure: `drop-off p50 added by ${DELAY_MS}+${DELAY_MS} ms network (ms)`,
       service: added,
       vs: "budget",
       baseline: BUDGET_MS,
       ratio: added.median / BUDGET_MS,
-      note: `budget: 4 round trips × ${2 * DELAY_MS} ms; ${note}`,
+      note: `${DELAY_MS} ms each way to PostgreSQL (bench/delay_proxy.ts); budget: 4 round trips × ${
+        2 * DELAY_MS
+      } ms; ${note}`,
       target: `≤ ${BUDGET_MS} ms`,
     },
     {
-      figure: `drop-off p50 with ${DELAY_MS} ms each way to the database (ms)`,
+      figure: `drop-off p50 with ${DELAY_MS}+${DELAY_MS} ms network (ms)`,
       service: p50.service,
       vs: "same service, no proxy",
       baseline: p50.baseline,

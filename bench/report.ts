@@ -106,7 +106,7 @@ export async function appendHistory(run: BenchRun): Promise<void> {
 
 /**
  * The issue's target figures only, one line a figure with a column per database: the service's figure for
- * a budget, else the ratio to what it is compared with. Compact enough for the README.
+ * a budget, else the ratio to what it is compared with; medians only. Compact enough for the README.
  */
 export function headlineTable(rows: RecordedRow[]): string {
   const byFigure = Map.groupBy(rows.filter((r) => r.target), (r) => r.figure);
@@ -114,7 +114,9 @@ export function headlineTable(rows: RecordedRow[]): string {
   for (const [figure, same] of byFigure) {
     const cell = (db: Database) => {
       const r = same.find((x) => x.database === db);
-      return !r ? "—" : formatValue(r.vs === "budget" ? r.service : r.ratio);
+      // Medians only (the full table has the min–max): the README has room for no more.
+      const v = r?.vs === "budget" ? r.service : r?.ratio;
+      return v === undefined ? "—" : typeof v === "string" ? v : formatValue(medianOf(v));
     };
     const ratio = same[0].vs === "budget" ? "" : ` ÷ ${same[0].vs.replace("same service, ", "")}`;
     lines.push(`| ${figure}${ratio} | ${cell("embedded")} | ${cell("server")} | ${same[0].target} |`);
@@ -125,9 +127,10 @@ export function headlineTable(rows: RecordedRow[]): string {
 /**
  * The latest table from the history: for each group and database, the rows of the newest run that ran
  * that group (a run with `--only upload` replaces the upload rows and keeps the others). Runs made with
- * BENCH_QUICK count only while the history holds no other. `headline` gives the headline table.
+ * BENCH_QUICK count only while the history holds no other. Rows come by database, then in `groupOrder`
+ * (the bench's running order); `headline` gives the headline table.
  */
-export async function latestTable(opts: { headline?: boolean } = {}): Promise<string> {
+export async function latestTable(opts: { headline?: boolean; groupOrder: string[] }): Promise<string> {
   const all = (await Deno.readTextFile(HISTORY)).split("\n").filter((l) => l.trim()).map((l) =>
     JSON.parse(l) as BenchRun
   );
@@ -142,10 +145,11 @@ export async function latestTable(opts: { headline?: boolean } = {}): Promise<st
     }
   }
   const used = [...new Set([...newest.values()].map((v) => v.run))].sort((a, b) => a.at.localeCompare(b.at));
-  const order = (db: Database) => ["embedded", "server", "—"].indexOf(db);
-  const rows = [...newest.values()].flatMap((v) => v.rows).sort((a, b) =>
-    order(a.database) - order(b.database)
-  );
+  // The full table by database, then group; the headline (a column per database) by group.
+  const order = (r: RecordedRow) =>
+    (opts.headline ? 0 : ["embedded", "server", "—"].indexOf(r.database) * 1000) +
+    opts.groupOrder.indexOf(r.group);
+  const rows = [...newest.values()].flatMap((v) => v.rows).sort((a, b) => order(a) - order(b));
   return [...used.map(runHeading), "", opts.headline ? headlineTable(rows) : markdownTable(rows)].join("\n");
 }
 

@@ -81,7 +81,7 @@ const { values } = parseArgs({
   },
 });
 if (values.latest) {
-  console.log(await latestTable({ headline: values.headline }));
+  console.log(await latestTable({ headline: values.headline, groupOrder: GROUPS.map((g) => g.name) }));
   Deno.exit(0);
 }
 const claims = Number(values.claims);
