@@ -83,7 +83,7 @@ export function markdownTable(rows: RecordedRow[]): string {
       formatValue(r.service),
       `${r.vs}: ${formatValue(r.baseline)}`,
       formatValue(r.ratio),
-      r.note ?? "",
+      [r.target && `target ${r.target}`, r.note].filter(Boolean).join("; "),
     ];
     lines.push(`| ${cells.map((c) => c.replaceAll("|", "\\|")).join(" | ")} |`);
   }
