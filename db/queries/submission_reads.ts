@@ -1,13 +1,17 @@
 /**
  * A movement submission's one "lock and read" statement (issue 14: a submission is BEGIN, this, the write
  * statement, COMMIT). In one statement: the acting user (active, by e-mail), D11's claim resolution
- * (db/queries/claims.ts), the row locks — the claim row (reverse pickup) or the trip row (leg 2) first,
- * then the parts in id order, always in that order so submissions cannot deadlock — and everything the
- * checks read: the earlier steps of an identical submission (D16), the staged images (D14), leg 2's trip
- * and its parts, the drop-off's repair shop (D15), the pickup's open trip, HQ and shop.
+ * (db/queries/claims.ts), the row locks — leg 2's trip row, then the parts in id order, then the reverse
+ * pickup's claim row, the order the submissions always took — and everything the checks read: the earlier
+ * steps of an identical submission (D16), the staged images (D14), leg 2's trip and its parts, the
+ * drop-off's repair shop (D15), the pickup's open trip, HQ and shop.
  *
- * The lock order is forced, not left to the planner: the parts' CTE has a one-time filter reading the
- * claim and trip CTEs, so they are locked before it runs; all three are MATERIALIZED and read whole.
+ * The claim row comes after the parts: every movement's write takes a KEY SHARE lock on its claim row (the
+ * foreign key check of parts_movements.claim_id) while holding its parts, so a pickup holding the claim
+ * while waiting for a part would deadlock with a drop-off of that part (the concurrent state-machine test
+ * found it). The order is forced, not left to the planner: each locking CTE has a one-time filter reading
+ * the one before it, so that one is locked first; all three are MATERIALIZED and read whole (the claim's
+ * through the open-trip read).
  *
  * Staleness (READ COMMITTED): the statement's snapshot is taken when it starts, before any lock wait. The
  * locked rows come back in their latest committed version (PostgreSQL re-reads a row it waited for), but
@@ -146,16 +150,17 @@ export function submissionReadSql(db: QueryRunner, q: SubmissionReadQuery) {
   return sql<SubmissionRead>`with
     actor as (select id, name, home_hq_id from users where email = ${q.email}::text and active = true),
     ${claimResolutionCtes({ norm: q.norm, pattern, flow: q.flow, pinned: q.pinnedClaimId })},
-    locked_claim as materialized (
-      select id from claims where ${q.pickup}::boolean and id = ${claimId} for update),
     locked_trip as materialized (
       select id, claim_id, movement_type, movement_status, hq_location_id from parts_movements
       where id = ${q.tripId}::int for update),
     locked_parts as materialized (
       select id, claim_id, part_no, description, qty_ordered, status from parts_orders
-      where id = any(${q.partIds}::int[])
-        and (select count(*) from locked_claim) + (select count(*) from locked_trip) >= 0
-      order by id for update)
+      where id = any(${q.partIds}::int[]) and (select count(*) from locked_trip) >= 0
+      order by id for update),
+    locked_claim as materialized (
+      select id from claims
+      where ${q.pickup}::boolean and id = ${claimId} and (select count(*) from locked_parts) >= 0
+      for update)
     select
       (select row_to_json(a) from actor a) as "user",
       ${claimResolutionColumns},
@@ -169,7 +174,7 @@ export function submissionReadSql(db: QueryRunner, q: SubmissionReadQuery) {
       (select coalesce(json_agg(u), '[]'::json) from (${stagedImagesQuery(db, q.imageIds)}) u) as staged,
       array(select part_id from deliver_parts where movement_id = ${q.tripId}::int) as trip_part_ids,
       (select row_to_json(r) from (${activeRepairerQuery(db, q.repairerId)}) r) as repairer,
-      (select id from parts_movements where ${q.pickup}::boolean and claim_id = ${claimId}
+      (select id from parts_movements where claim_id = (select id from locked_claim)
         and movement_type = 'reverse' and movement_status = 'Parts Picked Up' limit 1) as open_trip,
       (select row_to_json(h) from (${
     hqLocationQuery(db, sql`coalesce((select home_hq_id from actor), ${q.knownHomeHqId}::int)`)
