@@ -1,17 +1,19 @@
 /**
  * A movement submission's one "lock and read" statement (issue 14: a submission is BEGIN, this, the write
  * statement, COMMIT). In one statement: the acting user (active, by e-mail), D11's claim resolution
- * (db/queries/claims.ts), the row locks — leg 2's trip row, then the parts in id order, then the reverse
- * pickup's claim row, the order the submissions always took — and everything the checks read: the earlier
- * steps of an identical submission (D16), the staged images (D14), leg 2's trip and its parts, the
- * drop-off's repair shop (D15), the pickup's open trip, HQ and shop.
+ * (db/queries/claims.ts), the row locks — the reverse pickup's claim row or leg 2's trip row first, then
+ * the parts in id order — and everything the checks read: the earlier steps of an identical submission
+ * (D16), the staged images (D14), leg 2's trip and its parts, the drop-off's repair shop (D15), the
+ * pickup's open trip, HQ and shop.
  *
- * The claim row comes after the parts: every movement's write takes a KEY SHARE lock on its claim row (the
- * foreign key check of parts_movements.claim_id) while holding its parts, so a pickup holding the claim
- * while waiting for a part would deadlock with a drop-off of that part (the concurrent state-machine test
- * found it). The order is forced, not left to the planner: each locking CTE has a one-time filter reading
- * the one before it, so that one is locked first; all three are MATERIALIZED and read whole (the claim's
- * through the open-trip read).
+ * Lock modes: the claim and trip rows are taken FOR NO KEY UPDATE, which serialises two pickups of a claim
+ * (or two drop-offs of a trip) but not the foreign-key checks (KEY SHARE) of other writers: every movement
+ * and every staged upload checks its claim row while it holds or waits for parts, so a FOR UPDATE on the
+ * claim would deadlock with them whichever order the pickup took (the concurrent state-machine test found
+ * both orders). Claim first, then parts, is also the import's order. The parts stay FOR UPDATE, as before.
+ * The order is forced, not left to the planner: the parts' CTE has a one-time filter reading the claim and
+ * trip CTEs, so they are locked first; all three are MATERIALIZED and read whole (the claim's through the
+ * open-trip read).
  *
  * Staleness (READ COMMITTED): the statement's snapshot is taken when it starts, before any lock wait. The
  * locked rows come back in their latest committed version (PostgreSQL re-reads a row it waited for), but
@@ -150,17 +152,16 @@ export function submissionReadSql(db: QueryRunner, q: SubmissionReadQuery) {
   return sql<SubmissionRead>`with
     actor as (select id, name, home_hq_id from users where email = ${q.email}::text and active = true),
     ${claimResolutionCtes({ norm: q.norm, pattern, flow: q.flow, pinned: q.pinnedClaimId })},
+    locked_claim as materialized (
+      select id from claims where ${q.pickup}::boolean and id = ${claimId} for no key update),
     locked_trip as materialized (
       select id, claim_id, movement_type, movement_status, hq_location_id from parts_movements
-      where id = ${q.tripId}::int for update),
+      where id = ${q.tripId}::int for no key update),
     locked_parts as materialized (
       select id, claim_id, part_no, description, qty_ordered, status from parts_orders
-      where id = any(${q.partIds}::int[]) and (select count(*) from locked_trip) >= 0
-      order by id for update),
-    locked_claim as materialized (
-      select id from claims
-      where ${q.pickup}::boolean and id = ${claimId} and (select count(*) from locked_parts) >= 0
-      for update)
+      where id = any(${q.partIds}::int[])
+        and (select count(*) from locked_claim) + (select count(*) from locked_trip) >= 0
+      order by id for update)
     select
       (select row_to_json(a) from actor a) as "user",
       ${claimResolutionColumns},
