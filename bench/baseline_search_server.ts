@@ -1,12 +1,16 @@
 /**
  * Baseline for the search benchmark: a bare `Deno.serve` handler running the same SQL as the service's
- * direct search, with no framework, no validation and no query builder. Reads DATABASE_URL (server) or
- * DATA_DIR (embedded) and PORT from the environment; run only by tasks/bench.ts. Its /healthz answers once
- * the database does (`select 1`), like the service's, so it is also the floor of the restart and idle
- * memory figures (bench/startup.ts): a bare Deno process opening the same database.
+ * direct search, with no framework, no validation and no query builder at request time (the claim
+ * resolution's text is compiled once from the service's builder, so it cannot drift). Reads DATABASE_URL
+ * (server) or DATA_DIR (embedded) and PORT from the environment; run only by tasks/bench.ts. Its /healthz
+ * answers once the database does (`select 1`), like the service's, so it is also the floor of the restart
+ * and idle memory figures (bench/startup.ts): a bare Deno process opening the same database.
  */
 import pg from "pg";
+import { sql } from "kysely";
 import { newPGlite } from "@/db/client.ts";
+import { claimResolutionColumns, claimResolutionCtes } from "@/db/queries/claims.ts";
+import { sqlCompiler } from "@/db/queries/compiled.ts";
 
 type Query = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
@@ -21,6 +25,15 @@ function connect(): Query {
 }
 
 const query = connect();
+
+// The service resolves the claim (D11) in one statement; its text is compiled here, once, from the
+// service's own builder (no Kysely at request time), with markers where each request's values go.
+const NORM = {};
+const PATTERN = {};
+const resolution = sql`with ${
+  claimResolutionCtes({ norm: NORM, pattern: PATTERN, flow: "direct", pinned: null })
+}
+  select ${claimResolutionColumns}`.compile(sqlCompiler);
 const norm = (s: string) => s.trim().replace(/[\s-]+/g, "").toUpperCase();
 
 async function search(email: string, rego: string) {
@@ -28,24 +41,16 @@ async function search(email: string, rego: string) {
   const [user] = await query("select * from users where email = $1 and active = true", [email.toLowerCase()]);
   if (!user) return { result: { status: "failure", text: "User not found." }, code: 3000 };
   const n = norm(rego);
-  let vehicles = await query(
-    "select registration_norm as norm, registration from claims where registration_norm = $1 order by id desc limit 1",
-    [n],
+  const [resolved] = await query(
+    resolution.sql,
+    resolution.parameters.map((p) =>
+      p === NORM ? n : p === PATTERN ? `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : p
+    ),
   );
-  if (vehicles.length === 0) {
-    vehicles = await query(
-      `select registration_norm as norm, min(registration) as registration from claims
-       where registration_norm like $1 escape '\\' group by registration_norm order by registration_norm limit 6`,
-      [`%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
-    );
+  if ((resolved.registrations as string[]).length !== 1) {
+    return { result: { status: "failure", text: "Rego not found" }, code: 3000 };
   }
-  if (vehicles.length !== 1) return { result: { status: "failure", text: "Rego not found" }, code: 3000 };
-  const [claim] = await query(
-    `select id, claim_number, registration from claims where registration_norm = $1
-     order by exists (select 1 from parts_orders p where p.claim_id = claims.id and p.status = 'Arrived') desc,
-       created_at desc, id desc limit 1`,
-    [vehicles[0].norm],
-  );
+  const claim = resolved.claim as { id: number; claim_number: string };
   const [management] = await query(
     `select cm.repairer_id, r.name as repairer_name from claim_management cm
      left join repairers r on r.id = cm.repairer_id where cm.claim_id = $1`,

@@ -1,11 +1,16 @@
 /** Resolving the claim a driver means from a typed rego (D11); shared by search, uploads and submissions. */
 import type { QueryRunner } from "@/db/queries/compiled.ts";
-import { type ClaimFlow, matchingVehicles, pickClaimOfVehicle } from "@/db/queries/claims.ts";
+import {
+  type ClaimFlow,
+  type ClaimResolution,
+  resolveClaimOfRego,
+  VEHICLES_READ,
+} from "@/db/queries/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 
 /** How many vehicles the "several vehicles" message names before it summarises the rest. */
-export const LISTED_VEHICLES = 5;
+export const LISTED_VEHICLES = VEHICLES_READ - 1;
 
 export interface ResolvedClaim {
   id: number;
@@ -14,23 +19,40 @@ export interface ResolvedClaim {
 }
 
 /**
- * The claim for a rego and flow, or null when no claim matches (each caller has its own "not found" text).
- * Throws the D11 messages for a too-short rego and for a rego that matches several vehicles.
+ * The rego normalised for the resolution, or null when it is too short to search: checked after the
+ * resolution's statement (`claimOfResolution`), so a submission still says "User not found." first (D13).
  */
+export function searchableRego(rego: string): string | null {
+  const norm = normaliseRego(rego);
+  return norm.length < 2 ? null : norm;
+}
+
+/**
+ * The claim a resolution found for the typed rego, or null when no claim matches (each caller has its own
+ * "not found" text). Throws the D11 messages for a too-short rego and for a rego that matches several
+ * vehicles.
+ */
+export function claimOfResolution(rego: string, resolution: ClaimResolution): ResolvedClaim | null {
+  if (searchableRego(rego) === null) {
+    throw new DomainError("invalid", "Enter at least 2 characters of the rego.");
+  }
+  const vehicles = resolution.registrations;
+  if (vehicles.length > 1) {
+    const named = vehicles.slice(0, LISTED_VEHICLES);
+    // Past five, the driver needs to type more anyway; naming them all would flood a phone screen.
+    const list = vehicles.length > LISTED_VEHICLES ? `${named.join(", ")} and more` : named.join(", ");
+    throw new DomainError("invalid", `Several vehicles match ${rego.trim()}: ${list}. Enter the full rego.`);
+  }
+  return resolution.claim;
+}
+
+/** The claim for a rego and flow (one statement), or null when no claim matches; see `claimOfResolution`. */
 export async function resolveClaim(
   db: QueryRunner,
   rego: string,
   flow: ClaimFlow,
 ): Promise<ResolvedClaim | null> {
-  const norm = normaliseRego(rego);
-  if (norm.length < 2) throw new DomainError("invalid", "Enter at least 2 characters of the rego.");
-  const vehicles = await matchingVehicles(db, norm, LISTED_VEHICLES + 1);
-  if (vehicles.length === 0) return null;
-  if (vehicles.length > 1) {
-    const named = vehicles.slice(0, LISTED_VEHICLES).map((v) => v.registration);
-    // Past five, the driver needs to type more anyway; naming them all would flood a phone screen.
-    const list = vehicles.length > LISTED_VEHICLES ? `${named.join(", ")} and more` : named.join(", ");
-    throw new DomainError("invalid", `Several vehicles match ${rego.trim()}: ${list}. Enter the full rego.`);
-  }
-  return await pickClaimOfVehicle(db, vehicles[0].norm, flow);
+  const norm = searchableRego(rego);
+  if (norm === null) throw new DomainError("invalid", "Enter at least 2 characters of the rego.");
+  return claimOfResolution(rego, await resolveClaimOfRego(db, norm, flow));
 }

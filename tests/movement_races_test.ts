@@ -253,12 +253,19 @@ async function lockWaiters(a: TestApp, n: number) {
 }
 
 /**
- * Holds a lock on the part while `first` and then `second` queue up behind it, then lets go: the lock
- * queue decides who goes first, deterministically. The holding transaction ends whatever fails.
+ * Holds a lock on the row (a part by default; the claim row a reverse pickup locks first, or the trip row
+ * leg 2 locks first) while `first` and then `second` queue up behind it, then lets go: the lock queue
+ * decides who goes first, deterministically. The holding transaction ends whatever fails.
  */
-async function queued<A, B>(a: TestApp, partId: number, first: () => Promise<A>, second: () => Promise<B>) {
+async function queued<A, B>(
+  a: TestApp,
+  rowId: number,
+  first: () => Promise<A>,
+  second: () => Promise<B>,
+  table: "parts_orders" | "claims" | "parts_movements" = "parts_orders",
+) {
   return await whileHolding(a.db, async (trx) => {
-    await trx.selectFrom("parts_orders").select("id").where("id", "=", partId).forUpdate().execute();
+    await trx.selectFrom(table).select("id").where("id", "=", rowId).forUpdate().execute();
   }, async (release) => {
     const one = first();
     await lockWaiters(a, 1);
@@ -432,4 +439,112 @@ serverAppTest(
     await assertConsistent(a.db);
   },
   { poolSize: 10 },
+);
+
+// The submission's one read statement takes its snapshot before it waits for its locks
+// (lib/movements/submission.ts): a submission queued behind another must still answer from what that one
+// committed. These queue the second behind the first deterministically.
+
+serverAppTest(
+  "parts_pick_up_reverse: a retry queued behind its original answers the original's success (D16)",
+  async (a) => {
+    const s = await flowSetup(a, {
+      count: 3,
+      status: "Pending Repair Shop Pick-Up",
+      stage: "reverse_pickup",
+    });
+    const payload = pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs));
+    const [one, two] = await queued(a, s.claim.id, () => a.call(payload), () => a.call(payload), "claims");
+    assert.equal(one.result.status, "success", JSON.stringify(one));
+    assert.deepEqual(two, one);
+    assert.deepEqual(await movementCounts(a), { movements: 1, deliver_parts: 3 });
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+serverAppTest(
+  "parts_pick_up_reverse: a pickup of other parts queued behind one that opens a trip is refused",
+  async (a) => {
+    const s = await flowSetup(a, {
+      count: 2,
+      status: "Pending Repair Shop Pick-Up",
+      stage: "reverse_pickup",
+    });
+    const other = await makeUser(a.db, { role: "driver" });
+    const [otherImage] = await stageFor(a, [s.parts[1]], "reverse_pickup", other.id);
+    const [one, two] = await queued(
+      a,
+      s.claim.id,
+      () => a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed([s.pairs[0]]))),
+      () =>
+        a.call(
+          pickUpPayload(
+            other.email,
+            s.claim.registration,
+            confirmed([{ part: s.parts[1].id, image: otherImage }]),
+          ),
+        ),
+      "claims",
+    );
+    assert.equal(one.result.status, "success", JSON.stringify(one));
+    assert.equal(
+      two.result.text,
+      "Parts of this claim are already on a return trip to HQ. Drop them off at HQ before collecting more.",
+    );
+    assert.deepEqual(await movementCounts(a), { movements: 1, deliver_parts: 1 });
+    assert.equal(await statusOf(a.db, s.parts[1].id), "Pending Repair Shop Pick-Up");
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+serverAppTest(
+  "parts_drop_off_reverse: a retry of the completing drop-off queued behind it answers its success (D16)",
+  async (a) => {
+    const s = await flowSetup(a, {
+      count: 3,
+      status: "Pending Repair Shop Pick-Up",
+      stage: "reverse_pickup",
+    });
+    const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+    const tripId = leg1.result.data!.parts_movement_id as number;
+    const images = await stageFor(a, s.parts, "reverse_dropoff", s.user.id);
+    const payload = dropOffReversePayload(
+      s.user.email,
+      s.claim.registration,
+      tripId,
+      confirmed(s.parts.map((p, i) => ({ part: p.id, image: images[i] }))),
+    );
+    const [one, two] = await queued(
+      a,
+      tripId,
+      () => a.call(payload),
+      () => a.call(payload),
+      "parts_movements",
+    );
+    assert.equal(one.result.status, "success", JSON.stringify(one));
+    assert.equal(one.result.data!.movement_status, "Parts Dropped off");
+    assert.deepEqual(two, one);
+    assert.equal(
+      (await a.db.selectFrom("deliver_parts").select("id").where("delivery", "=", true).execute()).length,
+      3,
+    );
+    await assertConsistent(a.db);
+  },
+  POOL,
+);
+
+serverAppTest(
+  "parts_drop_off: a retry queued behind its original answers the original's success (D16)",
+  async (a) => {
+    const s = await flowSetup(a, { count: 4, status: "Arrived", stage: "direct_dropoff" });
+    const payload = dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs));
+    const [one, two] = await queued(a, s.parts[0].id, () => a.call(payload), () => a.call(payload));
+    assert.equal(one.result.status, "success", JSON.stringify(one));
+    assert.deepEqual(two, one);
+    assert.deepEqual(await movementCounts(a), { movements: 1, deliver_parts: 4 });
+    await assertConsistent(a.db);
+  },
+  POOL,
 );

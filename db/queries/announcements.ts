@@ -69,7 +69,11 @@ export interface OutboxWrite {
  * `movementId` is an expression of that statement (a new movement's id is known only there), so the body's
  * `movement_id` and `link` are set in SQL. The body is jsonb, so merging keys stores the same value.
  */
-export function insertAnnouncementsSql(w: OutboxWrite, movementId: RawBuilder<number>): RawBuilder<unknown> {
+export function insertAnnouncementsSql(
+  w: OutboxWrite,
+  movementId: RawBuilder<number>,
+  when: RawBuilder<boolean> = sql`true`,
+): RawBuilder<unknown> {
   const body = JSON.stringify(announcementJson({ ...w.announcement, link: "", movementId: 0 }));
   return sql`insert into announcements
       (message_id, movement_id, title, channel, body, state, next_attempt_at, created_at)
@@ -78,6 +82,7 @@ export function insertAnnouncementsSql(w: OutboxWrite, movementId: RawBuilder<nu
       r.state, ${w.at}::timestamptz, ${w.at}::timestamptz
     from unnest(${w.rows.map((r) => r.messageId)}::uuid[], ${w.rows.map((r) => r.channel)}::text[],
       ${w.rows.map((r) => r.state)}::text[]) with ordinality as r(message_id, channel, state, ord)
+    where ${when}
     order by r.ord`;
 }
 

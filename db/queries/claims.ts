@@ -2,11 +2,10 @@
  * Queries of the claims family: claims and their management record (claim_management). Claims are looked
  * up by normalised registration (D11): callers pass `norm` already normalised (lib/rego.ts).
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
+import { compilableSql, compiledQuery, type QueryRunner } from "@/db/queries/compiled.ts";
 import { containsPattern } from "@/db/queries/like.ts";
-import { hqLocationQuery } from "@/db/queries/places.ts";
 
 export type ClaimFlow = "direct" | "reverse";
 
@@ -51,21 +50,67 @@ function hasWork(flow: ClaimFlow) {
         false)`;
 }
 
-const claimOfVehicle = (flow: ClaimFlow) =>
-  compiledQuery((db, norm: string) =>
-    db.selectFrom("claims")
-      .select(["id", "claim_number", "registration"])
-      .where("registration_norm", "=", norm)
-      .orderBy(hasWork(flow), "desc")
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(1)
-  );
-const claimOfVehicleFor = { direct: claimOfVehicle("direct"), reverse: claimOfVehicle("reverse") };
+/** What D11's resolution of a typed rego finds: the matching vehicles' registrations and the claim. */
+export interface ClaimResolution {
+  /** The exact vehicle alone, else up to `VEHICLES_READ` vehicles containing the rego, by registration. */
+  registrations: string[];
+  /** The claim of the single matching vehicle to act on (or the pinned claim); null otherwise. */
+  claim: { id: number; claim_number: string; registration: string } | null;
+}
 
-/** The claim of one vehicle to act on: the newest with work for the flow, else the newest. */
-export async function pickClaimOfVehicle(db: QueryRunner, norm: string, flow: ClaimFlow) {
-  return await claimOfVehicleFor[flow].executeTakeFirstOrThrow(db, norm);
+/** How many contains-matching vehicles the resolution reads: one more than a message names (lib/claims.ts). */
+export const VEHICLES_READ = 6;
+
+/**
+ * D11's claim resolution as three CTEs of one statement (`vehicle_exact`, `vehicles`, `claim`), so the
+ * search, the uploads and the submissions pay one round trip for it: the exact vehicle, else the vehicles
+ * whose registration contains `norm` (trigram index; skipped by a one-time filter when the exact one
+ * matched), then, when exactly one vehicle matched, its claim with work for the flow, else its newest.
+ * `norm`/`pattern` null (a rego too short to search) match nothing. `pinned`: a claim id already resolved
+ * (a submission's re-read, lib/movements/submission.ts): that claim, and no vehicle search.
+ */
+export function claimResolutionCtes(
+  q: { norm: unknown; pattern: unknown; flow: ClaimFlow; pinned: unknown },
+): RawBuilder<unknown> {
+  return sql`vehicle_exact as (
+      select registration_norm as norm, registration from claims
+      where registration_norm = ${q.norm}::text and ${q.pinned}::int is null
+      order by id desc limit 1),
+    vehicles as (
+      select norm, registration from vehicle_exact
+      union all
+      (select registration_norm, min(registration) from claims
+        where not exists (select 1 from vehicle_exact) and ${q.pinned}::int is null
+          and ${q.pattern}::text is not null and registration_norm like ${q.pattern}::text escape '\\'
+        group by registration_norm order by registration_norm limit ${sql.lit(VEHICLES_READ)})),
+    claim as (
+      (select id, claim_number, registration, registration_norm from claims where id = ${q.pinned}::int)
+      union all
+      (select id, claim_number, registration, registration_norm from claims
+        where registration_norm = (select min(norm) from vehicles) and (select count(*) from vehicles) = 1
+        order by ${hasWork(q.flow)} desc, created_at desc, id desc limit 1))`;
+}
+
+/** The resolution's two answers, as the final select list of a statement over `claimResolutionCtes`. */
+export const claimResolutionColumns = sql`
+  (select coalesce(json_agg(v.registration order by v.norm), '[]'::json) from vehicles v) as registrations,
+  (select row_to_json(c) from (select id, claim_number, registration from claim) c) as claim`;
+
+// Compiled once per flow: every search and upload runs it.
+const resolution = (flow: ClaimFlow) =>
+  compiledQuery((_db, norm: string, pattern: string) =>
+    compilableSql(sql<ClaimResolution>`with ${claimResolutionCtes({ norm, pattern, flow, pinned: null })}
+      select ${claimResolutionColumns}`)
+  );
+const resolutionFor = { direct: resolution("direct"), reverse: resolution("reverse") };
+
+/** D11's resolution of a normalised rego for a flow, in one statement (see `claimResolutionCtes`). */
+export async function resolveClaimOfRego(
+  db: QueryRunner,
+  norm: string,
+  flow: ClaimFlow,
+): Promise<ClaimResolution> {
+  return await resolutionFor[flow].executeTakeFirstOrThrow(db, norm, containsPattern(norm));
 }
 
 const management = compiledQuery((db, claimId: number) =>
@@ -89,31 +134,6 @@ export async function latestReverseMovement(db: QueryRunner, claimId: number) {
     .orderBy("id", "desc")
     .limit(1)
     .executeTakeFirst();
-}
-
-/**
- * What a reverse pickup needs of its claim, read under a lock on the claim row: two pickups racing on one
- * claim queue on the lock, and the read that follows (a statement of its own, so its snapshot is taken
- * after the wait) sees the first's trip. In one statement: the claim's open return trip (a reverse movement
- * still `Parts Picked Up`) if any, the HQ the trip goes to (`hqLocationQuery`, D15) and the name of the
- * claim's repairer (the shop the parts are collected from).
- */
-export async function lockClaimForPickup(
-  trx: Tx,
-  claimId: number,
-  homeHqId: number | null,
-): Promise<{ open_trip: number | null; hq: { id: number; name: string } | null; shop: string | null }> {
-  await trx.selectFrom("claims").select("id").where("id", "=", claimId).forUpdate().execute();
-  const { rows: [row] } = await sql<
-    { open_trip: number | null; hq: { id: number; name: string } | null; shop: string | null }
-  >`select
-      (select id from parts_movements
-        where claim_id = ${claimId}::int and movement_type = 'reverse' and movement_status = 'Parts Picked Up'
-        limit 1) as open_trip,
-      (select row_to_json(h) from (${hqLocationQuery(trx, homeHqId)}) h) as hq,
-      (select r.name from claim_management cm join repairers r on r.id = cm.repairer_id
-        where cm.claim_id = ${claimId}::int) as shop`.execute(trx);
-  return row;
 }
 
 /** Whether any claim exists (the demo data loads only into an empty database). */

@@ -8,9 +8,14 @@ import {
   type Compilable,
   type CompiledQuery,
   createQueryId,
-  type Kysely,
+  DummyDriver,
+  Kysely,
   NoResultError,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
   type QueryNode,
+  type RawBuilder,
   type Transaction,
 } from "kysely";
 import type { Database } from "@/db/schema.ts";
@@ -64,4 +69,23 @@ export function compiledQuery<A extends unknown[], O>(
       return row;
     },
   };
+}
+
+/**
+ * A Kysely that only compiles (no connection): PostgreSQL's compiler with no plugins, as both databases use.
+ * Raw `sql` statements compile against it, so a statement can be compiled once (`compilableSql`) and the
+ * bench's bare baselines can run the service's exact SQL text on a bare driver.
+ */
+export const sqlCompiler = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** A raw `sql` statement as a `Compilable`, for `compiledQuery`. */
+export function compilableSql<O>(raw: RawBuilder<O>): Compilable<O> {
+  return { compile: () => raw.compile(sqlCompiler) };
 }

@@ -11,14 +11,6 @@ import { notifyChangeSql } from "@/db/queries/changes.ts";
 import type { MovementStatus, PartStatus } from "@/db/schema.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { latestReverseMovement } from "@/db/queries/claims.ts";
-import { type StagedImageRow, stagedImagesQuery } from "@/db/queries/photos.ts";
-import { activeRepairerQuery } from "@/db/queries/places.ts";
-
-/** An active repairer as a drop-off names it. */
-export interface Repairer {
-  id: number;
-  name: string;
-}
 
 export interface NewMovement {
   claim_id: number;
@@ -62,16 +54,32 @@ export interface Written {
  * one history row per part (via `movement`), as CTEs of the submission's statement. The caller compares
  * `flipped` with the parts it checked and rolls back on a difference.
  */
-function flipAndHistory(f: StatusFlip, movementId: RawBuilder<number>) {
+function flipAndHistory(f: StatusFlip, movementId: RawBuilder<number>, when: RawBuilder<boolean>) {
   return sql`f as (
       update parts_orders set status = ${f.to}::text, updated_at = ${f.at}::timestamptz
-      where id = any(${f.ids}::int[]) and status = ${f.from}::text
+      where id = any(${f.ids}::int[]) and status = ${f.from}::text and ${when}
       returning id),
     h as (
       insert into part_status_history (part_id, from_status, to_status, changed_at, changed_by, via, movement_id)
       select v.part_id, ${f.from}::text, ${f.to}::text, ${f.at}::timestamptz, ${f.by}::int, 'movement', ${movementId}
       from unnest(${f.ids}::int[]) with ordinality as v(part_id, ord)
+      where ${when}
       order by v.ord)`;
+}
+
+export interface NewMovementWrite {
+  movement: NewMovement;
+  deliverParts: NewDeliverPart[];
+  delivered: boolean;
+  flip: StatusFlip;
+  linkOnManagement: boolean;
+  outbox: OutboxWrite;
+  /**
+   * Reverse pickup: write nothing when the claim has an open return trip. The submission's read may be
+   * stale (db/queries/submission_reads.ts); this statement starts after the claim row is locked, so its
+   * snapshot holds the trip of a pickup that held the lock before.
+   */
+  unlessOpenTrip: boolean;
 }
 
 /**
@@ -79,50 +87,53 @@ function flipAndHistory(f: StatusFlip, movementId: RawBuilder<number>) {
  * per part (request order; direct: the staged photo is the delivery photo too, so Delivery true), the
  * status flip and history rows, the link on the claim's management record (reverse leg 1) and the outbox
  * rows. Foreign keys are checked at the end of the statement, so the rows may point at the new movement.
+ * Every other write hangs on the movement row, so when `unlessOpenTrip` stops it nothing is written.
  */
-export async function writeNewMovement(
-  trx: Tx,
-  w: {
-    movement: NewMovement;
-    deliverParts: NewDeliverPart[];
-    delivered: boolean;
-    flip: StatusFlip;
-    linkOnManagement: boolean;
-    outbox: OutboxWrite;
-  },
-): Promise<Written & { movementId: number }> {
+export function writeNewMovementSql(w: NewMovementWrite) {
   const m = w.movement;
   const movementId = sql<number>`(select id from m)`;
+  const written = sql<boolean>`exists (select 1 from m)`;
   const rows = w.deliverParts;
-  const result = await sql<{ id: number; part_id: number; movement_id: number; flipped: number }>`
+  return sql<{ id: number; part_id: number; movement_id: number; flipped: number }>`
     with m as (
       insert into parts_movements (claim_id, movement_type, movement_status, picked_up_by, dropped_off_by,
         pick_up_at, dropped_off_at, repairer_id, location_type, hq_location_id)
-      values (${m.claim_id}::int, ${m.movement_type}::text, ${m.movement_status}::text, ${m.picked_up_by}::int,
+      select ${m.claim_id}::int, ${m.movement_type}::text, ${m.movement_status}::text, ${m.picked_up_by}::int,
         ${m.dropped_off_by}::int, ${m.pick_up_at}::timestamptz, ${m.dropped_off_at}::timestamptz,
-        ${m.repairer_id}::int, ${m.location_type}::text, ${m.hq_location_id}::int)
+        ${m.repairer_id}::int, ${m.location_type}::text, ${m.hq_location_id}::int
+      where not (${w.unlessOpenTrip}::boolean and exists (select 1 from parts_movements o
+        where o.claim_id = ${m.claim_id}::int and o.movement_type = 'reverse'
+          and o.movement_status = 'Parts Picked Up'))
       returning id),
     d as (
       insert into deliver_parts (movement_id, part_id, pickup, delivery, qty_ordered, pickup_image_id,
         delivery_image_id, pickup_photo_id, delivery_photo_id)
-      select ${movementId}, v.part_id, true, ${w.delivered}::boolean, v.qty_ordered, v.image_id,
+      select m.id, v.part_id, true, ${w.delivered}::boolean, v.qty_ordered, v.image_id,
         case when ${w.delivered}::boolean then v.image_id end, v.photo_id,
         case when ${w.delivered}::boolean then v.photo_id end
-      from unnest(${rows.map((r) => r.part_id)}::int[], ${rows.map((r) => r.qty_ordered)}::int[],
+      from m, unnest(${rows.map((r) => r.part_id)}::int[], ${rows.map((r) => r.qty_ordered)}::int[],
         ${rows.map((r) => r.pickup_image_id)}::int[], ${rows.map((r) => r.pickup_photo_id)}::int[])
         with ordinality as v(part_id, qty_ordered, image_id, photo_id, ord)
       order by v.ord
       returning id, part_id),
-    ${flipAndHistory(w.flip, movementId)},
+    ${flipAndHistory(w.flip, movementId, written)},
     l as (
       update claim_management set parts_movement_id = ${movementId}
-      where claim_id = ${m.claim_id}::int and ${w.linkOnManagement}::boolean),
-    a as (${insertAnnouncementsSql(w.outbox, movementId)}),
+      where claim_id = ${m.claim_id}::int and ${w.linkOnManagement}::boolean and ${written}),
+    a as (${insertAnnouncementsSql(w.outbox, movementId, written)}),
     n as (${notifyChangeSql("movements")})
     select d.id, d.part_id, ${movementId} as movement_id, (select count(*) from f)::int as flipped,
       (select sent from n) as notified
-    from d`
-    .execute(trx);
+    from d`;
+}
+
+/** Runs `writeNewMovementSql`; null when `unlessOpenTrip` stopped it (nothing written). */
+export async function writeNewMovement(
+  trx: Tx,
+  w: NewMovementWrite,
+): Promise<(Written & { movementId: number }) | null> {
+  const result = await writeNewMovementSql(w).execute(trx);
+  if (result.rows.length === 0) return null;
   return {
     movementId: result.rows[0].movement_id,
     deliveryOf: new Map(result.rows.map((r) => [r.part_id, r.id])),
@@ -157,7 +168,7 @@ export async function writeLeg2DropOff(
                   ${rows.map((r) => r.photo_id)}::int[]) as v(part_id, image_id, photo_id)
       where d.movement_id = ${movementId} and d.part_id = v.part_id and d.delivery = false
       returning d.id, d.part_id),
-    ${flipAndHistory(flip, movementId)},
+    ${flipAndHistory(flip, movementId, sql<boolean>`true`)},
     t as (
       update parts_movements
       set dropped_off_by = ${flip.by}::int, dropped_off_at = ${flip.at}::timestamptz,
@@ -176,105 +187,6 @@ export async function writeLeg2DropOff(
     flipped: result.rows[0]?.flipped ?? 0,
     movementStatus: result.rows[0]?.movement_status ?? "Parts Picked Up",
   };
-}
-
-/**
- * A movement locked for leg 2, with its HQ, and whether its claim is of the same vehicle as `claimId`
- * (the claim the rego resolved to: after a trip completes, a retry may resolve to another claim of the
- * same vehicle, D11).
- */
-export async function lockMovement(trx: Tx, id: number, claimId: number) {
-  return await trx.selectFrom("parts_movements as m")
-    .innerJoin("claims as c", "c.id", "m.claim_id")
-    .leftJoin("hq_locations as h", "h.id", "m.hq_location_id")
-    .select([
-      "m.id",
-      "m.claim_id",
-      "m.movement_type",
-      "m.movement_status",
-      "c.registration",
-      "h.name as hq_name",
-      sql<boolean>`c.registration_norm = (select registration_norm from claims where id = ${claimId})`
-        .as("same_vehicle"),
-    ])
-    .where("m.id", "=", id)
-    .forUpdate("m")
-    .executeTakeFirst();
-}
-
-/**
- * One earlier step matching a requested (part, image) pair (D16). Read as JSON, so its timestamps are ISO
- * strings.
- */
-export interface AppliedStep {
-  delivery_id: number;
-  part_id: number;
-  movement_id: number;
-  changed_by: number | null;
-  changed_at: string;
-  /** How many parts that earlier submission moved (same movement, user, time and target status). */
-  submission_size: number;
-  same_vehicle: boolean;
-  movement_status: MovementStatus;
-  dropped_off_by: number | null;
-  dropped_off_at: string | null;
-}
-
-/** Which earlier steps to look for: see `checkReads`. */
-export interface AppliedStepsQuery {
-  pairs: { part_id: number; image_id: number }[];
-  imageColumn: "pickup_image_id" | "delivery_image_id";
-  toStatus: PartStatus;
-  claimId: number;
-}
-
-/**
- * What an earlier submission left for these (part, image) pairs (D16): the Deliver_Parts that used the
- * image in `imageColumn` for that part, and the history row of the part reaching `toStatus` on that
- * movement. A staged image is used at most once (D14), so the image ids pin down the earlier submission.
- */
-function appliedStepsSql(q: AppliedStepsQuery) {
-  const column = sql.ref(`d.${q.imageColumn}`);
-  return sql<AppliedStep>`
-    select d.id as delivery_id, d.part_id, d.movement_id, h.changed_by, h.changed_at,
-      (select count(*) from part_status_history g
-        where g.movement_id = h.movement_id and g.via = 'movement' and g.to_status = h.to_status
-          and g.changed_at = h.changed_at and g.changed_by is not distinct from h.changed_by
-      )::int as submission_size,
-      c.registration_norm = (select registration_norm from claims where id = ${q.claimId}) as same_vehicle,
-      m.movement_status, m.dropped_off_by, m.dropped_off_at
-    from unnest(${q.pairs.map((p) => p.part_id)}::int[], ${q.pairs.map((p) => p.image_id)}::int[])
-      as r(part_id, image_id)
-    join deliver_parts d on d.part_id = r.part_id and ${column} = r.image_id
-    join parts_movements m on m.id = d.movement_id
-    join claims c on c.id = m.claim_id
-    join part_status_history h on h.movement_id = d.movement_id and h.part_id = d.part_id
-      and h.via = 'movement' and h.to_status = ${q.toStatus}`;
-}
-
-/**
- * Everything a submission's checks read once its parts are locked, in one statement: the earlier steps of
- * an identical submission (D16), the staged images (D14), for leg 2 the ids of the trip's parts and for a
- * drop-off its repair shop if active (D15). Run
- * after the locking statement, so its snapshot holds what a submission that held the locks before
- * committed.
- */
-export async function checkReads(
-  trx: Tx,
-  q: AppliedStepsQuery & { imageIds: number[]; tripId: number | null; repairerId: number | null },
-): Promise<
-  { steps: AppliedStep[]; staged: StagedImageRow[]; tripPartIds: number[]; repairer: Repairer | null }
-> {
-  const { rows: [row] } = await sql<
-    { steps: AppliedStep[]; staged: StagedImageRow[]; trip_part_ids: number[]; repairer: Repairer | null }
-  >`
-    select
-      (select coalesce(json_agg(s), '[]'::json) from (${appliedStepsSql(q)}) s) as steps,
-      (select coalesce(json_agg(u), '[]'::json) from (${stagedImagesQuery(trx, q.imageIds)}) u) as staged,
-      array(select part_id from deliver_parts where movement_id = ${q.tripId}::int) as trip_part_ids,
-      (select row_to_json(r) from (${activeRepairerQuery(trx, q.repairerId)}) r) as repairer`
-    .execute(trx);
-  return { steps: row.steps, staged: row.staged, tripPartIds: row.trip_part_ids, repairer: row.repairer };
 }
 
 // --- open return trips (D20): a part on one is on a truck until the driver drops it off at HQ ---

@@ -59,7 +59,7 @@ export async function partOfClaim(db: QueryRunner, partId: number, claimId: numb
     .where("id", "=", partId).where("claim_id", "=", claimId).executeTakeFirst();
 }
 
-/** A part row as the checks need it, locked by `lockPartsInIdOrder`. */
+/** A part row as the checks need it, locked in id order by the submission's read (submission_reads.ts). */
 export interface LockedPart {
   id: number;
   claim_id: number;
@@ -67,20 +67,6 @@ export interface LockedPart {
   description: string;
   qty_ordered: number;
   status: PartStatus;
-}
-
-/**
- * Locks the given parts, in id order (so two submissions over overlapping parts cannot deadlock), and
- * returns the ones that exist. The lock is held until the transaction ends: the status read here is the
- * status the conditional update later sees.
- */
-export async function lockPartsInIdOrder(trx: Tx, ids: number[]): Promise<LockedPart[]> {
-  return await trx.selectFrom("parts_orders")
-    .select(["id", "claim_id", "part_no", "description", "qty_ordered", "status"])
-    .where("id", "=", sql<number>`any(${ids}::int[])`)
-    .orderBy("id")
-    .forUpdate()
-    .execute();
 }
 
 /**

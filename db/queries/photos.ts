@@ -114,7 +114,7 @@ export interface StagedImageRow {
 
 /**
  * The staged images with these ids (those that exist), for a submission's checks: a query to embed in the
- * submission's one read statement (movements.ts `checkReads`).
+ * submission's lock-and-read statement (submission_reads.ts).
  */
 export function stagedImagesQuery(db: QueryRunner, imageIds: number[]) {
   return db.selectFrom("uploaded_images as u")

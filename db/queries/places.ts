@@ -2,7 +2,7 @@
  * Queries of the places: repair shops (repairers) and HQ locations. Names are unique per kind; the unique
  * index decides a clash between two writers (`ON CONFLICT`, or error 23505 for a rename).
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { QueryRunner } from "@/db/queries/compiled.ts";
 
@@ -27,10 +27,13 @@ export function activeRepairerQuery(db: QueryRunner, id: number | null) {
     .where("id", "=", sql<number>`${id}::int`).where("active", "=", true);
 }
 
-/** The HQ a reverse trip goes to (D15): the user's home HQ, else the first HQ location by id. */
-export function hqLocationQuery(db: QueryRunner, homeHqId: number | null) {
+/**
+ * The HQ a reverse trip goes to (D15): the user's home HQ, else the first HQ location by id. `homeHqId`: an
+ * SQL expression (a submission reads its user in the same statement).
+ */
+export function hqLocationQuery(db: QueryRunner, homeHqId: RawBuilder<number | null>) {
   return db.selectFrom("hq_locations").select(["id", "name"])
-    .orderBy(sql`case when id = ${homeHqId ?? 0}::int then 0 else 1 end`)
+    .orderBy(sql`case when id = coalesce(${homeHqId}, 0) then 0 else 1 end`)
     .orderBy("id")
     .limit(1);
 }

@@ -3,18 +3,12 @@
  * parts, parts of another claim, then per part in request order its status and its photo (D14).
  * Each throws the first failure as a DomainError with the exact text and the part it is about.
  */
-import type { Db } from "@/db/client.ts";
-import type { Tx } from "@/db/queries/compiled.ts";
-import { type LockedPart, lockPartsInIdOrder } from "@/db/queries/parts.ts";
-import { checkReads, type Repairer } from "@/db/queries/movements.ts";
+import type { LockedPart } from "@/db/queries/parts.ts";
 import type { StagedImageRow } from "@/db/queries/photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError, ValidationError } from "@/lib/errors.ts";
 import type { Flow } from "@/lib/flows.ts";
 import type { SubmittedPart } from "@/lib/movements/input.ts";
-import { appliedStepsQuery, type Replay, replayOf } from "@/lib/movements/replay.ts";
-import { resolveClaim, type ResolvedClaim } from "@/lib/claims.ts";
-import type { ClaimFlow } from "@/db/queries/claims.ts";
 
 /** What the use cases need of the app's dependencies. */
 export type MovementDeps = Pick<AppDeps, "db" | "config" | "clock">;
@@ -22,13 +16,6 @@ export type MovementDeps = Pick<AppDeps, "db" | "config" | "clock">;
 export interface ConfirmedPart {
   partId: number;
   imageId: number | null;
-}
-
-/** The claim a submission's rego names (D11), else `Claim not found.` */
-export async function submissionClaim(db: Db, rego: string, flow: ClaimFlow): Promise<ResolvedClaim> {
-  const claim = await resolveClaim(db, rego, flow);
-  if (!claim) throw new DomainError("not_found", "Claim not found.");
-  return claim;
 }
 
 /** Drops `confirm: false` items; none left or a part listed twice is an error (D13). */
@@ -43,12 +30,11 @@ export function confirmedParts(flow: Flow, parts: SubmittedPart[]): ConfirmedPar
   return confirmed;
 }
 
-/** Locks the confirmed parts in id order; an id that is no part answers `Part not found.` */
-export async function lockConfirmedParts(
-  trx: Tx,
+/** The locked rows of the confirmed parts by id; an id that is no part answers `Part not found.` */
+export function lockedConfirmedParts(
   confirmed: ConfirmedPart[],
-): Promise<Map<number, LockedPart>> {
-  const rows = await lockPartsInIdOrder(trx, confirmed.map((p) => p.partId));
+  rows: LockedPart[],
+): Map<number, LockedPart> {
   const byId = new Map(rows.map((r) => [r.id, r]));
   const unknown = confirmed.find((p) => !byId.has(p.partId));
   if (unknown) throw new DomainError("not_found", "Part not found.", unknown.partId);
@@ -74,40 +60,6 @@ export interface CheckedPart {
   part: LockedPart;
   imageId: number;
   photoId: number;
-}
-
-/**
- * What the checks read once the parts are locked, in one statement (`checkReads`): an identical earlier
- * submission's answer (D16), the staged images of the confirmed parts, for leg 2 the trip's parts and for a
- * drop-off its repair shop.
- */
-export async function readAfterLock(
-  trx: Tx,
-  opts: {
-    flow: Flow;
-    userId: number;
-    claimId: number;
-    confirmed: ConfirmedPart[];
-    now: Date;
-    tripId: number | null;
-    repairerId: number | null;
-  },
-): Promise<
-  { replay: Replay | null; staged: StagedImageRow[]; tripPartIds: Set<number>; repairer: Repairer | null }
-> {
-  const { flow, confirmed } = opts;
-  const reads = await checkReads(trx, {
-    ...appliedStepsQuery(flow, opts.claimId, confirmed),
-    imageIds: confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]),
-    tripId: opts.tripId,
-    repairerId: opts.repairerId,
-  });
-  return {
-    replay: replayOf(reads.steps, opts),
-    staged: reads.staged,
-    tripPartIds: new Set(reads.tripPartIds),
-    repairer: reads.repairer,
-  };
 }
 
 /**

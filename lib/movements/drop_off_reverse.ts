@@ -7,8 +7,8 @@
  * then D13's: none confirmed, a part listed twice, unknown part, part of another claim; a part not on the
  * trip; per part in request order its status, then its photo.
  */
-import { lockMovement, writeLeg2DropOff } from "@/db/queries/movements.ts";
-import type { MovementStatus, User } from "@/db/schema.ts";
+import { writeLeg2DropOff } from "@/db/queries/movements.ts";
+import type { MovementStatus } from "@/db/schema.ts";
 import { announcementOutbox, announcementsWritten } from "@/lib/announcements/outbox.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
@@ -16,13 +16,13 @@ import {
   checkBelongToClaim,
   checkStatusesAndPhotos,
   type ConfirmedPart,
-  confirmedParts,
-  lockConfirmedParts,
+  lockedConfirmedParts,
   type MovementDeps,
-  readAfterLock,
-  submissionClaim,
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, DropOffReverseInput } from "@/lib/movements/input.ts";
+import { replayOf } from "@/lib/movements/replay.ts";
+import { submit } from "@/lib/movements/submission.ts";
+import type { Actor } from "@/lib/users.ts";
 
 export interface DropOffReverseResult {
   delivery_parts: DeliveryPart[];
@@ -35,11 +35,10 @@ const flow = FLOWS.reverse_dropoff;
 
 export async function dropOffReverse(
   deps: MovementDeps,
-  user: User,
+  actor: Actor,
   input: DropOffReverseInput,
 ): Promise<DropOffReverseResult> {
   const { db, config, clock } = deps;
-  const claim = await submissionClaim(db, input.rego, "reverse");
   const now = clock.now();
   const answer = (movementStatus: MovementStatus, deliveryParts: DeliveryPart[]): DropOffReverseResult => ({
     delivery_parts: deliveryParts,
@@ -47,55 +46,48 @@ export async function dropOffReverse(
     parts_movement_id: input.movementId,
     movement_status: movementStatus,
   });
-
-  const result = await db.transaction().execute(async (trx) => {
+  const scope = {
+    flow,
+    claimFlow: "reverse" as const,
+    rego: input.rego,
+    parts: input.parts,
+    pickup: false,
     // The trip row is locked first: two drop-offs of one trip take turns, so exactly one of them sees the
-    // last part come back and completes it.
-    const trip = await lockMovement(trx, input.movementId, claim.id);
+    // last part come back and completes it (the write statement decides it, db/queries/movements.ts).
+    tripId: input.movementId,
+    repairerId: null,
+  };
+
+  // The claim only locates the trip: `same_vehicle` compares the trip's claim with it (D11).
+  const result = await submit(deps, actor, scope, async ({ trx, user, read, confirmed }) => {
+    const trip = read.trip;
     if (!trip || trip.movement_type !== "reverse" || !trip.same_vehicle) {
       throw new DomainError("not_found", "Return trip not found.");
     }
+    const replayed = (list: ConfirmedPart[]) => {
+      const replay = replayOf(read.steps, { flow, userId: user.id, confirmed: list, now });
+      return replay && replay.movementId === trip.id ? replay : null;
+    };
     if (trip.movement_status !== "Parts Picked Up") {
       // The retry of the drop-off that completed the trip still gets its answer (D16).
-      let confirmed: ConfirmedPart[] | null = null;
+      let list: ConfirmedPart[] | null = null;
       try {
-        confirmed = confirmedParts(flow, input.parts);
+        list = confirmed();
       } catch {
         // Not a valid retry: the trip being complete is the first thing to say.
       }
-      const replay = confirmed &&
-        (await readAfterLock(trx, {
-          flow,
-          userId: user.id,
-          claimId: claim.id,
-          confirmed,
-          now,
-          tripId: null,
-          repairerId: null,
-        }))
-          .replay;
-      if (replay && replay.movementId === trip.id) {
-        return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
-      }
+      const replay = list && replayed(list);
+      if (replay) return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
       throw new DomainError("conflict", "This return trip is already complete.");
     }
 
-    const confirmed = confirmedParts(flow, input.parts);
-    const parts = await lockConfirmedParts(trx, confirmed);
-    const { replay, staged, tripPartIds } = await readAfterLock(trx, {
-      flow,
-      userId: user.id,
-      claimId: claim.id,
-      confirmed,
-      now,
-      tripId: trip.id,
-      repairerId: null,
-    });
-    if (replay && replay.movementId === trip.id) {
-      return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
-    }
-    checkBelongToClaim(confirmed, parts, trip.claim_id);
-    for (const { partId } of confirmed) {
+    const list = confirmed();
+    const parts = lockedConfirmedParts(list, read.parts);
+    const replay = replayed(list);
+    if (replay) return { wrote: false, ...answer(replay.movementStatus, replay.deliveryParts) };
+    checkBelongToClaim(list, parts, trip.claim_id);
+    const tripPartIds = new Set(read.trip_part_ids);
+    for (const { partId } of list) {
       if (!tripPartIds.has(partId)) {
         throw new DomainError(
           "refused",
@@ -104,7 +96,7 @@ export async function dropOffReverse(
         );
       }
     }
-    const checked = checkStatusesAndPhotos(flow, confirmed, parts, staged);
+    const checked = checkStatusesAndPhotos(flow, list, parts, read.staged);
 
     const ids = checked.map((c) => c.part.id);
     const { deliveryOf, flipped, movementStatus } = await writeLeg2DropOff(trx, {

@@ -9,7 +9,7 @@
  * One submission writes its history rows with one user and one timestamp, so those identify it, and its
  * size tells a complete retry from a subset of it.
  */
-import type { AppliedStep, AppliedStepsQuery } from "@/db/queries/movements.ts";
+import type { AppliedStep, AppliedStepsQuery } from "@/db/queries/submission_reads.ts";
 import type { MovementStatus } from "@/db/schema.ts";
 import type { Flow } from "@/lib/flows.ts";
 import type { ConfirmedPart } from "@/lib/movements/checks.ts";
@@ -28,17 +28,12 @@ export interface Replay {
  * Which earlier steps would show an identical earlier submission: none to look for when a confirmed part
  * has no photo (such a submission cannot have been applied).
  */
-export function appliedStepsQuery(
-  flow: Flow,
-  claimId: number,
-  confirmed: ConfirmedPart[],
-): AppliedStepsQuery {
+export function appliedStepsQuery(flow: Flow, confirmed: ConfirmedPart[]): AppliedStepsQuery {
   const withPhotos = confirmed.every((p) => p.imageId !== null);
   return {
     pairs: withPhotos ? confirmed.map((p) => ({ part_id: p.partId, image_id: p.imageId! })) : [],
     imageColumn: flow.name === "reverse_dropoff" ? "delivery_image_id" : "pickup_image_id",
     toStatus: flow.to,
-    claimId,
   };
 }
 

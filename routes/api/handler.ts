@@ -8,7 +8,6 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { secretMatcher } from "@/io/secure_compare.ts";
-import { requireActiveUser } from "@/lib/users.ts";
 import { lineTextField, parseInput } from "@/lib/validation.ts";
 import { CODE } from "@/routes/api/codes.ts";
 import { envelopeOf, fault, success } from "@/routes/api/envelope.ts";
@@ -55,10 +54,12 @@ export function handlerRoutes(deps: AppDeps) {
         const { event_type } = parseInput(eventTypeSchema, payload);
         const event = eventOf(event_type);
         const input = parseInput(event.schema, payload) as { user_email: string };
-        const user = await requireActiveUser(deps.db, input.user_email);
-        const decision = perUser?.hit(String(user.id));
+        // Keyed on the e-mail (lower-cased by the schema, unique per user), so a request over the limit costs
+        // no database round trip and the submissions can read their user in their first statement
+        // (issue 14). An unknown e-mail is limited like a known one.
+        const decision = perUser?.hit(input.user_email);
         if (decision && !decision.allowed) return tooMany(c, decision, "json");
-        return c.json(success(await event.run(deps, user, input)));
+        return c.json(success(await event.run(deps, { email: input.user_email }, input)));
       } catch (error) {
         const envelope = envelopeOf(error);
         if (envelope) return c.json(envelope);

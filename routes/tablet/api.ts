@@ -133,7 +133,7 @@ async function findForJob(
   const movement_type = job === "deliver" ? "direct" : "reverse";
   let r;
   try {
-    r = await handlerEvents.Parts_search_details.run(deps, user, {
+    r = await handlerEvents.Parts_search_details.run(deps, { user }, {
       user_email: user.email,
       details: { rego, movement_type },
     });
@@ -167,7 +167,7 @@ const SUBMIT: Record<
   (deps: AppDeps, user: User, m: MovementRequest) => Promise<{ parts_movement_id: number }>
 > = {
   deliver: (deps, user, m) =>
-    handlerEvents.parts_drop_off.run(deps, user, {
+    handlerEvents.parts_drop_off.run(deps, { user }, {
       user_email: user.email,
       details: {
         rego: m.rego,
@@ -177,14 +177,14 @@ const SUBMIT: Record<
       },
     }),
   collect: (deps, user, m) =>
-    handlerEvents.parts_pick_up_reverse.run(deps, user, {
+    handlerEvents.parts_pick_up_reverse.run(deps, { user }, {
       user_email: user.email,
       details: { rego: m.rego, movement_type: "reverse", parts: m.parts },
     }),
   return: (deps, user, m) => {
     // The search hands the page the open trip; a return without one has nothing to finish.
     if (m.movement_id === undefined) throw new DomainError("not_found", "Return trip not found.");
-    return handlerEvents.parts_drop_off_reverse.run(deps, user, {
+    return handlerEvents.parts_drop_off_reverse.run(deps, { user }, {
       user_email: user.email,
       details: { rego: m.rego, movement_type: "reverse", parts_movement_id: m.movement_id, parts: m.parts },
     });
@@ -231,7 +231,7 @@ function photoRoutes(deps: AppDeps) {
   app.post("/", async (c) => {
     const { job, rego, part_id } = parseInput(photoQuery, c.req.query());
     // 2a: checks the part may be photographed for this flow and creates the staged row (D17).
-    const staged = await handlerEvents.parts_movement_upload_token.run(deps, c.var.session!.user, {
+    const staged = await handlerEvents.parts_movement_upload_token.run(deps, { user: c.var.session!.user }, {
       Parts_Order: part_id,
       Movement_Stage: FLOWS[JOBS[job].flow].stage,
       rego,

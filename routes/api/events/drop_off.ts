@@ -15,8 +15,8 @@ export const dropOffEvent = defineEvent({
       parts: submittedPartsField,
     }),
   }),
-  run: (deps, user, { details }) =>
-    dropOff(deps, user, {
+  run: (deps, actor, { details }) =>
+    dropOff(deps, actor, {
       rego: details.rego,
       repairShopId: details.delivery_location.id,
       parts: details.parts,

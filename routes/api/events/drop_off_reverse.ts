@@ -15,8 +15,8 @@ export const dropOffReverseEvent = defineEvent({
       parts: submittedPartsField,
     }),
   }),
-  run: (deps, user, { details }) =>
-    dropOffReverse(deps, user, {
+  run: (deps, actor, { details }) =>
+    dropOffReverse(deps, actor, {
       rego: details.rego,
       movementId: details.parts_movement_id,
       parts: details.parts,

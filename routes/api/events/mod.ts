@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { DomainError } from "@/lib/errors.ts";
+import { UnknownUserError } from "@/lib/users.ts";
 import type { HandlerEvent } from "@/routes/api/events/types.ts";
 import { searchEvent } from "@/routes/api/events/search.ts";
 import { dropOffEvent } from "@/routes/api/events/drop_off.ts";
@@ -14,17 +15,19 @@ import { uploadTokenEvent } from "@/routes/api/events/upload_token.ts";
 /**
  * A submission event that counts its outcomes in the metrics (docs/operations.md "Metrics"): recorded, the
  * kind of the domain error that refused it, or `error`. Both faces run these events, so both are counted;
- * a payload refused by its schema or an unknown user never reaches `run` and is not a submission here.
+ * a payload refused by its schema never reaches `run`, and an unknown user (checked first in `run`) is not a
+ * submission here.
  */
 function counted<S extends z.ZodType, R>(eventType: string, event: HandlerEvent<S, R>): HandlerEvent<S, R> {
   return {
     schema: event.schema,
-    async run(deps, user, payload) {
+    async run(deps, actor, payload) {
       try {
-        const result = await event.run(deps, user, payload);
+        const result = await event.run(deps, actor, payload);
         deps.metrics?.submission(eventType, "recorded");
         return result;
       } catch (error) {
+        if (error instanceof UnknownUserError) throw error;
         deps.metrics?.submission(eventType, error instanceof DomainError ? error.kind : "error");
         throw error;
       }

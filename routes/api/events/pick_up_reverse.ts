@@ -16,5 +16,5 @@ export const pickUpReverseEvent = defineEvent({
       parts: submittedPartsField,
     }),
   }),
-  run: (deps, user, { details }) => pickUpReverse(deps, user, { rego: details.rego, parts: details.parts }),
+  run: (deps, actor, { details }) => pickUpReverse(deps, actor, { rego: details.rego, parts: details.parts }),
 });

@@ -6,6 +6,7 @@ import {
   searchDirect,
   searchReverse,
 } from "@/lib/search.ts";
+import { actorUser } from "@/lib/users.ts";
 import { emailField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 
@@ -17,6 +18,10 @@ export const searchEvent = defineEvent({
       movement_type: z.enum(["direct", "reverse"]),
     }),
   }),
-  run: ({ db }, _user, { details }): Promise<DirectSearchResult | ReverseSearchResult> =>
-    details.movement_type === "direct" ? searchDirect(db, details.rego) : searchReverse(db, details.rego),
+  run: async ({ db }, actor, { details }): Promise<DirectSearchResult | ReverseSearchResult> => {
+    await actorUser(db, actor);
+    return details.movement_type === "direct"
+      ? await searchDirect(db, details.rego)
+      : await searchReverse(db, details.rego);
+  },
 });

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { MOVEMENT_STAGES } from "@/db/schema.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
+import { actorUser } from "@/lib/users.ts";
 import { emailField, idField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 
@@ -13,8 +14,8 @@ export const uploadTokenEvent = defineEvent({
     rego: regoField,
     user_email: emailField,
   }),
-  run: (deps, user, input) =>
-    createUploadToken(deps, user, {
+  run: async (deps, actor, input) =>
+    createUploadToken(deps, await actorUser(deps.db, actor), {
       partId: input.Parts_Order,
       stage: input.Movement_Stage,
       rego: input.rego,

@@ -1,0 +1,131 @@
+/**
+ * How every movement submission talks to the database (issue 14): four round trips whatever the number of
+ * parts — BEGIN, one "lock and read" statement (db/queries/submission_reads.ts: the acting user, the claim
+ * of the rego, the row locks and every read of the checks), the write statement, COMMIT. A retry of an
+ * applied submission (D16) is three: it writes nothing.
+ *
+ * The checks run in JS in the order of D13 over what that statement read: the user, the rego and claim,
+ * then the use case's own (`decide`). The statement's snapshot is taken before it waits for its locks, so
+ * what it read beside the locked rows may miss what a racing submission committed meanwhile (its earlier
+ * steps, an open trip). Two rules keep the answers exact:
+ * - a refusal is never answered from that read: when `decide` throws a DomainError, the statement runs
+ *   again (same transaction, locks already held, the claim pinned, fresh snapshot) and `decide` runs on
+ *   what it reads, whose answer stands. So a retry that raced its original answers the original's
+ *   success (D16), not "no longer available". Only a refusal pays this round trip.
+ * - a success is decided by the write statement's guards, whose snapshot is taken after every lock is
+ *   held: the conditional status flip (checked by the use case), and for a reverse pickup "no open trip of
+ *   the claim" (one open trip per claim). A guard that stops the write throws `StaleRead`, which re-reads
+ *   the same way.
+ * The user and the claim are not raced by submissions, so their refusals are answered at once.
+ */
+import {
+  readSubmission,
+  type SubmissionRead,
+  type SubmissionReadQuery,
+} from "@/db/queries/submission_reads.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
+import type { ClaimFlow } from "@/db/queries/claims.ts";
+import { claimOfResolution, type ResolvedClaim, searchableRego } from "@/lib/claims.ts";
+import { DomainError } from "@/lib/errors.ts";
+import type { Flow } from "@/lib/flows.ts";
+import { type ConfirmedPart, confirmedParts, type MovementDeps } from "@/lib/movements/checks.ts";
+import type { SubmittedPart } from "@/lib/movements/input.ts";
+import { appliedStepsQuery } from "@/lib/movements/replay.ts";
+import { type ActingUser, type Actor, UnknownUserError } from "@/lib/users.ts";
+
+/** The write statement's guard found what the read missed: nothing was written; read again. */
+export class StaleRead extends Error {
+  constructor() {
+    super("submission: the write's guard stopped it; the read was stale");
+    this.name = "StaleRead";
+  }
+}
+
+export interface SubmissionScope {
+  flow: Flow;
+  claimFlow: ClaimFlow;
+  rego: string;
+  parts: SubmittedPart[];
+  /** Reverse pickup: lock the claim row and read its open trip, HQ and shop. */
+  pickup: boolean;
+  /** Leg 2: the trip to lock and read. */
+  tripId: number | null;
+  /** Drop-off: the shop chosen. */
+  repairerId: number | null;
+}
+
+/** What `decide` gets: the checked user and claim, and the statement's read. */
+export interface SubmissionContext {
+  trx: Tx;
+  user: ActingUser;
+  claim: ResolvedClaim;
+  read: SubmissionRead;
+  /** The confirmed parts, or the D13 refusal of none confirmed / a part listed twice. */
+  confirmed(): ConfirmedPart[];
+}
+
+/** The query of the "lock and read" statement for this submission (the bench's baseline builds it too). */
+export function submissionReadQuery(
+  actor: Actor,
+  scope: SubmissionScope,
+  confirmed: ConfirmedPart[],
+): SubmissionReadQuery {
+  return {
+    email: "email" in actor ? actor.email : null,
+    knownHomeHqId: "user" in actor ? actor.user.home_hq_id : null,
+    norm: searchableRego(scope.rego),
+    flow: scope.claimFlow,
+    pinnedClaimId: null,
+    pickup: scope.pickup,
+    tripId: scope.tripId,
+    partIds: confirmed.map((p) => p.partId),
+    steps: appliedStepsQuery(scope.flow, confirmed),
+    imageIds: confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]),
+    repairerId: scope.repairerId,
+  };
+}
+
+/** The acting user and the claim, checked in D13 order over a read. */
+function userAndClaim(actor: Actor, rego: string, read: SubmissionRead) {
+  const user = "user" in actor ? actor.user : read.user;
+  if (!user) throw new UnknownUserError();
+  const claim = claimOfResolution(rego, read);
+  if (!claim) throw new DomainError("not_found", "Claim not found.");
+  return { user, claim };
+}
+
+/** Runs one submission in its transaction (see the file's comment); `decide` checks and writes. */
+export async function submit<T>(
+  { db }: MovementDeps,
+  actor: Actor,
+  scope: SubmissionScope,
+  decide: (ctx: SubmissionContext) => Promise<T>,
+): Promise<T> {
+  let confirmed: ConfirmedPart[] = [];
+  let refusal: unknown = null;
+  try {
+    confirmed = confirmedParts(scope.flow, scope.parts);
+  } catch (error) {
+    refusal = error; // said after the user and the claim (D13)
+  }
+  const query = submissionReadQuery(actor, scope, confirmed);
+  return await db.transaction().execute(async (trx) => {
+    const context = (read: SubmissionRead): SubmissionContext => ({
+      trx,
+      read,
+      ...userAndClaim(actor, scope.rego, read),
+      confirmed: () => {
+        if (refusal) throw refusal;
+        return confirmed;
+      },
+    });
+    const first = context(await readSubmission(trx, query));
+    try {
+      return await decide(first);
+    } catch (error) {
+      if (!(error instanceof DomainError || error instanceof StaleRead)) throw error;
+      const read = await readSubmission(trx, { ...query, pinnedClaimId: first.claim.id });
+      return await decide(context(read));
+    }
+  });
+}
