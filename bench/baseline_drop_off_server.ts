@@ -5,7 +5,7 @@
  * no Kysely execution. The SQL text cannot drift from the service's: it is compiled from the same query
  * builders (`submissionReadSql`, `writeNewMovementSql`) against a Kysely that only compiles. It keeps only
  * the checks a successful bench submission passes through (user, claim, parts, photos, shop) and answers
- * anything else as a failure. Run as a child by the bench: `startDropOffBaseline(env)`; PORT from env.
+ * anything else as a failure. Run as a child by bench/drop_off.ts (`BARE_DROP_OFF`); PORT from env.
  */
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
@@ -18,7 +18,6 @@ import { testConfig } from "@/io/config.ts";
 import { announcementOutbox } from "@/lib/announcements/outbox.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import { submissionReadQuery } from "@/lib/movements/submission.ts";
-import { type ChildServer, startChild } from "@/bench/process.ts";
 
 /** Runs one transaction's statements in order on one connection. */
 type InTransaction = <T>(work: (run: <R>(q: CompiledQuery<R>) => Promise<R[]>) => Promise<T>) => Promise<T>;
@@ -131,11 +130,6 @@ async function dropOff(inTransaction: InTransaction, email: string, d: DropOffDe
       code: 3000,
     };
   });
-}
-
-/** Starts the baseline as a child process (`env`: DATABASE_URL or DATA_DIR, as the service gets). */
-export function startDropOffBaseline(env: Record<string, string>): Promise<ChildServer> {
-  return startChild("bench/baseline_drop_off_server.ts", env);
 }
 
 if (import.meta.main) {
