@@ -13,7 +13,7 @@ import { startPurgeSchedule } from "@/lib/photos/purge.ts";
 import { startSessionSweep } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { configureLogging, logger } from "@/io/log.ts";
-import { Metrics } from "@/lib/metrics.ts";
+import { isNewEmbeddedDb, prepareInChild } from "@/tasks/first_start.ts";
 
 /** `deno task start`: serves until SIGINT/SIGTERM. */
 async function start(): Promise<void> {
@@ -22,15 +22,18 @@ async function start(): Promise<void> {
   const log = logger("start");
   const clock = systemClock;
   const db = await openConfiguredDb(config, "starting the server");
-  await migrateToLatest(db);
+  // A new embedded folder is created, migrated and filled by a child process, whose memory leaves with it.
+  if (isNewEmbeddedDb(config)) await prepareInChild();
+  await migrateToLatest(db); // one read when already at the latest migration
   // Bundles islands and builds the CSS when a fresh clone has none or a source changed (fast when current).
   await ensureAssets();
   // The hint is for the person at the terminal, not a log pipeline: plain text on stdout.
   if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
 
-  const storage = openPhotoStore(config, db);
+  const storage = await openPhotoStore(config, db);
   // Counted only when a scraper can read them (METRICS_TOKEN); the app and the worker share the counters.
-  const metrics = config.metricsToken ? new Metrics() : undefined;
+  // prom-client is loaded only then: without a token it would be 20 MB of an idle process for nothing.
+  const metrics = config.metricsToken ? new (await import("@/lib/metrics.ts")).Metrics() : undefined;
   const app = createApp({ db, config, clock, storage, metrics });
   const announcer = startAnnouncementWorker({ db, config, clock, metrics }); // D22: posts the outbox after commit
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
