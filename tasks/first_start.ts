@@ -7,13 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { openDb } from "@/db/client.ts";
-import { migrateToLatest } from "@/db/migrate.ts";
-import { systemClock } from "@/io/clock.ts";
 import type { Config } from "@/io/config.ts";
-import { configureLogging } from "@/io/log.ts";
-import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
-import { configOrExit } from "@/tasks/setup.ts";
 
 /** Whether the embedded database folder holds no database yet (PostgreSQL writes PG_VERSION first). */
 export function isNewEmbeddedDb(config: Config): boolean {
@@ -32,6 +26,14 @@ export async function prepareInChild(): Promise<void> {
 }
 
 if (import.meta.main) {
+  // Imported here, not at the top: the server imports this file for the two functions above only, and its
+  // start should not wait for the import and demo modules (tasks/serve.ts loads them while the database opens).
+  const { openDb } = await import("@/db/client.ts");
+  const { migrateToLatest } = await import("@/db/migrate.ts");
+  const { systemClock } = await import("@/io/clock.ts");
+  const { configureLogging } = await import("@/io/log.ts");
+  const { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } = await import("@/lib/demo_data.ts");
+  const { configOrExit } = await import("@/tasks/setup.ts");
   const config = configOrExit();
   configureLogging({ format: config.logFormat, level: config.logLevel });
   const db = openDb({ dir: join(config.dataDir, "db") });
