@@ -78,8 +78,8 @@ async function main(): Promise<void> {
     Deno.exit(2);
   }
   const db = await openConfiguredDb(config, "migrating photos");
-  const source = openPhotoStore(config, db);
-  const target = openPhotoStore(config, db, to);
+  const source = await openPhotoStore(config, db);
+  const target = await openPhotoStore(config, db, to);
   try {
     const r = await copyPhotos(source, target, (line) => console.log(line));
     console.log(`${r.copied} photos copied, ${r.present} already there, ${r.failed.length} failed.`);

@@ -15,7 +15,7 @@ const db = await openConfiguredDb(
 );
 try {
   await migrateToLatest(db);
-  const storage = openPhotoStore(config, db);
+  const storage = await openPhotoStore(config, db);
   const r = await purgePhotos({ db, storage, clock: systemClock }).finally(() => storage.close());
   console.log(
     `Purged ${r.stagedRows} staged rows, ${r.photoRows} photo rows, ${r.files} files, ` +

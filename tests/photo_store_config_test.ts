@@ -49,18 +49,17 @@ Deno.test("photo store config: bad values stop the start with one line naming th
 
 dbTest(
   "photo store config: openPhotoStore builds the configured store, all staging in DATA_DIR/photos/tmp",
-  (t) => {
+  async (t) => {
     for (
       const [env, kind] of [[{}, "disk"], [{ PHOTO_STORE: "postgres" }, "postgres"], [S3, "s3"]] as const
     ) {
-      const store = openPhotoStore({ ...parseConfig(env), dataDir: "/srv/parts" }, t.db);
+      const store = await openPhotoStore({ ...parseConfig(env), dataDir: "/srv/parts" }, t.db);
       assert.equal(store.kind, kind);
       assert.equal((store as unknown as { tmpDir: string }).tmpDir, "/srv/parts/photos/tmp");
       store.close();
     }
     // photos:migrate names the target while PHOTO_STORE still names the source.
-    assert.equal(openPhotoStore(parseConfig(S3), t.db, "postgres").kind, "postgres");
-    return Promise.resolve();
+    assert.equal((await openPhotoStore(parseConfig(S3), t.db, "postgres")).kind, "postgres");
   },
   { only: "pglite" },
 );

@@ -7,7 +7,6 @@
  * hands fflate's output on as the client takes it, so memory stays at a few chunks however many photos the
  * claim has (bench/evidence_zip.ts measures it). Photos are stored, not deflated: JPEG does not shrink.
  */
-import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import { csvRow } from "@/io/csv.ts";
 import type { PhotoStore } from "@/io/photo_storage.ts";
 import { isoInZone } from "@/io/time_zone.ts";
@@ -101,6 +100,8 @@ async function* zipChunks(
   files: EvidenceFile[],
   extra: { name: string; text: string }[],
 ) {
+  // Loaded on the first download, not at start: fflate was about 15 MB of every idle process (issue 14).
+  const { Zip, ZipDeflate, ZipPassThrough } = await import("fflate");
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((error, chunk) => {

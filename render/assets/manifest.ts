@@ -67,9 +67,9 @@ export async function isFresh(manifest: AssetManifest, project: AssetProject): P
     ...manifest.compressed,
   ];
   for (const deps of Object.values(manifest.imports)) outputs.push(...deps);
-  for (const file of outputs) {
-    if (!await exists(join(project.distDir, file))) return false;
-  }
+  // Checked at once rather than one after another: this runs on every start (issue 14, restart time).
+  const present = await Promise.all(outputs.map((file) => exists(join(project.distDir, file))));
+  if (!present.every(Boolean)) return false;
   return manifest.fingerprint === await fingerprint(project, manifest.watch);
 }
 
@@ -83,14 +83,19 @@ export async function fingerprint(project: AssetProject, watch: AssetManifest["w
   // folder list) must read as stale to a check for the production list, even if no file changed.
   const hash = createHash("sha256")
     .update(`manifest v${MANIFEST_VERSION}\nislands ${project.islandDirs.join(",")}\n`);
-  for (const file of [...files].sort()) {
-    hash.update(relative(root, file) + "\0");
+  const sorted = [...files].sort();
+  // Read at once, hashed in name order: the same digest as reading one by one, without a wait per file.
+  const contents = await Promise.all(sorted.map(async (file) => {
     try {
-      hash.update(await Deno.readFile(file));
+      return await Deno.readFile(file);
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
-      hash.update("(missing)");
+      return "(missing)";
     }
+  }));
+  for (const [i, file] of sorted.entries()) {
+    hash.update(relative(root, file) + "\0");
+    hash.update(contents[i]);
     hash.update("\0");
   }
   return hash.digest("hex");

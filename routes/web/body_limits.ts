@@ -186,7 +186,13 @@ export function bufferedBodies(
     if (!raw.body) return await next();
     const bytes = await readAtMost(raw.body, pace, maxSize);
     if (!bytes) return await tooLarge(c);
-    c.req.raw = new Request(raw, { body: bytes as Uint8Array<ArrayBuffer> });
+    // Built from the parts the routes read, not from `raw` itself: copying a Request copies its abort signal,
+    // which makes Deno create that signal and a DOMException for it on every answer (issue 14, search path).
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body: bytes as Uint8Array<ArrayBuffer>,
+    });
     buffered.add(c.req.raw);
     await next();
   };

@@ -1,0 +1,89 @@
+/**
+ * Standalone profile (not part of `deno task bench`): resident memory of an idle `deno task start` and the
+ * time to healthy, for the three cases of issue 14 — an embedded first start with demo data, a warm restart
+ * on the same folder, and a server database. Run: `deno run -A bench/profile_memory.ts [--runs 3]
+ * [--db postgres://…] [--ab <other checkout>]` (no --db: the server case is skipped). One line per run.
+ */
+import { parseArgs } from "node:util";
+import { readRss } from "@/bench/process.ts";
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "1" },
+    db: { type: "string" },
+    idle: { type: "string", default: "3" },
+    // Another checkout (e.g. a `git worktree` of the previous commit): warm restarts of both, interleaved.
+    ab: { type: "string" },
+  },
+});
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts tasks/start.ts, waits for /healthz 200 (polled every 10 ms), idles, reads VmRSS; stops it. */
+async function measure(label: string, env: Record<string, string>, cwd = "."): Promise<number> {
+  const port = freePort();
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "tasks/start.ts"],
+    cwd,
+    env: { APP_ENV: "development", RATE_LIMITS: "off", ...env, PORT: String(port) },
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  while (true) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const healthy = (performance.now() - started) / 1000;
+  await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
+  const rss = await readRss(child.pid);
+  child.kill("SIGTERM");
+  await child.status;
+  console.log(
+    `${label.padEnd(28)} healthy in ${healthy.toFixed(2)} s, idle RSS ${(rss / 1e6).toFixed(0)} MB`,
+  );
+  return healthy;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+if (values.ab) {
+  // Warm restarts of this checkout and another, interleaved, each on its own prepared folder.
+  const roots = { this: ".", other: values.ab };
+  const times: Record<string, number[]> = { this: [], other: [] };
+  const dirs = { this: await Deno.makeTempDir(), other: await Deno.makeTempDir() };
+  for (const side of ["this", "other"] as const) {
+    await measure(`${side}: first start`, { DATA_DIR: dirs[side] }, roots[side]);
+  }
+  for (let run = 0; run < Number(values.runs); run++) {
+    for (const side of ["this", "other"] as const) {
+      times[side].push(await measure(`${side}: warm restart`, { DATA_DIR: dirs[side] }, roots[side]));
+    }
+  }
+  console.log(
+    `median warm restart: this ${median(times.this).toFixed(2)} s, other ${median(times.other).toFixed(2)} s`,
+  );
+  Deno.exit(0);
+}
+
+for (let run = 0; run < Number(values.runs); run++) {
+  const dir = await Deno.makeTempDir({ prefix: "pm-mem-" });
+  await measure("embedded first start (demo)", { DATA_DIR: dir });
+  await measure("embedded warm restart", { DATA_DIR: dir });
+  await measure("embedded warm restart", { DATA_DIR: dir });
+  await Deno.remove(dir, { recursive: true });
+  if (values.db) {
+    const dir2 = await Deno.makeTempDir({ prefix: "pm-mem-" });
+    await measure("server database", { DATA_DIR: dir2, DATABASE_URL: values.db });
+    await Deno.remove(dir2, { recursive: true });
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Standalone profile of the search path (issue 14 item 3), not part of `deno task bench`: fills an embedded
+ * folder with bench data once (`--fill`), then measures bench/search.ts's request shape against the service
+ * of this checkout, optionally another checkout's (`--ab <dir>`, e.g. a `git worktree` of the previous
+ * commit) and the bare baseline, interleaved `--rounds` times, one server at a time on the same folder.
+ *   deno run -A bench/profile_search.ts --dir /tmp/search-data --fill
+ *   deno run -A bench/profile_search.ts --dir /tmp/search-data --ab /tmp/base --rounds 3
+ * For a CPU profile, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof.
+ */
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { openDb } from "@/db/client.ts";
+import { migrateToLatest } from "@/db/migrate.ts";
+import { fillClaims, sampleRegos } from "@/bench/generate.ts";
+import { BENCH_PUBLIC_KEY, measureSearch } from "@/bench/search.ts";
+
+const { values } = parseArgs({
+  options: {
+    dir: { type: "string", default: "/tmp/search-data" },
+    fill: { type: "boolean", default: false },
+    ab: { type: "string" },
+    rounds: { type: "string", default: "3" },
+    "cpu-prof": { type: "boolean", default: false },
+  },
+});
+const regoFile = join(values.dir, "regos.json");
+if (values.fill) {
+  const db = openDb({ dir: join(values.dir, "db") });
+  await migrateToLatest(db);
+  await fillClaims(db, 10_000);
+  await Deno.writeTextFile(regoFile, JSON.stringify(await sampleRegos(db, 500)));
+  await db.destroy();
+  Deno.exit(0);
+}
+const regos: string[] = JSON.parse(await Deno.readTextFile(regoFile));
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Runs `script` in `cwd` on the folder, measures, stops it; returns requests/s. */
+async function run(label: string, cwd: string, script: string, path: string, flags: string[] = []) {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...flags, script],
+    cwd,
+    env: {
+      DATA_DIR: values.dir,
+      PORT: String(port),
+      APP_ENV: "development",
+      PUBLIC_KEY: BENCH_PUBLIC_KEY,
+      RATE_LIMITS: "off",
+    },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  while (true) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const r = await measureSearch(`http://127.0.0.1:${port}${path}`, regos);
+  child.kill("SIGTERM");
+  await child.status;
+  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms`);
+  return r.rps;
+}
+
+const handler = `/api/handler?publickey=${BENCH_PUBLIC_KEY}`;
+const prof = values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir=/tmp/search-prof"] : [];
+for (let round = 0; round < Number(values.rounds); round++) {
+  const ours = await run("this", ".", "tasks/start.ts", handler, prof);
+  const other = values.ab ? await run("other", values.ab, "tasks/start.ts", handler) : undefined;
+  const bare = await run("baseline", ".", "bench/baseline_search_server.ts", "/");
+  console.log(
+    `round ${round + 1}: this/baseline ${(ours / bare).toFixed(2)}` +
+      (other ? `, other/baseline ${(other / bare).toFixed(2)}` : ""),
+  );
+}

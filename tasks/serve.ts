@@ -1,0 +1,56 @@
+/**
+ * The serving half of `deno task start` (tasks/start.ts prepares the database and assets first): demo
+ * data, the photo store, the HTTP server, background workers, and a clean stop on SIGINT/SIGTERM. Its own
+ * module so start.ts can load this import graph while the database opens (issue 14: warm restart time).
+ */
+import type { Db } from "@/db/client.ts";
+import { stopChangeFeed } from "@/lib/live/feed.ts";
+import { systemClock } from "@/io/clock.ts";
+import type { Config } from "@/io/config.ts";
+import { openPhotoStore } from "@/tasks/setup.ts";
+import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
+import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
+import { startPurgeSchedule } from "@/lib/photos/purge.ts";
+import { startSessionSweep } from "@/lib/sessions.ts";
+import { createApp } from "@/main.ts";
+import { logger } from "@/io/log.ts";
+
+/** Serves on a migrated database until SIGINT/SIGTERM. */
+export async function serve(config: Config, db: Db): Promise<void> {
+  const log = logger("start");
+  const clock = systemClock;
+  // The hint is for the person at the terminal, not a log pipeline: plain text on stdout.
+  if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
+
+  const storage = await openPhotoStore(config, db);
+  // Counted only when a scraper can read them (METRICS_TOKEN); the app and the worker share the counters.
+  // prom-client is loaded only then: without a token it would be 20 MB of an idle process for nothing.
+  const metrics = config.metricsToken ? new (await import("@/lib/metrics.ts")).Metrics() : undefined;
+  const app = createApp({ db, config, clock, storage, metrics });
+  const announcer = startAnnouncementWorker({ db, config, clock, metrics }); // D22: posts the outbox after commit
+  const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
+  const sweep = startSessionSweep({ db, clock }); // idle sessions and closed PIN windows, every 10 minutes
+  const server = Deno.serve({
+    port: config.port,
+    hostname: "0.0.0.0",
+    onListen: ({ port }) =>
+      log.info("Parts Movement ({app_env}) listening on http://localhost:{port}", {
+        app_env: config.appEnv,
+        port,
+      }),
+  }, app.fetch);
+
+  const stop = async () => {
+    await stopChangeFeed(db); // ends the live dashboard's open streams, which shutdown() would wait for
+    await server.shutdown();
+    await announcer.stop();
+    await purge.stop();
+    await sweep.stop();
+    storage.close();
+    await db.destroy();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await server.finished;
+}
