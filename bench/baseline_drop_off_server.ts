@@ -10,7 +10,6 @@
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 import type { CompiledQuery } from "kysely";
-import { newPGlite } from "@/db/client.ts";
 import { sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeNewMovementSql } from "@/db/queries/movements.ts";
 import { type SubmissionRead, submissionReadSql } from "@/db/queries/submission_reads.ts";
@@ -22,7 +21,8 @@ import { submissionReadQuery } from "@/lib/movements/submission.ts";
 /** Runs one transaction's statements in order on one connection. */
 type InTransaction = <T>(work: (run: <R>(q: CompiledQuery<R>) => Promise<R[]>) => Promise<T>) => Promise<T>;
 
-function connect(): InTransaction {
+/** Opens the database; PGlite's module only on the embedded one, as the service does (db/client.ts). */
+async function connect(): Promise<InTransaction> {
   const url = Deno.env.get("DATABASE_URL");
   if (url) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -41,6 +41,7 @@ function connect(): InTransaction {
       }
     };
   }
+  const { newPGlite } = await import("@/db/pglite.ts");
   const pglite: PGlite = newPGlite({ dataDir: `${Deno.env.get("DATA_DIR")}/db` });
   return (work) =>
     pglite.transaction((tx) =>
@@ -133,7 +134,7 @@ async function dropOff(inTransaction: InTransaction, email: string, d: DropOffDe
 }
 
 if (import.meta.main) {
-  const inTransaction = connect();
+  const inTransaction = await connect();
   Deno.serve(
     { port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen: () => {} },
     async (req) => {

@@ -8,23 +8,24 @@
  */
 import pg from "pg";
 import { sql } from "kysely";
-import { newPGlite } from "@/db/client.ts";
 import { claimResolutionColumns, claimResolutionCtes } from "@/db/queries/claims.ts";
 import { sqlCompiler } from "@/db/queries/compiled.ts";
 
 type Query = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
-function connect(): Query {
+/** Opens the database; PGlite's module only on the embedded one, as the service does (db/client.ts). */
+async function connect(): Promise<Query> {
   const url = Deno.env.get("DATABASE_URL");
   if (url) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     return async (text, params) => (await pool.query(text, params)).rows;
   }
+  const { newPGlite } = await import("@/db/pglite.ts");
   const pglite = newPGlite({ dataDir: `${Deno.env.get("DATA_DIR")}/db` });
   return async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows;
 }
 
-const query = connect();
+const query = await connect();
 
 // The service resolves the claim (D11) in one statement; its text is compiled here, once, from the
 // service's own builder (no Kysely at request time), with markers where each request's values go.

@@ -8,7 +8,8 @@
  */
 import sharp from "sharp";
 import type { Page } from "playwright-core";
-import { newPGlite, openDb } from "@/db/client.ts";
+import { openDb } from "@/db/client.ts";
+import { newPGlite } from "@/db/pglite.ts";
 import { importData } from "@/lib/import.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";

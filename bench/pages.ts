@@ -6,7 +6,8 @@
  * the two timed in interleaved rounds (bench/pairs.ts), each after an untimed warm-up. Every answer
  * fetched or timed must be a 200. Runs in process over an in-memory embedded database with the demo data.
  */
-import { newPGlite, openDb } from "@/db/client.ts";
+import { openDb } from "@/db/client.ts";
+import { newPGlite } from "@/db/pglite.ts";
 import { importData } from "@/lib/import.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";

@@ -2,7 +2,7 @@
  * Standalone profile: resident memory of PGlite's first open of an empty folder (initdb) and what a close
  * and reopen gives back. `deno run -A --v8-flags=--expose-gc bench/profile_first_open.ts`
  */
-import { newPGlite } from "@/db/client.ts";
+import { newPGlite } from "@/db/pglite.ts";
 
 const gc = (globalThis as unknown as { gc?: () => void }).gc ?? (() => {});
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync("/proc/self/status"))?.[1]) / 1024;

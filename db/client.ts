@@ -4,8 +4,7 @@
  * one path. PGlite serves one connection: Kysely queues its queries (its adapter reports no multiple
  * connections), so transactions there run one at a time.
  */
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
 import { getLogger } from "@logtape/logtape";
@@ -120,16 +119,18 @@ export function openDb(target: DbTarget): Db {
     pools.set(db, pool);
     return db;
   }
-  // Opened on first use, by the first query or the first `listen`, whichever comes first.
-  let pglite = target.pglite;
-  const instance = () => pglite ??= newPGlite({ dataDir: target.dir });
+  // Opened on first use, by the first query or the first `listen`, whichever comes first. PGlite's module is
+  // imported only here, so a process on the server database never loads it (~13 MB resident, issue 14).
+  let pglite: Promise<PGlite> | undefined = target.pglite && Promise.resolve(target.pglite);
+  const instance = () =>
+    pglite ??= import("@/db/pglite.ts").then(({ newPGlite }) => newPGlite({ dataDir: target.dir }));
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: instance }) });
   pglites.set(db, instance);
   return db;
 }
 
 /** The PGlite instance under each embedded connection, for LISTEN (`listen` below). */
-const pglites = new WeakMap<Db, () => PGlite>();
+const pglites = new WeakMap<Db, () => Promise<PGlite>>();
 
 /**
  * LISTEN on `channel`: `onPayload` gets each NOTIFY's payload, after the notifying transaction commits, from
@@ -144,7 +145,7 @@ export async function listen(
   onPayload: (payload: string | null) => void,
 ): Promise<() => Promise<void>> {
   const pglite = pglites.get(db);
-  if (pglite) return await pglite().listen(channel, (payload) => onPayload(payload));
+  if (pglite) return await (await pglite()).listen(channel, (payload) => onPayload(payload));
   const pool = pools.get(db);
   if (!pool) throw new Error("listen: not a database opened by openDb");
   let stopped = false;
@@ -186,24 +187,4 @@ export async function listen(
     stopped = true;
     await (client as pg.Client | null)?.end().catch(() => {});
   };
-}
-
-/**
- * PGlite's buffer cache. PostgreSQL's default (128 MB, which initdb writes into postgresql.conf) is touched
- * whole when the embedded database opens, so it alone cost 128 MB of resident memory on a depot's small VM
- * (issue 14). The data a depot searches is a few tens of MB and stays in the OS page cache behind this one,
- * so a smaller cache costs a read() per miss, not a disk seek (docs/performance.md "Memory and start-up").
- */
-export const PGLITE_SHARED_BUFFERS = "16MB";
-
-/** A PGlite instance with the extensions and type parsers the service relies on. */
-export function newPGlite(options: { dataDir?: string; loadDataDir?: Blob }): PGlite {
-  return new PGlite({
-    ...options,
-    // Command-line settings win over postgresql.conf, so an existing data folder gets them too.
-    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
-    extensions: { pg_trgm },
-    // int8 (count) and numeric arrive as numbers on both databases (see the pg parsers above).
-    parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
-  });
 }

@@ -8,7 +8,7 @@
  * With a PostgreSQL server (DATABASE_URL) this prints the pg_dump recipe instead (docs/operations.md).
  */
 import { join } from "node:path";
-import { newPGlite } from "@/db/client.ts";
+import { newPGlite } from "@/db/pglite.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { TarWriter } from "@/io/tar.ts";
 import { configOrExit, lockEmbeddedOrExit } from "@/tasks/setup.ts";

@@ -5,7 +5,7 @@
  * renamed into place only once everything is in, so a failed restore leaves no half database behind.
  */
 import { join } from "node:path";
-import { newPGlite } from "@/db/client.ts";
+import { newPGlite } from "@/db/pglite.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { readTar, type TarEntry } from "@/io/tar.ts";
 import { BACKUP_FORMAT, SERVER_RECIPE } from "@/tasks/backup.ts";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { type Db, newPGlite, openDb } from "@/db/client.ts";
+import { type Db, openDb } from "@/db/client.ts";
+import { newPGlite } from "@/db/pglite.ts";
 import { FakeClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";

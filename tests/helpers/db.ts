@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { type Db, newPGlite, openDb } from "@/db/client.ts";
+import { type Db, openDb } from "@/db/client.ts";
+import { newPGlite } from "@/db/pglite.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { migrations } from "@/db/migrations/mod.ts";
 

@@ -1,0 +1,26 @@
+/**
+ * The embedded database's engine (PGlite), in a module of its own: db/client.ts imports it only when it opens
+ * an embedded database, so a process on a PostgreSQL server never loads it (issue 14, memory).
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+
+/**
+ * PGlite's buffer cache. PostgreSQL's default (128 MB, which initdb writes into postgresql.conf) is touched
+ * whole when the embedded database opens, so it alone cost 128 MB of resident memory on a depot's small VM
+ * (issue 14). The data a depot searches is a few tens of MB and stays in the OS page cache behind this one,
+ * so a smaller cache costs a read() per miss, not a disk seek (docs/performance.md "Memory and start-up").
+ */
+export const PGLITE_SHARED_BUFFERS = "16MB";
+
+/** A PGlite instance with the extensions and type parsers the service relies on. */
+export function newPGlite(options: { dataDir?: string; loadDataDir?: Blob }): PGlite {
+  return new PGlite({
+    ...options,
+    // Command-line settings win over postgresql.conf, so an existing data folder gets them too.
+    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    extensions: { pg_trgm },
+    // int8 (count) and numeric arrive as numbers on both databases (see the pg parsers above).
+    parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
+  });
+}
