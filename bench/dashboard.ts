@@ -1,0 +1,384 @@
+/**
+ * The HQ dashboard at scale (issue 14 item 7): each list and filter of the dashboard as the service
+ * answers it (session, queries, render; median of several requests after a warm-up), beside the same SQL
+ * statements run directly through a bare driver ("bare SQL": the statements the page's data functions
+ * issue, recorded in process and replayed on a plain pg client or PGlite, no Kysely, no HTTP); and the
+ * parts CSV export's rows/s and the server's peak memory while it streams.
+ *
+ * Runs on its own database, filled by bench/generate_scale.ts (claims, parts, movements, Deliver_Parts,
+ * announcements, history), next to the bench's target: a scratch database on the same server, dropped
+ * afterwards, or a folder of its own for the embedded database. The service always runs before its
+ * baseline. Standalone: `deno run -A bench/dashboard.ts --claims N [--url postgres://… (already filled)]`.
+ */
+import { parseArgs } from "node:util";
+import { type CompiledQuery, Kysely, PostgresDialect, PostgresQueryCompiler, sql } from "kysely";
+import pg from "pg";
+import { type Db, newPGlite, openDb } from "@/db/client.ts";
+import { migrateToLatest } from "@/db/migrate.ts";
+import { BENCH_DISPATCHER, fillScale } from "@/bench/generate_scale.ts";
+import { serviceEnv } from "@/bench/search.ts";
+import { startChild, withPeakRss } from "@/bench/process.ts";
+import { percentile } from "@/bench/load.ts";
+import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import { mintToken, randomToken } from "@/io/tokens.ts";
+import {
+  cursorParam,
+  movementPageOf,
+  movementQueryOf,
+  partPageOf,
+  partQueryOf,
+  tripQueryOf,
+} from "@/lib/dashboard/lists.ts";
+import { partsPage } from "@/lib/dashboard/parts.ts";
+import { movementsPage, openTripsPage } from "@/lib/dashboard/movements.ts";
+import { announcementsPage } from "@/lib/dashboard/announcements.ts";
+import { partExportBatch } from "@/db/queries/parts.ts";
+import type { AnnouncementState } from "@/db/schema.ts";
+
+const RUNS = 7;
+const BUDGET_MS = 100;
+
+/** One dashboard request: its path and the page's data functions, as the route calls them. */
+interface DashPage {
+  path: string;
+  data: (db: Db) => Promise<unknown>;
+}
+
+const query = (path: string) => Object.fromEntries(new URL(path, "http://x").searchParams);
+
+function partsList(path: string): DashPage {
+  return {
+    path,
+    data: (db) => {
+      const raw = query(path);
+      const list = partQueryOf(raw);
+      return partsPage(db, list.filters, partPageOf(raw, list.sort), list.sort);
+    },
+  };
+}
+
+function movementsList(path: string): DashPage {
+  return {
+    path,
+    data: (db) => {
+      const raw = query(path);
+      const list = movementQueryOf(raw);
+      return movementsPage(db, list.filters, movementPageOf(raw, list.sort), list.sort);
+    },
+  };
+}
+
+const tripsList = (path: string): DashPage => ({
+  path,
+  data: (db) => openTripsPage(db, tripQueryOf(query(path)).sort),
+});
+
+function feed(state: AnnouncementState | null, before: number | null): DashPage {
+  const q = new URLSearchParams();
+  if (state) q.set("state", state);
+  if (before) q.set("before", String(before));
+  return {
+    path: `/hq/announcements${q.size ? `?${q}` : ""}`,
+    data: (db) => announcementsPage(db, { state, before, timeZone: "UTC" }),
+  };
+}
+
+/** The pages timed: every list's default, a deep page, each filter and each sort. */
+async function dashPages(db: Db): Promise<DashPage[]> {
+  // Row 12 501 of the default order: where `?page=501` of the offset paging began.
+  const deep = await sql<{ value: string; id: number }>`select to_char(updated_at at time zone 'UTC',
+    'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as value, id from parts_orders order by updated_at desc, id desc
+    offset 12500 limit 1`.execute(db);
+  const after = cursorParam({ column: "since", dir: "desc" }, deep.rows[0]);
+  const sample = await sql<{ registration: string; repairer: number; driver: number; top: number }>`
+    select c.registration, cm.repairer_id as repairer, (select id from users where role = 'driver' limit 1) driver,
+      (select max(id) from announcements) top
+    from claims c join claim_management cm on cm.claim_id = c.id order by c.id limit 1`.execute(db);
+  const s = sample.rows[0];
+  const rego = encodeURIComponent(s.registration.slice(0, 4));
+  const parts = ["part_no", "description", "qty", "status", "claim", "rego", "repairer"]
+    .map((col) => partsList(`/hq/parts?sort=${col}`));
+  const movements = ["id", "type", "status", "rego", "place", "driver", "dropped_off", "parts"]
+    .map((col) => movementsList(`/hq/movements?sort=${col}`));
+  return [
+    partsList("/hq/parts"),
+    partsList(`/hq/parts?after=${after}`),
+    partsList("/hq/parts?status=Arrived"),
+    partsList("/hq/parts?claim=54321"),
+    partsList(`/hq/parts?rego=${rego}`),
+    partsList(`/hq/parts?repairer=${s.repairer}`),
+    ...parts,
+    movementsList("/hq/movements"),
+    movementsList("/hq/movements?type=reverse"),
+    movementsList("/hq/movements?status=Parts+Picked+Up"),
+    movementsList(`/hq/movements?rego=${rego}`),
+    movementsList(`/hq/movements?driver=${s.driver}`),
+    ...movements,
+    tripsList("/hq/trips"),
+    feed(null, null),
+    feed("failed", null),
+    feed("delivered", null),
+    feed(null, Math.max(1, Number(s.top) - 100_000)),
+  ];
+}
+
+async function medianMs(fn: () => Promise<unknown>): Promise<number> {
+  await fn();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return percentile(times.sort((a, b) => a - b), 50);
+}
+
+/** The statements `run` issues through `db`, compiled as Kysely sends them (for the bare replay). */
+async function recorded(db: Db, run: (db: Db) => Promise<unknown>): Promise<CompiledQuery[]> {
+  const seen: CompiledQuery[] = [];
+  const compiler = new PostgresQueryCompiler();
+  await run(db.withPlugin({
+    transformQuery: ({ node, queryId }) => {
+      seen.push(compiler.compileQuery(node, queryId));
+      return node;
+    },
+    transformResult: ({ result }) => Promise.resolve(result),
+  }));
+  return seen;
+}
+
+type Bare = { query(text: string, params: readonly unknown[]): Promise<unknown[]>; close(): Promise<void> };
+
+function bareDriver(target: BenchTarget): Bare {
+  const url = target.env.DATABASE_URL;
+  if (url) {
+    const client = new pg.Client({ connectionString: url });
+    const ready = client.connect();
+    return {
+      query: async (text, params) => (await ready, (await client.query(text, params as unknown[])).rows),
+      close: () => client.end(),
+    };
+  }
+  const pglite = newPGlite({ dataDir: `${target.env.DATA_DIR}/db` });
+  return {
+    query: async (text, params) => (await pglite.query(text, params as unknown[])).rows,
+    close: () => pglite.close(),
+  };
+}
+
+/** Streams the parts CSV to the end; its data rows. */
+async function drainCsv(url: string, cookie: string): Promise<number> {
+  const res = await fetch(url, { headers: { cookie } });
+  if (res.status !== 200) throw new Error(`bench: ${url} answered ${res.status}`);
+  let lines = 0;
+  for await (const chunk of res.body!) for (const b of chunk) if (b === 10) lines++;
+  return lines - 1;
+}
+
+/** A dispatcher's session row, seeded directly (the sign-in's PIN hashing is not what is measured). */
+async function seedSession(db: Db): Promise<string> {
+  const { token, hash } = mintToken();
+  const user = await db.selectFrom("users").select("id").where("email", "=", BENCH_DISPATCHER)
+    .executeTakeFirstOrThrow();
+  await db.insertInto("sessions").values({
+    token_hash: hash,
+    user_id: user.id,
+    csrf_token: randomToken(),
+    created_at: new Date(),
+    last_seen_at: new Date(),
+  }).execute();
+  return `pm_session=${token}`;
+}
+
+/** Times every page and the export on the service, then the same SQL bare; `target` is already filled. */
+export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]> {
+  let db = target.open();
+  const pages = await dashPages(db);
+  const cookie = await seedSession(db);
+  const parts = Number(
+    (await sql<{ n: number }>`select count(*) as n from parts_orders`.execute(db)).rows[0].n,
+  );
+  await db.destroy();
+
+  const service = await startChild("tasks/start.ts", serviceEnv(target));
+  const served = new Map<string, number>();
+  let csv: { rows: number; seconds: number; peak: number; idle: number };
+  try {
+    for (const page of pages) {
+      served.set(
+        page.path,
+        await medianMs(async () => {
+          const res = await fetch(service.url + page.path, { headers: { cookie } });
+          if (res.status !== 200) throw new Error(`bench: ${page.path} answered ${res.status}`);
+          await res.arrayBuffer();
+        }),
+      );
+    }
+    const idle = await service.rss();
+    const t0 = performance.now();
+    const { result: rows, peak } = await withPeakRss(
+      service.rss,
+      () => drainCsv(`${service.url}/hq/exports/parts.csv`, cookie),
+    );
+    csv = { rows, seconds: (performance.now() - t0) / 1000, peak, idle };
+  } finally {
+    await service.stop();
+  }
+  if (csv.rows !== parts) throw new Error(`bench: the CSV held ${csv.rows} of ${parts} parts`);
+
+  db = target.open();
+  const bare = bareDriver(target);
+  const out: BenchRow[] = [];
+  try {
+    for (const page of pages) {
+      const statements = await recorded(db, page.data);
+      const ms = await medianMs(async () => {
+        for (const s of statements) await bare.query(s.sql, s.parameters);
+      });
+      const ours = served.get(page.path)!;
+      out.push({
+        figure: `dashboard GET ${page.path.length > 60 ? page.path.slice(0, 40) + "…" : page.path} (ms)`,
+        service: ours.toFixed(1),
+        baseline: ms.toFixed(1),
+        ratio: (ours / ms).toFixed(2),
+        note:
+          `bare SQL: the page's ${statements.length} statements on a bare driver; budget ${BUDGET_MS} ms: ${
+            ours <= BUDGET_MS ? "met" : "MISSED"
+          }`,
+      });
+    }
+    // The export's bare side: the same batch statement in a keyset loop (the id of a batch's last row next).
+    const SENTINEL = -424242;
+    const [batch] = await recorded(db, (d) => partExportBatch(d, {}, SENTINEL, 5000));
+    const at = batch.parameters.indexOf(SENTINEL);
+    const t0 = performance.now();
+    let rows = 0;
+    for (let after = 0;;) {
+      const params = [...batch.parameters];
+      params[at] = after;
+      const got = await bare.query(batch.sql, params) as { id: number }[];
+      if (got.length === 0) break;
+      rows += got.length;
+      after = got[got.length - 1].id;
+    }
+    const bareRate = rows / ((performance.now() - t0) / 1000);
+    const rate = csv.rows / csv.seconds;
+    const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
+    out.push({
+      figure: `parts CSV export, ${csv.rows} rows (rows/s)`,
+      service: rate.toFixed(0),
+      baseline: bareRate.toFixed(0),
+      ratio: (rate / bareRate).toFixed(2),
+      note:
+        "bare SQL: the export's batch statement in a keyset loop, rows only (no CSV); aim ≥ 100 000 rows/s",
+    }, {
+      figure: "server peak RSS while streaming the parts CSV (MB)",
+      service: mb(csv.peak),
+      baseline: `${mb(csv.idle)} (same service idle, not a baseline)`,
+      ratio: (csv.peak / csv.idle).toFixed(2),
+      note: "bounded memory: one batch in flight, back-pressure from the client",
+    });
+  } finally {
+    await bare.close();
+    await db.destroy();
+  }
+  return out;
+}
+
+/**
+ * The dashboard rows for `deno task bench`: fills a database of its own beside the target with `claims`
+ * claims (three parts each, movements, announcements, history), measures, and drops it.
+ */
+export async function benchDashboard(target: BenchTarget, claims: number): Promise<BenchRow[]> {
+  const own = await ownTarget(target);
+  try {
+    const db = own.target.open();
+    await migrateToLatest(db);
+    await fillScale(db, claims, (line) => console.error(line));
+    await db.destroy();
+    return await measureDashboard(own.target);
+  } finally {
+    await own.drop();
+  }
+}
+
+async function ownTarget(target: BenchTarget): Promise<{ target: BenchTarget; drop: () => Promise<void> }> {
+  const dataDir = await Deno.makeTempDir({ dir: target.dataDir, prefix: "dashboard-" });
+  const url = target.env.DATABASE_URL;
+  if (!url) {
+    return {
+      target: {
+        kind: "embedded",
+        env: { DATA_DIR: dataDir },
+        dataDir,
+        open: () => openDb({ dir: `${dataDir}/db` }),
+      },
+      drop: () => Deno.remove(dataDir, { recursive: true }),
+    };
+  }
+  const admin = new Kysely({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
+  });
+  const name = `pm_dashboard_${Deno.pid}`;
+  await sql`create database ${sql.id(name)}`.execute(admin);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  const own = u.toString();
+  return {
+    target: {
+      kind: "server",
+      env: { DATABASE_URL: own, DATA_DIR: dataDir },
+      dataDir,
+      open: () => openDb({ url: own }),
+    },
+    drop: async () => {
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
+      await admin.destroy();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { claims: { type: "string", default: "10000" }, url: { type: "string" } },
+  });
+  const dataDir = await Deno.makeTempDir({ prefix: "pm-dashboard-" });
+  let rows: BenchRow[];
+  if (values.url) {
+    // An already filled server database (generate_scale.ts): migrated here, measured, kept.
+    const url = values.url;
+    const target: BenchTarget = {
+      kind: "server",
+      env: { DATABASE_URL: url, DATA_DIR: dataDir },
+      dataDir,
+      open: () => openDb({ url }),
+    };
+    const db = target.open();
+    await migrateToLatest(db);
+    await db.destroy();
+    rows = await measureDashboard(target);
+  } else {
+    const server = Deno.env.get("DATABASE_URL");
+    const target: BenchTarget = server
+      ? {
+        kind: "server",
+        env: { DATABASE_URL: server, DATA_DIR: dataDir },
+        dataDir,
+        open: () => openDb({ url: server }),
+      }
+      : {
+        kind: "embedded",
+        env: { DATA_DIR: dataDir },
+        dataDir,
+        open: () => openDb({ dir: `${dataDir}/db` }),
+      };
+    rows = await benchDashboard(target, Number(values.claims));
+  }
+  await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  console.log("| figure | service | baseline | ratio | note |\n|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(`| ${r.figure} | ${r.service} | ${r.baseline} | ${r.ratio} | ${r.note ?? ""} |`);
+  }
+}
