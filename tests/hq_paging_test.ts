@@ -200,3 +200,29 @@ appTest(
     assert.equal(ids.length, 60);
   },
 );
+
+appTest(
+  "hq paging: the feed's per-state counts stop at 1 000 rows: 'more than n' past it, exact below",
+  async (a) => {
+    const shop = await makeRepairer(a.db, "SHOP-FEED");
+    const driver = await makeUser(a.db, { name: "DRIVER-FEED" });
+    const { claim } = await makeClaim(a.db, { parts: [{ status: "Arrived" }] });
+    await sql`insert into parts_movements (claim_id, movement_type, movement_status, picked_up_by, dropped_off_by,
+      pick_up_at, dropped_off_at, repairer_id)
+    select ${claim.id}, 'direct', 'Parts Dropped off', ${driver.id}, ${driver.id}, now(), now(), ${shop.id}
+    from generate_series(1, 1103)`.execute(a.db);
+    await sql`insert into announcements (message_id, movement_id, title, channel, body, state, next_attempt_at,
+      created_at)
+    select gen_random_uuid(), m.id, 'Parts Delivered', 'parts_movement',
+      jsonb_build_object('title', 'Parts Delivered', 'rego', 'REG-F', 'place', 'SHOP-FEED', 'parts', '[]'::jsonb,
+        'driver', 'DRIVER-FEED', 'at', '2026-11-20T12:00:00Z', 'link', 'http://x/hq/movements/' || m.id,
+        'movement_id', m.id),
+      case when m.id % 500 = 0 then 'failed' else 'delivered' end, now(), now()
+    from parts_movements m`.execute(a.db);
+    const d = await signedIn(a, "dispatcher");
+    const text = await pageText(await d.get("/hq/announcements"));
+    assert.match(text, /Sent \(more than 1000\)/, "1 101 sent: counted to the cap");
+    assert.match(text, /Failed \(2\)/, "a small state exactly");
+    assert.match(text, /Waiting \(0\)/);
+  },
+);
