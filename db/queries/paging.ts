@@ -79,14 +79,11 @@ export async function fetchKeysetPage<DB, TB extends keyof DB, O extends { id: n
   const backwards = window.before !== undefined;
   const dir = backwards ? flip(order.dir) : order.dir;
   const at = window.before ?? window.after;
-  // deno-lint-ignore no-explicit-any
-  let q = query.select(asText(column).as("sort_key")) as SelectQueryBuilder<
-    any,
-    any,
-    O & { sort_key: string | null }
-  >;
+  let q = query.select(asText(column).as("sort_key"));
   if (at) q = q.where(beyond(column, id, at, dir === "asc"));
-  const found = await q.orderBy(column.expr, dir).orderBy(id, dir).limit(window.limit + 1).execute();
+  // Kysely's generic row type (a Selection over unknown tables) is the caller's row plus sort_key.
+  const found = await q.orderBy(column.expr, dir).orderBy(id, dir).limit(window.limit + 1)
+    .execute() as unknown as (O & { sort_key: string | null })[];
   const more = found.length > window.limit;
   const rows = found.slice(0, window.limit);
   if (backwards) {
