@@ -279,7 +279,7 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
       service: mb(csv.peak),
       baseline: `${mb(csv.idle)} (same service idle, not a baseline)`,
       ratio: (csv.peak / csv.idle).toFixed(2),
-      note: "bounded memory: one batch in flight, back-pressure from the client",
+      note: "bounded memory: a batch and the read of the next in flight, back-pressure from the client",
     });
   } finally {
     await bare.close();
