@@ -32,6 +32,7 @@ import {
 import { partsPage } from "@/lib/dashboard/parts.ts";
 import { movementsPage, openTripsPage } from "@/lib/dashboard/movements.ts";
 import { announcementsPage } from "@/lib/dashboard/announcements.ts";
+import { EXPORT_BATCH } from "@/lib/dashboard/exports.ts";
 import { partExportBatch } from "@/db/queries/parts.ts";
 import type { AnnouncementState } from "@/db/schema.ts";
 
@@ -85,10 +86,10 @@ function feed(state: AnnouncementState | null, before: number | null): DashPage 
 
 /** The pages timed: every list's default, a deep page, each filter and each sort. */
 async function dashPages(db: Db): Promise<DashPage[]> {
-  // Row 12 501 of the default order: where `?page=501` of the offset paging began.
+  // Row 12 501 of the default order (where `?page=501` of the offset paging began), or the middle row.
   const deep = await sql<{ value: string; id: number }>`select to_char(updated_at at time zone 'UTC',
     'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as value, id from parts_orders order by updated_at desc, id desc
-    offset 12500 limit 1`.execute(db);
+    offset least(12500, (select count(*) / 2 from parts_orders)) limit 1`.execute(db);
   const after = cursorParam({ column: "since", dir: "desc" }, deep.rows[0]);
   const sample = await sql<{ registration: string; repairer: number; driver: number; top: number }>`
     select c.registration, cm.repairer_id as repairer, (select id from users where role = 'driver' limit 1) driver,
@@ -118,7 +119,7 @@ async function dashPages(db: Db): Promise<DashPage[]> {
     feed(null, null),
     feed("failed", null),
     feed("delivered", null),
-    feed(null, Math.max(1, Number(s.top) - 100_000)),
+    feed(null, Math.ceil(Number(s.top) * 0.9)),
   ];
 }
 
@@ -150,22 +151,40 @@ async function recorded(db: Db, run: (db: Db) => Promise<unknown>): Promise<Comp
   return seen;
 }
 
-type Bare = { query(text: string, params: readonly unknown[]): Promise<unknown[]>; close(): Promise<void> };
+/**
+ * The bare side: a plain driver, and a Kysely connection to record the statements with. The embedded
+ * database is one PGlite instance under both (two instances must not open one folder).
+ */
+interface Bare {
+  db: Db;
+  query(text: string, params: readonly unknown[]): Promise<unknown[]>;
+  close(): Promise<void>;
+}
 
-function bareDriver(target: BenchTarget): Bare {
+function bareSide(target: BenchTarget): Bare {
   const url = target.env.DATABASE_URL;
   if (url) {
     const client = new pg.Client({ connectionString: url });
     const ready = client.connect();
+    const db = target.open();
     return {
+      db,
       query: async (text, params) => (await ready, (await client.query(text, params as unknown[])).rows),
-      close: () => client.end(),
+      close: async () => {
+        await client.end();
+        await db.destroy();
+      },
     };
   }
   const pglite = newPGlite({ dataDir: `${target.env.DATA_DIR}/db` });
+  const db = openDb({ pglite });
   return {
+    db,
     query: async (text, params) => (await pglite.query(text, params as unknown[])).rows,
-    close: () => pglite.close(),
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
   };
 }
 
@@ -195,7 +214,7 @@ async function seedSession(db: Db): Promise<string> {
 
 /** Times every page and the export on the service, then the same SQL bare; `target` is already filled. */
 export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]> {
-  let db = target.open();
+  const db = target.open();
   const pages = await dashPages(db);
   const cookie = await seedSession(db);
   const parts = Number(
@@ -229,12 +248,11 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
   }
   if (csv.rows !== parts) throw new Error(`bench: the CSV held ${csv.rows} of ${parts} parts`);
 
-  db = target.open();
-  const bare = bareDriver(target);
+  const bare = bareSide(target);
   const out: BenchRow[] = [];
   try {
     for (const page of pages) {
-      const statements = await recorded(db, page.data);
+      const statements = await recorded(bare.db, page.data);
       const ms = await medianMs(async () => {
         for (const s of statements) await bare.query(s.sql, s.parameters);
       });
@@ -252,7 +270,7 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
     }
     // The export's bare side: the same batch statement in a keyset loop (the id of a batch's last row next).
     const SENTINEL = -424242;
-    const [batch] = await recorded(db, (d) => partExportBatch(d, {}, SENTINEL, 5000));
+    const [batch] = await recorded(bare.db, (d) => partExportBatch(d, {}, SENTINEL, EXPORT_BATCH));
     const at = batch.parameters.indexOf(SENTINEL);
     const t0 = performance.now();
     let rows = 0;
@@ -283,7 +301,6 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
     });
   } finally {
     await bare.close();
-    await db.destroy();
   }
   return out;
 }
