@@ -94,7 +94,45 @@ export function formatDepotTime(d: Date, zone: string): string {
  * the offset is zero (so in UTC it is exactly `toISOString()`).
  */
 export function isoInZone(d: Date, zone: string): string {
-  const { date, time, offset } = wallClock(d, zone);
+  const offset = hourOffset(d, zone);
+  if (offset !== null) {
+    // The wall clock is the instant shifted by the offset, read as UTC (Date's own ISO writer).
+    const local = new Date(d.getTime() + offset.ms).toISOString();
+    if (local.length === 24 && local[0] !== "0") {
+      return local.slice(0, 23) + (offset.ms === 0 ? "Z" : offset.text);
+    }
+  }
+  const { date, time, offset: text } = wallClock(d, zone);
   const ms = String(d.getUTCMilliseconds()).padStart(3, "0");
-  return `${date}T${time}.${ms}${offset === "+00:00" ? "Z" : offset}`;
+  return `${date}T${time}.${ms}${text === "+00:00" ? "Z" : text}`;
+}
+
+const HOUR_MS = 3_600_000;
+/** Hours remembered per zone before the memo starts over (a CSV of a million rows spans ~20 000). */
+const MAX_HOURS = 100_000;
+const hourOffsets = new Map<string, Map<number, { ms: number; text: string } | null>>();
+
+/**
+ * The zone's offset over the UTC hour holding `d`, when the hour starts and ends with the same offset of
+ * whole minutes (zones change offset at most once an hour, on a minute); null otherwise (the hour of a
+ * change, or a historical offset in seconds): the caller then asks Intl for that instant. Intl's
+ * formatToParts costs ~20 µs a call, most of a CSV export's time when asked for every date (issue 14).
+ */
+function hourOffset(d: Date, zone: string): { ms: number; text: string } | null {
+  const hour = Math.floor(d.getTime() / HOUR_MS);
+  if (!Number.isFinite(hour)) return null;
+  let memo = hourOffsets.get(zone);
+  if (!memo) hourOffsets.set(zone, memo = new Map());
+  let offset = memo.get(hour);
+  if (offset === undefined) {
+    const start = wallClock(new Date(hour * HOUR_MS), zone).offset;
+    const end = wallClock(new Date(hour * HOUR_MS + HOUR_MS - 1), zone).offset;
+    const m = /^([+-])(\d\d):(\d\d)$/.exec(start);
+    offset = start === end && m
+      ? { ms: (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000, text: start }
+      : null;
+    if (memo.size >= MAX_HOURS) memo.clear();
+    memo.set(hour, offset);
+  }
+  return offset;
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { answerRefusal } from "@/components/hq/refusals.ts";
 import { hqPage } from "@/components/hq/page.tsx";
-import { movementQueryOf, PAGE_SIZE, pageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
+import { cursorParam, movementQueryOf, PAGE_SIZE, partPageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import { DomainError, type ErrorKind, ValidationError } from "@/lib/errors.ts";
 import { StatusRaced } from "@/lib/part_status.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
@@ -88,7 +88,14 @@ Deno.test("hq lists: filters are trimmed, the rego normalised for the search, un
     driverId: undefined,
   });
   assert.deepEqual(movementQueryOf({ type: "sideways" }).filters.type, undefined);
-  assert.deepEqual(pageOf({ page: "3" }), { page: 3, paging: { offset: 2 * PAGE_SIZE, limit: PAGE_SIZE } });
-  for (const page of ["-3", "0", "1.5", "abc", "10001", ""]) assert.equal(pageOf({ page }).page, 1, page);
-  assert.equal(pageOf({}).page, 1);
+  // Keyset pages: a cursor round-trips; the old offset `page` (any value) is the first page.
+  const since = { column: "since", dir: "desc" } as const;
+  const at = { value: "2026-11-20T12:00:00.000001Z", id: 7 };
+  assert.deepEqual(partPageOf({ after: cursorParam(since, at) }, since), { limit: PAGE_SIZE, after: at });
+  assert.deepEqual(partPageOf({ before: cursorParam(since, at) }, since), { limit: PAGE_SIZE, before: at });
+  for (const page of ["3", "-3", "0", "1.5", "abc", "10001", ""]) {
+    assert.deepEqual(partPageOf({ page }, since), { limit: PAGE_SIZE }, page);
+  }
+  assert.deepEqual(partPageOf({}, since), { limit: PAGE_SIZE });
+  assert.throws(() => partPageOf({ after: cursorParam(since, at) }, { column: "qty", dir: "desc" }), /after/);
 });

@@ -56,3 +56,44 @@ Deno.test("time zone: names are checked with Intl and spelt canonically; offsets
     assert.equal(canonicalTimeZone(bad), null, bad);
   }
 });
+
+/** The ISO form built from Intl for one instant alone: what isoInZone wrote before its per-hour memo. */
+function isoByIntl(d: Date, zone: string): string {
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "longOffset",
+  }).formatToParts(d);
+  const get = (type: string) => parts.find((p) => p.type === type)!.value;
+  const offset = get("timeZoneName").replace(/^GMT/, "") || "Z";
+  const ms = String(d.getUTCMilliseconds()).padStart(3, "0");
+  return `${get("year")}-${get("month")}-${get("day")}T${get("hour")}:${get("minute")}:${
+    get("second")
+  }.${ms}${offset === "+00:00" ? "Z" : offset}`;
+}
+
+Deno.test("time zone: the ISO form (memoised per hour) matches Intl at every instant around offset changes", () => {
+  // Sydney (one hour), Lord Howe (half an hour), St John's (a -03:30 offset), Kathmandu (+05:45).
+  const zones = ["Australia/Sydney", "Australia/Lord_Howe", "America/St_Johns", "Asia/Kathmandu", "UTC"];
+  const windows = [
+    Date.UTC(2026, 3, 4, 12),
+    Date.UTC(2026, 9, 3, 12),
+    Date.UTC(2026, 2, 8, 0),
+    Date.UTC(2026, 10, 1, 0),
+  ];
+  for (const zone of zones) {
+    for (const start of windows) {
+      // Every 7 min 13.457 s over a day, so instants fall on every side of each change.
+      for (let t = start; t < start + 86_400_000; t += 433_457) {
+        const d = new Date(t);
+        assert.equal(isoInZone(d, zone), isoByIntl(d, zone), `${zone} ${d.toISOString()}`);
+      }
+    }
+  }
+});

@@ -1,6 +1,6 @@
 /**
  * A list's sortable column heading: a link that orders the list by that column (ascending first, then
- * flipping), keeping the filters and starting again at page 1; `aria-sort` tells a screen reader which
+ * flipping), keeping the filters and starting again at the first page; `aria-sort` tells a screen reader which
  * column orders the list now.
  */
 import type { SortDir } from "@/db/queries/sorting.ts";
@@ -14,16 +14,15 @@ export interface Heading {
 /** The order a list is in, and what its sort links keep. */
 export interface TableSorting {
   path: string;
-  /** The list's query as typed (filters, sort); the page is dropped, a new order starts at page 1. */
+  /** The list's query as typed (filters, sort; never a page cursor: a new order starts at the first page). */
   query: Record<string, string>;
   column: string;
   dir: SortDir;
 }
 
 export function sortHref(s: TableSorting, column: string): string {
-  const { page: _page, ...kept } = s.query;
   const dir = s.column === column && s.dir === "asc" ? "desc" : "asc";
-  return `${s.path}?${new URLSearchParams({ ...kept, sort: column, dir })}`;
+  return `${s.path}?${new URLSearchParams({ ...s.query, sort: column, dir })}`;
 }
 
 export function SortHeading(

@@ -162,20 +162,13 @@ export function Empty({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** Previous / next links that keep the current filters. */
-export function Pagination(
-  { path, query, page, more }: { path: string; query: Record<string, string>; page: number; more: boolean },
-) {
-  if (page <= 1 && !more) return null;
-  const href = (p: number) => {
-    const params = new URLSearchParams({ ...query, page: String(p) });
-    return `${path}?${params}`;
-  };
+/** Previous / next links (keyset cursors, lib/dashboard/lists.ts) that keep the filters and the order. */
+export function Pagination({ prev, next }: { prev?: string; next?: string }) {
+  if (!prev && !next) return null;
   return (
     <nav class="mt-4 flex items-center gap-4" aria-label="Pages">
-      {page > 1 ? <a class={linkClass} href={href(page - 1)} rel="prev">← Previous</a> : null}
-      <span class="text-slate-600">Page {page}</span>
-      {more ? <a class={linkClass} href={href(page + 1)} rel="next">Next →</a> : null}
+      {prev ? <a class={linkClass} href={prev} rel="prev">← Previous</a> : null}
+      {next ? <a class={linkClass} href={next} rel="next">Next →</a> : null}
     </nav>
   );
 }

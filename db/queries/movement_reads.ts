@@ -8,8 +8,8 @@ import type { Db } from "@/db/client.ts";
 import type { MovementStatus, MovementType } from "@/db/schema.ts";
 import { announcementsOfMovement } from "@/db/queries/announcements.ts";
 import { containsPattern } from "@/db/queries/like.ts";
-import { fetchPage, type PageWindow } from "@/db/queries/paging.ts";
-import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
+import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
+import { col, expr, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
 
 /**
  * Movements with their claim, the drivers' names and the names of the repair shop and HQ the movement
@@ -111,52 +111,53 @@ function movementsQuery(db: Db, f: MovementFilters) {
 }
 
 /** The columns the movements list sorts by (sorting.ts), as its headings name them. */
-const MOVEMENT_SORT_SQL = {
-  id: col("m.id"),
-  type: col("m.movement_type"),
-  status: col("m.movement_status"),
-  rego: col("c.registration"),
-  place: sql`coalesce(r.name, cr.name)`,
-  driver: col("pu.name"),
-  picked_up: col("m.pick_up_at"),
-  dropped_off: col("m.dropped_off_at"),
-  parts: sql`(select count(*) from deliver_parts d where d.movement_id = m.id)`,
+export const MOVEMENT_SORT_COLUMNS = {
+  id: col("m.id", "int"),
+  type: col("m.movement_type", "text"),
+  status: col("m.movement_status", "text"),
+  rego: col("c.registration", "text"),
+  place: expr(sql`coalesce(r.name, cr.name)`, "text", true),
+  driver: col("pu.name", "text"),
+  picked_up: col("m.pick_up_at", "time"),
+  dropped_off: col("m.dropped_off_at", "time", true),
+  parts: expr(sql`(select count(*) from deliver_parts d where d.movement_id = m.id)`, "int"),
 } satisfies SortColumns<string>;
-export type MovementSortColumn = keyof typeof MOVEMENT_SORT_SQL;
-export const MOVEMENT_SORTS = Object.keys(MOVEMENT_SORT_SQL) as [MovementSortColumn, ...MovementSortColumn[]];
+export type MovementSortColumn = keyof typeof MOVEMENT_SORT_COLUMNS;
+export const MOVEMENT_SORTS = Object.keys(MOVEMENT_SORT_COLUMNS) as [
+  MovementSortColumn,
+  ...MovementSortColumn[],
+];
 /** Newest pick-up first, unless the list asks otherwise. */
 export const MOVEMENT_DEFAULT_SORT: ListSort<MovementSortColumn> = { column: "picked_up", dir: "desc" };
 
 /** The columns the open return trips sort by: the movements' own, less those every open trip shares. */
 const TRIP_SORT_SQL = {
-  id: MOVEMENT_SORT_SQL.id,
-  rego: MOVEMENT_SORT_SQL.rego,
-  driver: MOVEMENT_SORT_SQL.driver,
-  picked_up: MOVEMENT_SORT_SQL.picked_up,
-  place: MOVEMENT_SORT_SQL.place,
-  hq: col("hq.name"),
-  parts: MOVEMENT_SORT_SQL.parts,
+  id: MOVEMENT_SORT_COLUMNS.id,
+  rego: MOVEMENT_SORT_COLUMNS.rego,
+  driver: MOVEMENT_SORT_COLUMNS.driver,
+  picked_up: MOVEMENT_SORT_COLUMNS.picked_up,
+  place: MOVEMENT_SORT_COLUMNS.place,
+  hq: col("hq.name", "text", true),
+  parts: MOVEMENT_SORT_COLUMNS.parts,
 } satisfies SortColumns<string>;
 export type TripSortColumn = keyof typeof TRIP_SORT_SQL;
 export const TRIP_SORTS = Object.keys(TRIP_SORT_SQL) as [TripSortColumn, ...TripSortColumn[]];
 /** Oldest pick-up first (the longest on the road), unless the list asks otherwise. */
 export const TRIP_DEFAULT_SORT: ListSort<TripSortColumn> = { column: "picked_up", dir: "asc" };
 
-/** One page of movements in the sort's order (then by id). */
+/** One page of movements in the sort's order (then by id), with the cursors of the pages beside it. */
 export async function searchMovements(
   db: Db,
   filters: MovementFilters,
-  page: PageWindow,
+  page: KeysetWindow,
   sort: ListSort<MovementSortColumn> = MOVEMENT_DEFAULT_SORT,
-): Promise<{ rows: MovementListRow[]; more: boolean }> {
+): Promise<KeysetPage<MovementListRow>> {
   const firstPhoto = sql<number | null>`(select coalesce(d.delivery_photo_id, d.pickup_photo_id)
     from deliver_parts d where d.movement_id = m.id
     and coalesce(d.delivery_photo_id, d.pickup_photo_id) is not null order by d.id limit 1)`;
-  return await fetchPage(
-    movementsQuery(db, filters).select(firstPhoto.as("photo_id")).orderBy(
-      MOVEMENT_SORT_SQL[sort.column],
-      sort.dir,
-    ).orderBy("m.id", sort.dir),
+  return await fetchKeysetPage(
+    movementsQuery(db, filters).select(firstPhoto.as("photo_id")),
+    { column: MOVEMENT_SORT_COLUMNS[sort.column], dir: sort.dir, id: sql.ref("m.id") },
     page,
   );
 }
@@ -184,7 +185,7 @@ export async function openReturnTrips(
       sql<number>`(select count(*) from deliver_parts d where d.movement_id = m.id and not d.delivery)`
         .as("parts_on_truck"),
     )
-    .orderBy(TRIP_SORT_SQL[sort.column], sort.dir).orderBy("m.id", sort.dir)
+    .orderBy(TRIP_SORT_SQL[sort.column].expr, sort.dir).orderBy("m.id", sort.dir)
     .execute();
 }
 

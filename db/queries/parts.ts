@@ -11,7 +11,7 @@ import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.
 import { historyOfPart } from "@/db/queries/history.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { movementsOfPart } from "@/db/queries/movement_reads.ts";
-import { fetchPage, type PageWindow } from "@/db/queries/paging.ts";
+import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
 import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
 
 const arrivedParts = compiledQuery((db, claimId: number) =>
@@ -190,34 +190,34 @@ function partsQuery(db: Db, f: PartFilters) {
 }
 
 /** The columns the parts list sorts by (sorting.ts); "since" is the time of the part's last change. */
-const PART_SORT_SQL = {
-  part_no: col("p.part_no"),
-  description: col("p.description"),
-  qty: col("p.qty_ordered"),
-  status: col("p.status"),
-  since: col("p.updated_at"),
-  claim: col("c.claim_number"),
-  rego: col("c.registration"),
-  repairer: col("r.name"),
+export const PART_SORT_COLUMNS = {
+  part_no: col("p.part_no", "text"),
+  description: col("p.description", "text"),
+  qty: col("p.qty_ordered", "int"),
+  status: col("p.status", "text"),
+  since: col("p.updated_at", "time"),
+  claim: col("c.claim_number", "text"),
+  rego: col("c.registration", "text"),
+  repairer: col("r.name", "text", true),
 } satisfies SortColumns<string>;
-export type PartSortColumn = keyof typeof PART_SORT_SQL;
-export const PART_SORTS = Object.keys(PART_SORT_SQL) as [PartSortColumn, ...PartSortColumn[]];
+export type PartSortColumn = keyof typeof PART_SORT_COLUMNS;
+export const PART_SORTS = Object.keys(PART_SORT_COLUMNS) as [PartSortColumn, ...PartSortColumn[]];
 /** Most recently changed first, unless the list asks otherwise. */
 export const PART_DEFAULT_SORT: ListSort<PartSortColumn> = { column: "since", dir: "desc" };
 
-/** One page of parts in the sort's order (then by id); `more` says whether a next page exists. */
+/** One page of parts in the sort's order (then by id), with the cursors of the pages beside it. */
 export async function searchParts(
   db: Db,
   filters: PartFilters,
-  page: PageWindow,
+  page: KeysetWindow,
   sort: ListSort<PartSortColumn> = PART_DEFAULT_SORT,
-): Promise<{ rows: PartListRow[]; more: boolean }> {
+): Promise<KeysetPage<PartListRow>> {
   const latestPhoto = sql<number | null>`(select coalesce(d.delivery_photo_id, d.pickup_photo_id)
     from deliver_parts d where d.part_id = p.id
     and coalesce(d.delivery_photo_id, d.pickup_photo_id) is not null order by d.id desc limit 1)`;
-  return await fetchPage(
-    partsQuery(db, filters).select(latestPhoto.as("photo_id")).orderBy(PART_SORT_SQL[sort.column], sort.dir)
-      .orderBy("p.id", sort.dir),
+  return await fetchKeysetPage(
+    partsQuery(db, filters).select(latestPhoto.as("photo_id")),
+    { column: PART_SORT_COLUMNS[sort.column], dir: sort.dir, id: sql.ref("p.id") },
     page,
   );
 }
@@ -243,7 +243,8 @@ export interface PartExportRow extends PartRow {
 /**
  * The next batch of the parts export, in id order after `afterId` (keyset pagination: every batch is an
  * index range scan, however deep into the export). Each row carries the latest time the part entered each
- * status, from its history.
+ * status, from its history: one pass over the part's history rows (part_status_history_part), not one
+ * look-up per status.
  */
 export async function partExportBatch(
   db: Db,
@@ -252,16 +253,23 @@ export async function partExportBatch(
   limit: number,
 ): Promise<PartExportRow[]> {
   const entered = (status: PartStatus) =>
-    sql<Date | null>`(select max(h.changed_at) from part_status_history h
-      where h.part_id = p.id and h.to_status = ${status})`;
+    sql<Date | null>`max(h.changed_at) filter (where h.to_status = ${status})`;
   return await partsQuery(db, filters)
-    .select([
-      entered("Arrived").as("arrived_at"),
-      entered("Delivered to Repair Shop directly").as("delivered_at"),
-      entered("Pending Repair Shop Pick-Up").as("flagged_at"),
-      entered("Picked Up from Repair Shop").as("picked_up_at"),
-      entered("Returned to HQ").as("returned_at"),
-    ])
+    .leftJoinLateral(
+      (eb) =>
+        eb.selectFrom("part_status_history as h")
+          .select([
+            entered("Arrived").as("arrived_at"),
+            entered("Delivered to Repair Shop directly").as("delivered_at"),
+            entered("Pending Repair Shop Pick-Up").as("flagged_at"),
+            entered("Picked Up from Repair Shop").as("picked_up_at"),
+            entered("Returned to HQ").as("returned_at"),
+          ])
+          .whereRef("h.part_id", "=", "p.id")
+          .as("e"),
+      (join) => join.onTrue(),
+    )
+    .select(["e.arrived_at", "e.delivered_at", "e.flagged_at", "e.picked_up_at", "e.returned_at"])
     .where("p.id", ">", afterId)
     .orderBy("p.id")
     .limit(limit)

@@ -1,9 +1,10 @@
 /**
  * The column orders of the dashboard's lists. A list names the columns it may sort by (an allow-list the
  * query string is checked against, lib/dashboard/lists.ts) and the SQL each sorts on; every order then
- * ends on the row's id in the same direction, so rows with equal values keep one order and offset paging
+ * ends on the row's id in the same direction, so rows with equal values keep one order and keyset paging
  * (paging.ts) neither repeats nor skips a row between pages. A column may hold nulls (a part with no repair
- * shop): PostgreSQL puts them last ascending and first descending, the same on both databases.
+ * shop): PostgreSQL puts them last ascending and first descending, the same on both databases, and the
+ * keyset follows that order.
  */
 import { type RawBuilder, sql } from "kysely";
 
@@ -15,8 +16,32 @@ export interface ListSort<C extends string> {
   dir: SortDir;
 }
 
-/** A list's sortable columns: each name and the expression it orders by. */
-export type SortColumns<C extends string> = Record<C, RawBuilder<unknown>>;
+/**
+ * What a sort value is in SQL, for the keyset cursor: it carries the value as text (paging.ts) and casts
+ * it back to this type, so a timestamp keeps its microseconds.
+ */
+export type SortKind = "text" | "int" | "time";
+
+/** One sortable column: the expression it orders by, its kind, and whether it can be null. */
+export interface SortColumn {
+  expr: RawBuilder<unknown>;
+  kind: SortKind;
+  nullable?: boolean;
+}
+
+/** A list's sortable columns: each name and what it orders by. */
+export type SortColumns<C extends string> = Record<C, SortColumn>;
 
 /** A column reference for a SortColumns table ("p.part_no"). */
-export const col = (ref: string): RawBuilder<unknown> => sql.ref(ref);
+export const col = (ref: string, kind: SortKind, nullable = false): SortColumn => ({
+  expr: sql.ref(ref),
+  kind,
+  nullable,
+});
+
+/** A computed sort expression (a coalesce, a count). */
+export const expr = (sqlExpr: RawBuilder<unknown>, kind: SortKind, nullable = false): SortColumn => ({
+  expr: sqlExpr,
+  kind,
+  nullable,
+});

@@ -19,7 +19,7 @@ export const FEED_PAGE_SIZE = 200;
 
 /**
  * A page of the feed (only announcements with a channel in `state`, when given; older than `before`) and
- * how many announcements there are in each state; their text shows times in `timeZone` (the depot's).
+ * how many announcements there are in each state (capped: "more than n" past a thousand rows); their text shows times in `timeZone` (the depot's).
  */
 export async function announcementsPage(
   db: Db,
@@ -32,7 +32,7 @@ export async function announcementsPage(
       before: opts.before ?? undefined,
       timeZone: opts.timeZone,
     }),
-    announcementCounts(db),
+    announcementCounts(db, FEED_STATES),
   ]);
   return { ...page, counts };
 }

@@ -1,6 +1,6 @@
 /**
  * The dashboard's CSV exports of parts and movements (same filters as their lists). Streamed: rows are
- * fetched 500 at a time by keyset as the client reads (io/csv.ts), never the whole export in memory.
+ * fetched EXPORT_BATCH at a time by keyset as the client reads (io/csv.ts), never the whole export in memory.
  * Text cells lose any bidirectional control (lib/validation.ts), so a cell reads as what it holds.
  */
 import type { Db } from "@/db/client.ts";
@@ -13,7 +13,11 @@ import {
 import { csvStream, type CsvValue } from "@/io/csv.ts";
 import { stripBidi } from "@/lib/validation.ts";
 
-const EXPORT_BATCH = 500;
+/**
+ * Rows per batch: one batch (a few MB of rows and their CSV text) is all an export holds at once. 500 spent
+ * a round trip and a plan per 500 rows, a tenth of the time of a 3-million-part export (issue 14).
+ */
+export const EXPORT_BATCH = 2000;
 
 /** The parts CSV's columns, in order. */
 export const PART_HEADER = [
@@ -53,22 +57,29 @@ export const MOVEMENT_HEADER = [
 /**
  * Pulls batches after the last id seen, until one comes back empty. The first batch is read before the
  * stream exists, so a database fault or timeout there is answered 503 before any byte of the file is sent
- * instead of a 200 that breaks off.
+ * instead of a 200 that breaks off. Each batch handed out starts the read of the next one, so the database
+ * works on batch k+1 (in its own process, on the server) while batch k is turned into CSV: two batches at
+ * most are held, and one read may outlive a download the client gave up.
  */
 async function keyset<T extends { id: number }>(
   fetch: (afterId: number) => Promise<T[]>,
 ): Promise<() => Promise<T[]>> {
-  let afterId = 0;
-  const next = async () => {
-    const rows = await fetch(afterId);
-    if (rows.length) afterId = rows[rows.length - 1].id;
-    return rows;
-  };
-  let first: T[] | undefined = await next();
+  const after = (rows: T[]) => rows.length ? fetch(rows[rows.length - 1].id) : Promise.resolve([]);
+  const first = await fetch(0);
+  let ahead: Promise<T[]> = after(first);
+  // A read ahead that fails after the client went away has no reader: it must not be an unhandled rejection.
+  ahead.catch(() => {});
+  let pending: T[] | undefined = first;
   return () => {
-    const rows = first;
-    first = undefined;
-    return rows ? Promise.resolve(rows) : next();
+    if (pending) {
+      const rows = pending;
+      pending = undefined;
+      return Promise.resolve(rows);
+    }
+    const current = ahead;
+    ahead = current.then(after);
+    ahead.catch(() => {});
+    return current;
   };
 }
 

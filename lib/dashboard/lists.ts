@@ -1,23 +1,33 @@
 /**
  * The query strings of the dashboard's lists (parts, movements) and of their CSV exports: the values they
- * keep, what those mean to the searches, and the page number. Parsed with zod; a value that fits no filter
+ * keep, what those mean to the searches, and the page (a keyset cursor). Parsed with zod; a value that fits no filter
  * was typed into the address bar, so it is ignored (the list shows unfiltered) rather than refused, except
  * a control character (below).
  */
 import { z } from "zod";
-import { PART_DEFAULT_SORT, PART_SORTS, type PartFilters, type PartSortColumn } from "@/db/queries/parts.ts";
+import {
+  PART_DEFAULT_SORT,
+  PART_SORT_COLUMNS,
+  PART_SORTS,
+  type PartFilters,
+  type PartSortColumn,
+} from "@/db/queries/parts.ts";
 import {
   MOVEMENT_DEFAULT_SORT,
+  MOVEMENT_SORT_COLUMNS,
   MOVEMENT_SORTS,
   type MovementFilters,
   type MovementSortColumn,
   TRIP_DEFAULT_SORT,
   TRIP_SORTS,
 } from "@/db/queries/movement_reads.ts";
-import { type ListSort, SORT_DIRS } from "@/db/queries/sorting.ts";
+import { type ListSort, SORT_DIRS, type SortColumns, type SortKind } from "@/db/queries/sorting.ts";
+import type { Cursor, KeysetWindow } from "@/db/queries/paging.ts";
 import { PART_STATUSES } from "@/db/schema.ts";
 import { normaliseRego } from "@/lib/rego.ts";
-import { lineTextField, parseId, parseInput } from "@/lib/validation.ts";
+import { lineTextField, MAX_ID, parseId, parseInput } from "@/lib/validation.ts";
+import { ValidationError } from "@/lib/errors.ts";
+import { Buffer } from "node:buffer";
 
 export const PAGE_SIZE = 25;
 
@@ -120,11 +130,75 @@ const tripQuery = z.object(sortFields(TRIP_SORTS)).transform((q) => ({
 /** The open return trips' order (they have no filters); throws ValidationError for a refused column. */
 export const tripQueryOf = (raw: Record<string, string>) => parseInput(tripQuery, raw);
 
-/** `?page=N` (1-based, capped so an offset stays sane). */
-const pageNumber = z.coerce.number().int().min(1).max(10_000).catch(1);
+/**
+ * The page a list request asks for: `?after=<cursor>` (the page after the row the cursor names),
+ * `?before=<cursor>` (the page before it), else the first page. A cursor is opaque to the reader: unpadded
+ * base64url of JSON `[column, dir, value, id]`, written by `cursorParam` from the last (first) row shown.
+ * It names the order it was made in, so a cursor of another order (a forged or hand-edited link), a value
+ * that is not of the column's kind, or both parameters at once is refused (400) before it reaches SQL.
+ * The old `?page=N` links (offset paging, before issue 14) are ignored: they show the first page.
+ */
+function keysetOf<C extends string>(
+  raw: Record<string, string>,
+  sort: ListSort<C>,
+  columns: SortColumns<C>,
+): KeysetWindow {
+  if (raw.after !== undefined && raw.before !== undefined) {
+    throw new ValidationError("after", "cannot be given with before");
+  }
+  const name = raw.after !== undefined ? "after" : raw.before !== undefined ? "before" : null;
+  if (!name) return { limit: PAGE_SIZE };
+  const cursor = cursorOf(sort, columns[sort.column].kind).safeParse(raw[name]);
+  if (!cursor.success) throw new ValidationError(name, "is not a link of this list and order");
+  return { limit: PAGE_SIZE, [name]: cursor.data };
+}
 
-/** The page a list request asks for, and the window of rows that page holds. */
-export function pageOf(raw: Record<string, string>) {
-  const page = pageNumber.parse(raw.page);
-  return { page, paging: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } };
+/** The page of the parts list a request asks for, in its order (`keysetOf`); throws ValidationError. */
+export const partPageOf = (raw: Record<string, string>, sort: ListSort<PartSortColumn>) =>
+  keysetOf(raw, sort, PART_SORT_COLUMNS);
+
+/** The page of the movements list a request asks for, in its order (`keysetOf`); throws ValidationError. */
+export const movementPageOf = (raw: Record<string, string>, sort: ListSort<MovementSortColumn>) =>
+  keysetOf(raw, sort, MOVEMENT_SORT_COLUMNS);
+
+/** The query value of a cursor in this order (the inverse of `keysetOf`'s parsing). */
+export function cursorParam<C extends string>(sort: ListSort<C>, cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([sort.column, sort.dir, cursor.value, cursor.id])).toString("base64url");
+}
+
+/** A sort value of each kind as paging.ts writes it; anything else would fail its cast in SQL. */
+const SORT_VALUE: Record<SortKind, z.ZodType<string>> = {
+  text: z.string().max(10_000).refine((v) => !v.includes("\0"), "must not contain NUL"),
+  int: z.string().regex(/^-?\d{1,18}$/),
+  time: z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/).refine((v) => !isNaN(Date.parse(v))),
+};
+
+/** A cursor's text: base64url JSON of this order's column and direction, a value of its kind, an id. */
+function cursorOf(sort: ListSort<string>, kind: SortKind) {
+  return z.string().max(12_000).transform((text, ctx) => {
+    try {
+      return JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "is not JSON" });
+      return z.NEVER;
+    }
+  }).pipe(z.tuple([z.literal(sort.column), z.literal(sort.dir), SORT_VALUE[kind].nullable(), idNumber]))
+    .transform(([, , value, id]): Cursor => ({ value, id }));
+}
+
+const idNumber = z.number().int().min(1).max(MAX_ID);
+
+/** The "Previous" and "Next" links of a list page: its query as typed plus the neighbour's cursor. */
+export function pageLinks<C extends string>(
+  path: string,
+  query: Record<string, string>,
+  sort: ListSort<C>,
+  page: { prev?: Cursor; next?: Cursor },
+): { prev?: string; next?: string } {
+  const href = (name: "after" | "before", cursor: Cursor) =>
+    `${path}?${new URLSearchParams({ ...query, [name]: cursorParam(sort, cursor) })}`;
+  return {
+    prev: page.prev && href("before", page.prev),
+    next: page.next && href("after", page.next),
+  };
 }

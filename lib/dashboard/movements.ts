@@ -9,21 +9,21 @@ import {
   type TripSortColumn,
 } from "@/db/queries/movement_reads.ts";
 import { listMovers } from "@/db/queries/users.ts";
-import type { PageWindow } from "@/db/queries/paging.ts";
+import type { KeysetWindow } from "@/db/queries/paging.ts";
 import type { ListSort } from "@/db/queries/sorting.ts";
 
 /** One page of movements in the asked order, and the people the driver filter offers. */
 export async function movementsPage(
   db: Db,
   filters: MovementFilters,
-  paging: PageWindow,
+  paging: KeysetWindow,
   sort: ListSort<MovementSortColumn>,
 ) {
-  const [{ rows, more }, drivers] = await Promise.all([
+  const [page, drivers] = await Promise.all([
     searchMovements(db, filters, paging, sort),
     listMovers(db),
   ]);
-  return { rows, more, drivers };
+  return { ...page, drivers };
 }
 
 export type MovementsPageData = Awaited<ReturnType<typeof movementsPage>>;

@@ -4,21 +4,21 @@ import { partDetail, type PartFilters, type PartSortColumn, searchParts } from "
 import type { ListSort } from "@/db/queries/sorting.ts";
 import { listRepairers } from "@/db/queries/places.ts";
 import { openReturnTripOf } from "@/db/queries/movements.ts";
-import type { PageWindow } from "@/db/queries/paging.ts";
+import type { KeysetWindow } from "@/db/queries/paging.ts";
 import { transitionsFrom } from "@/lib/part_status.ts";
 
 /** One page of parts in the asked order, and the repair shops the filter offers. */
 export async function partsPage(
   db: Db,
   filters: PartFilters,
-  paging: PageWindow,
+  paging: KeysetWindow,
   sort: ListSort<PartSortColumn>,
 ) {
-  const [{ rows, more }, repairers] = await Promise.all([
+  const [page, repairers] = await Promise.all([
     searchParts(db, filters, paging, sort),
     listRepairers(db),
   ]);
-  return { rows, more, repairers };
+  return { ...page, repairers };
 }
 
 export type PartsPageData = Awaited<ReturnType<typeof partsPage>>;

@@ -6,6 +6,7 @@ import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AnnouncementState } from "@/db/schema.ts";
+import type { CappedCount } from "@/db/queries/announcements.ts";
 import type { FeedEntry, FeedItem } from "@/lib/announcements/feed.ts";
 import {
   announcementsPage,
@@ -103,7 +104,7 @@ function Page({ data }: { data: Data }) {
             key={s}
             state={s}
             current={data.state}
-            label={`${STATE_LABEL[s]} (${data.counts[s] ?? 0})`}
+            label={`${STATE_LABEL[s]} (${countLabel(data.counts[s])})`}
           />
         ))}
       </nav>
@@ -130,6 +131,12 @@ function Page({ data }: { data: Data }) {
       </Live>
     </>
   );
+}
+
+/** "12", or "more than 480" when the count stopped at its cap (db/queries/announcements.ts). */
+function countLabel(count: CappedCount | undefined): string {
+  if (!count) return "0";
+  return count.more ? `more than ${count.n}` : String(count.n);
 }
 
 function pageHref(state: AnnouncementState | null, before: number | null): string {

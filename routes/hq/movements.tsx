@@ -2,7 +2,7 @@
 import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
-import { movementQueryOf, pageOf } from "@/lib/dashboard/lists.ts";
+import { movementPageOf, movementQueryOf, pageLinks } from "@/lib/dashboard/lists.ts";
 import { type MovementRow, movementsPage, type MovementsPageData } from "@/lib/dashboard/movements.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
@@ -29,19 +29,19 @@ export function movementsRoutes(deps: AppDeps) {
 
   app.get("/", async (c) => {
     const raw = c.req.query();
-    let list;
+    let list, paging;
     try {
       list = movementQueryOf(raw);
+      paging = movementPageOf(raw, list.sort);
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/movements");
     }
     const { query, filters, sort } = list;
-    const { page, paging } = pageOf(raw);
     const data = await movementsPage(deps.db, filters, paging, sort);
     return hqPage(
       c,
       { title: "Movements", section: "movements" },
-      <Page data={{ ...data, query, page, sort }} />,
+      <Page data={{ ...data, query, sort, links: pageLinks("/hq/movements", query, sort, data) }} />,
     );
   });
 
@@ -51,7 +51,8 @@ export function movementsRoutes(deps: AppDeps) {
 interface Data extends MovementsPageData {
   /** The filters as typed, for the form and the paging and export links. */
   query: Record<string, string>;
-  page: number;
+  /** The "Previous" and "Next" links (keyset cursors). */
+  links: { prev?: string; next?: string };
   sort: ListSort<MovementSortColumn>;
 }
 
@@ -150,7 +151,7 @@ function Page({ data }: { data: Data }) {
             </tr>
           )}
         </Table>
-        <Pagination path="/hq/movements" query={q} page={data.page} more={data.more} />
+        <Pagination {...data.links} />
       </Live>
     </>
   );

@@ -3,7 +3,7 @@ import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { PART_STATUSES } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { pageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
+import { pageLinks, partPageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import { partsPage, type PartsPageData } from "@/lib/dashboard/parts.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
@@ -28,16 +28,20 @@ export function partsRoutes(deps: AppDeps) {
 
   app.get("/", async (c) => {
     const raw = c.req.query();
-    let list;
+    let list, paging;
     try {
       list = partQueryOf(raw);
+      paging = partPageOf(raw, list.sort);
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/parts");
     }
     const { query, filters, sort } = list;
-    const { page, paging } = pageOf(raw);
     const data = await partsPage(deps.db, filters, paging, sort);
-    return hqPage(c, { title: "Parts", section: "parts" }, <Page data={{ ...data, query, page, sort }} />);
+    return hqPage(
+      c,
+      { title: "Parts", section: "parts" },
+      <Page data={{ ...data, query, sort, links: pageLinks("/hq/parts", query, sort, data) }} />,
+    );
   });
 
   return app;
@@ -46,7 +50,8 @@ export function partsRoutes(deps: AppDeps) {
 interface Data extends PartsPageData {
   /** The filters as typed, for the form and the paging and export links. */
   query: Record<string, string>;
-  page: number;
+  /** The "Previous" and "Next" links (keyset cursors). */
+  links: { prev?: string; next?: string };
   sort: ListSort<PartSortColumn>;
 }
 
@@ -125,7 +130,7 @@ function Page({ data }: { data: Data }) {
             </tr>
           )}
         </Table>
-        <Pagination path="/hq/parts" query={q} page={data.page} more={data.more} />
+        <Pagination {...data.links} />
       </Live>
     </>
   );
