@@ -83,8 +83,9 @@ async function fillSlice(db: Db, from: number, to: number) {
       select p.id, null, p.status, p.updated_at, 'import' from parts_orders p
       where p.claim_id between ${from} and ${to}`.execute(tx);
     // Movement g: direct for 8 claims in 10; otherwise a return trip, still on the road for 1 in 10 000.
+    // Three parts each (its Deliver_Parts below), stored as the movement's part_count.
     await sql`insert into parts_movements (id, claim_id, movement_type, movement_status, picked_up_by,
-        dropped_off_by, pick_up_at, dropped_off_at, repairer_id, location_type, hq_location_id)
+        dropped_off_by, pick_up_at, dropped_off_at, repairer_id, location_type, hq_location_id, part_count)
       overriding system value
       select g, g, case when g % 10 < 8 then 'direct' else 'reverse' end,
         case when g % 10 >= 8 and g % 10000 = 9 then 'Parts Picked Up' else 'Parts Dropped off' end,
@@ -93,7 +94,7 @@ async function fillSlice(db: Db, from: number, to: number) {
         case when g % 10 < 8 then now() - make_interval(mins => g) + interval '1 hour'
           when g % 10000 = 9 then null else now() - make_interval(mins => g) + interval '3 hours' end,
         case when g % 10 < 8 then k.r0 + g % ${REPAIRERS} end,
-        case when g % 10 >= 8 then 'HQ' end, case when g % 10 >= 8 then k.hq end
+        case when g % 10 >= 8 then 'HQ' end, case when g % 10 >= 8 then k.hq end, 3
       from ${g}, (select ${ids}) k`.execute(tx);
     await sql`insert into deliver_parts (id, movement_id, part_id, pickup, delivery, qty_ordered,
         pickup_photo_id, delivery_photo_id) overriding system value

@@ -136,6 +136,8 @@ export interface PartsMovementsTable {
   repairer_id: number | null;
   location_type: "HQ" | null;
   hq_location_id: number | null;
+  /** How many Deliver_Parts the movement has: written with them, by the movement's insert. */
+  part_count: Generated<number>;
   created_at: CreatedAt;
 }
 

@@ -62,6 +62,7 @@ appTest(
     const photoOf = new Map(staged.map((r) => [r.id, r.photo_id]));
     const rows = await a.db.selectFrom("deliver_parts").selectAll().orderBy("id").execute();
     assert.equal(rows.length, 2);
+    assert.equal(movement.part_count, 2, "the movement stores its number of parts (the confirmed ones)");
     for (const [i, part] of [[1, p2], [0, p1]] as const) {
       const row = rows.find((r) => r.part_id === part.id)!;
       assert.equal(

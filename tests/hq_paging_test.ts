@@ -33,6 +33,8 @@ async function walk(d: HqClient, path: string, attr: string, rel: "next" | "prev
   return pages;
 }
 
+const cursor = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
 /** Walks forward, then back from the last page: every row once, the same pages both ways. */
 async function assertWalk(d: HqClient, path: string, attr: string, all: number[]) {
   const forward = await walk(d, path, attr, "next");
@@ -119,7 +121,11 @@ appTest(
   async (a) => {
     const hq = await makeHq(a.db, "HQ-PAGING");
     const shop = await makeRepairer(a.db, "SHOP-MOVES");
-    const driver = await makeUser(a.db, { name: "DRIVER-PAGING" });
+    // Three drivers, two of them with the same name (the driver sort walks users: a tie across users),
+    // and part counts with ties (the stored part_count).
+    const drivers = await Promise.all(
+      ["DRIVER-PAGING-B", "DRIVER-PAGING-A", "DRIVER-PAGING-B"].map((name) => makeUser(a.db, { name })),
+    );
     const at = new Date(Date.UTC(2026, 10, 20, 8));
     const ids: number[] = [];
     for (let i = 0; i < 55; i++) {
@@ -133,13 +139,14 @@ appTest(
         claim_id: claim.id,
         movement_type: direct ? "direct" : "reverse",
         movement_status: open ? "Parts Picked Up" : "Parts Dropped off",
-        picked_up_by: driver.id,
+        picked_up_by: drivers[i % 3].id,
         pick_up_at: at,
-        dropped_off_by: open ? null : driver.id,
+        dropped_off_by: open ? null : drivers[i % 3].id,
         dropped_off_at: open ? null : at,
         repairer_id: direct ? shop.id : null,
         location_type: direct ? null : "HQ",
         hq_location_id: direct ? null : hq.id,
+        part_count: i % 4,
       }).returning("id").executeTakeFirstOrThrow();
       ids.push(m.id);
     }
@@ -150,10 +157,29 @@ appTest(
       }
     }
     await assertWalk(d, "/hq/movements", "movement", ids);
+    // The walked driver sort keeps the list's meaning: name, then movement id, across the two namesakes.
+    const byDriver = await assertWalk(d, "/hq/movements?sort=driver&dir=desc", "movement", ids);
+    const nameOf = (id: number) => drivers[ids.indexOf(id) % 3].name;
+    assert.deepEqual(
+      byDriver,
+      [...ids].sort((x, y) => nameOf(y).localeCompare(nameOf(x)) || y - x),
+      "driver desc: name, then id",
+    );
+    const byCount = await assertWalk(d, "/hq/movements?sort=parts", "movement", ids);
+    assert.deepEqual(byCount, [...ids].sort((x, y) => ids.indexOf(x) % 4 - ids.indexOf(y) % 4 || x - y));
+    // Filters apply inside the walk: the return trips by driver, every one once.
+    await assertWalk(
+      d,
+      "/hq/movements?type=reverse&sort=driver",
+      "movement",
+      ids.filter((_, i) => i % 3 !== 0),
+    );
+    // A driver cursor past every name is the end of the list, not an error.
+    const end = await d.get(`/hq/movements?sort=driver&after=${cursor(["driver", "asc", "ZZZ", 1])}`);
+    assert.equal(end.status, 200);
+    assert.doesNotMatch(await end.text(), /data-movement="/);
   },
 );
-
-const cursor = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
 appTest(
   "hq paging: a bad, forged or mismatched cursor is refused (400); an old ?page= shows page one",
@@ -178,6 +204,8 @@ appTest(
         `/hq/parts?sort=qty&after=${after}&before=${after}`,
         `/hq/movements?after=${after}`,
         `/hq/movements?before=${cursor(["picked_up", "desc", "x", 1])}`,
+        `/hq/movements?sort=parts&after=${cursor(["parts", "asc", "many", 1])}`, // not a number
+        `/hq/movements?sort=driver&after=${cursor(["driver", "asc", 7, 1])}`, // a name is text
       ]
     ) {
       const text = await pageText(await d.get(path), 400);

@@ -268,3 +268,33 @@ dbTest("migrations: one management record per claim", async ({ db }) => {
   );
   assert.equal(error.code, "23505");
 });
+
+dbTest(
+  "migrations: movement_sort_keys stores each existing movement's number of parts, and goes down again",
+  async ({ db }) => {
+    const sortKeys = migrations["20261216T0900_movement_sort_keys"];
+    const { claim, parts } = await makeClaim(db, {
+      parts: [{ status: "Arrived" }, { status: "Arrived" }, { status: "Arrived" }],
+    });
+    const user = await makeUser(db);
+    const shop = await makeRepairer(db);
+    await sortKeys.down!(db);
+    const three = await directMovement(db, claim.id, user.id, shop.id);
+    const none = await directMovement(db, claim.id, user.id, shop.id);
+    await sql`insert into photos (storage_key, content_type, byte_size, width, height)
+      values (repeat('a', 64), 'image/jpeg', 1, 1, 1)`.execute(db);
+    await sql`insert into deliver_parts (movement_id, part_id, pickup, qty_ordered, pickup_photo_id)
+      select ${three.id}::int, p, true, 1, (select id from photos) from unnest(${
+      parts.map((p) => p.id)
+    }::int[]) p`
+      .execute(db);
+    await sortKeys.up(db);
+    const counts = await db.selectFrom("parts_movements").select(["id", "part_count"]).orderBy("id")
+      .execute();
+    assert.deepEqual(counts, [{ id: three.id, part_count: 3 }, { id: none.id, part_count: 0 }]);
+    const error = await violation(() =>
+      db.updateTable("parts_movements").set({ part_count: -1 }).where("id", "=", none.id).execute()
+    );
+    assert.equal(error.code, "23514");
+  },
+);

@@ -11,6 +11,7 @@ import * as tabletEnrolment from "./20261201T0900_tablet_enrolment.ts";
 import * as photoBlobs from "./20261201T0930_photo_blobs.ts";
 import * as auditLog from "./20261202T0900_audit_log.ts";
 import * as dashboardIndexes from "./20261215T0900_dashboard_indexes.ts";
+import * as movementSortKeys from "./20261216T0900_movement_sort_keys.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   "20261201T0930_photo_blobs": photoBlobs,
   "20261202T0900_audit_log": auditLog,
   "20261215T0900_dashboard_indexes": dashboardIndexes,
+  "20261216T0900_movement_sort_keys": movementSortKeys,
 };

@@ -9,7 +9,7 @@ import type { MovementStatus, MovementType } from "@/db/schema.ts";
 import { announcementsOfMovement } from "@/db/queries/announcements.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
-import { col, expr, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
+import { col, expr, type ListSort, type SortColumns, walked } from "@/db/queries/sorting.ts";
 
 /**
  * Movements with their claim, the drivers' names and the names of the repair shop and HQ the movement
@@ -97,7 +97,7 @@ function movementsQuery(db: Db, f: MovementFilters) {
     .select([
       "c.id as claim_id",
       sql<string | null>`coalesce(r.name, cr.name)`.as("repairer_name"),
-      sql<number>`(select count(*) from deliver_parts d where d.movement_id = m.id)`.as("part_count"),
+      "m.part_count",
       "m.picked_up_by",
     ]);
   if (f.type) q = q.where("m.movement_type", "=", f.type);
@@ -117,10 +117,11 @@ export const MOVEMENT_SORT_COLUMNS = {
   status: col("m.movement_status", "text"),
   rego: col("c.registration", "text"),
   place: expr(sql`coalesce(r.name, cr.name)`, "text", true),
-  driver: col("pu.name", "text"),
+  // The driver's name: walked (sorting.ts `walked`), the users in name order and each one's movements.
+  driver: walked("pu.name", "users", "m.picked_up_by"),
   picked_up: col("m.pick_up_at", "time"),
   dropped_off: col("m.dropped_off_at", "time", true),
-  parts: expr(sql`(select count(*) from deliver_parts d where d.movement_id = m.id)`, "int"),
+  parts: col("m.part_count", "int"),
 } satisfies SortColumns<string>;
 export type MovementSortColumn = keyof typeof MOVEMENT_SORT_COLUMNS;
 export const MOVEMENT_SORTS = Object.keys(MOVEMENT_SORT_COLUMNS) as [

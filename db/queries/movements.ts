@@ -87,6 +87,8 @@ export interface NewMovementWrite {
  * per part (request order; direct: the staged photo is the delivery photo too, so Delivery true), the
  * status flip and history rows, the link on the claim's management record (reverse leg 1) and the outbox
  * rows. Foreign keys are checked at the end of the statement, so the rows may point at the new movement.
+ * The movement stores its number of parts (`part_count`, the dashboard's index for sorting by it): they
+ * are all written here and never added or removed later.
  * Every other write hangs on the movement row, so when `unlessOpenTrip` stops it nothing is written.
  */
 export function writeNewMovementSql(w: NewMovementWrite) {
@@ -97,10 +99,10 @@ export function writeNewMovementSql(w: NewMovementWrite) {
   return sql<{ id: number; part_id: number; movement_id: number; flipped: number }>`
     with m as (
       insert into parts_movements (claim_id, movement_type, movement_status, picked_up_by, dropped_off_by,
-        pick_up_at, dropped_off_at, repairer_id, location_type, hq_location_id)
+        pick_up_at, dropped_off_at, repairer_id, location_type, hq_location_id, part_count)
       select ${m.claim_id}::int, ${m.movement_type}::text, ${m.movement_status}::text, ${m.picked_up_by}::int,
         ${m.dropped_off_by}::int, ${m.pick_up_at}::timestamptz, ${m.dropped_off_at}::timestamptz,
-        ${m.repairer_id}::int, ${m.location_type}::text, ${m.hq_location_id}::int
+        ${m.repairer_id}::int, ${m.location_type}::text, ${m.hq_location_id}::int, ${rows.length}::int
       where not (${w.unlessOpenTrip}::boolean and exists (select 1 from parts_movements o
         where o.claim_id = ${m.claim_id}::int and o.movement_type = 'reverse'
           and o.movement_status = 'Parts Picked Up'))

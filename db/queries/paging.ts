@@ -5,7 +5,7 @@
  * every row before the page (2.6 s at page 500 of 3 million parts).
  */
 import { type Expression, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
-import type { SortColumn, SortDir } from "@/db/queries/sorting.ts";
+import type { SortColumn, SortDir, SortWalk } from "@/db/queries/sorting.ts";
 
 /** Where a page starts: the sort value of a row as text (null for a null value) and its id. */
 export interface Cursor {
@@ -66,6 +66,30 @@ function beyond(c: SortColumn, id: Expression<unknown>, at: Cursor, greater: boo
 const flip = (d: SortDir): SortDir => d === "asc" ? "desc" : "asc";
 
 /**
+ * The ids a page of a walked column (sorting.ts `SortWalk`) can hold: for each entity at or past the
+ * cursor's value, its first `limit` rows past the cursor in id order (the list's own filters included),
+ * each read through the index on (reference, id). The page is the first `limit` of these in (value, id)
+ * order: a row among the page's is among its entity's first `limit`, since every row before it in id
+ * order of the same entity (the same value) comes before it in the page's order too. So a page costs one
+ * short index range per entity (tens to hundreds of users), not a sort of every row of the list.
+ */
+function walkedCandidates<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  walk: SortWalk,
+  id: Expression<unknown>,
+  at: Cursor | undefined,
+  dir: SortDir,
+  limit: number,
+): RawBuilder<unknown> {
+  const cmp = sql.raw(dir === "asc" ? ">" : "<");
+  let rows = query.clearSelect().select(sql`${id}`.as("id")).where(sql<boolean>`${walk.ref} = k.key`);
+  if (at) rows = rows.where(sql<boolean>`(k.value ${cmp} ${at.value} or ${id} ${cmp} ${at.id})`);
+  const from = at ? sql`where k.value ${cmp}= ${at.value}` : sql``;
+  return sql`select w.id from (${walk.entities}) k
+    cross join lateral ${rows.orderBy(id, dir).limit(limit)} w ${from}`;
+}
+
+/**
  * One page of `query` in the order (column `dir`, then id `dir`). A page before a cursor is read in the
  * opposite order and turned round; when it reaches the start of the list the first page is read instead,
  * so "Previous" always lands on full pages. One row past the page says whether another page follows.
@@ -81,6 +105,11 @@ export async function fetchKeysetPage<DB, TB extends keyof DB, O extends { id: n
   const at = window.before ?? window.after;
   let q = query.select(asText(column).as("sort_key"));
   if (at) q = q.where(beyond(column, id, at, dir === "asc"));
+  if (column.walk) {
+    q = q.where(
+      sql<boolean>`${id} in (${walkedCandidates(query, column.walk, id, at, dir, window.limit + 1)})`,
+    );
+  }
   // Kysely's generic row type (a Selection over unknown tables) is the caller's row plus sort_key.
   const found = await q.orderBy(column.expr, dir).orderBy(id, dir).limit(window.limit + 1)
     .execute() as unknown as (O & { sort_key: string | null })[];

@@ -22,11 +22,23 @@ export interface ListSort<C extends string> {
  */
 export type SortKind = "text" | "int" | "time";
 
+/**
+ * A sort on a value of a small table the listed row points at (a movement's driver's name): no index on
+ * the list's table holds it, so a page is found by walking that table (`entities`: its rows as `key`, the
+ * id the list's row holds, and `value`, what the column shows) and, for each entity, its first rows past
+ * the cursor through an index on (`ref`, id) (paging.ts `walkedCandidates`). Never null.
+ */
+export interface SortWalk {
+  entities: RawBuilder<unknown>;
+  ref: RawBuilder<unknown>;
+}
+
 /** One sortable column: the expression it orders by, its kind, and whether it can be null. */
 export interface SortColumn {
   expr: RawBuilder<unknown>;
   kind: SortKind;
   nullable?: boolean;
+  walk?: SortWalk;
 }
 
 /** A list's sortable columns: each name and what it orders by. */
@@ -44,4 +56,17 @@ export const expr = (sqlExpr: RawBuilder<unknown>, kind: SortKind, nullable = fa
   expr: sqlExpr,
   kind,
   nullable,
+});
+
+/**
+ * The name of a small table's row, sorted by walking that table (`SortWalk`): `ref` is the list row's
+ * reference to it, `value` the same name as the list's query joins it.
+ */
+export const walked = (value: string, table: string, ref: string): SortColumn => ({
+  expr: sql.ref(value),
+  kind: "text",
+  walk: {
+    entities: sql`select id as key, name as value from ${sql.table(table)}`,
+    ref: sql.ref(ref),
+  },
 });
