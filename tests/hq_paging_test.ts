@@ -174,6 +174,13 @@ appTest(
       "movement",
       ids.filter((_, i) => i % 3 !== 0),
     );
+    // Under a status filter the driver sort sorts the filtered rows instead of walking: the same walk.
+    await assertWalk(
+      d,
+      "/hq/movements?status=Parts+Dropped+off&sort=driver&dir=desc",
+      "movement",
+      ids.filter((_, i) => i % 3 === 0 || i % 2 !== 0),
+    );
     // A driver cursor past every name is the end of the list, not an error.
     const end = await d.get(`/hq/movements?sort=driver&after=${cursor(["driver", "asc", "ZZZ", 1])}`);
     assert.equal(end.status, 200);

@@ -81,12 +81,26 @@ function walkedCandidates<DB, TB extends keyof DB, O>(
   dir: SortDir,
   limit: number,
 ): RawBuilder<unknown> {
-  const cmp = sql.raw(dir === "asc" ? ">" : "<");
-  let rows = query.clearSelect().select(sql`${id}`.as("id")).where(sql<boolean>`${walk.ref} = k.key`);
-  if (at) rows = rows.where(sql<boolean>`(k.value ${cmp} ${at.value} or ${id} ${cmp} ${at.id})`);
+  const asc = dir === "asc";
+  const cmp = sql.raw(asc ? ">" : "<");
+  const ref = walk.ref;
+  // The entity's rows as a range of the (reference, id) index, never `reference = key`: with `=` the planner
+  // drops the reference from the order (a constant) and may read the id index filtered by entity, the whole
+  // table for an entity with few rows. Past the cursor: the cursor's entity (its value) from the cursor's
+  // id, an entity past its value from its first row (id 0 going up, 2^31 going down: ids are int4).
+  let rows = query.clearSelect().select(sql`${id}`.as("id"));
+  if (!at) rows = rows.where(sql<boolean>`${ref} >= k.key and ${ref} <= k.key`);
+  else {
+    const start = sql`case when k.value = ${at.value} then ${at.id}::bigint else ${
+      asc ? 0 : 2 ** 31
+    }::bigint end`;
+    rows = rows.where(
+      sql<boolean>`${ref} ${sql.raw(asc ? "<=" : ">=")} k.key and (${ref}, ${id}) ${cmp} (k.key, ${start})`,
+    );
+  }
   const from = at ? sql`where k.value ${cmp}= ${at.value}` : sql``;
   return sql`select w.id from (${walk.entities}) k
-    cross join lateral ${rows.orderBy(id, dir).limit(limit)} w ${from}`;
+    cross join lateral ${rows.orderBy(walk.ref, dir).orderBy(id, dir).limit(limit)} w ${from}`;
 }
 
 /**
@@ -106,9 +120,10 @@ export async function fetchKeysetPage<DB, TB extends keyof DB, O extends { id: n
   let q = query.select(asText(column).as("sort_key"));
   if (at) q = q.where(beyond(column, id, at, dir === "asc"));
   if (column.walk) {
-    q = q.where(
-      sql<boolean>`${id} in (${walkedCandidates(query, column.walk, id, at, dir, window.limit + 1)})`,
-    );
+    // An array, not `in (…)`: the page is then read by id from these few candidates, where a semi-join
+    // may be planned as a hash of the whole filtered list.
+    const candidates = walkedCandidates(query, column.walk, id, at, dir, window.limit + 1);
+    q = q.where(sql<boolean>`${id} = any(array(${candidates}))`);
   }
   // Kysely's generic row type (a Selection over unknown tables) is the caller's row plus sort_key.
   const found = await q.orderBy(column.expr, dir).orderBy(id, dir).limit(window.limit + 1)
