@@ -16,18 +16,39 @@ import { partsPage } from "@/lib/dashboard/parts.ts";
 import { movementsPage, openTripsPage } from "@/lib/dashboard/movements.ts";
 import { announcementsPage } from "@/lib/dashboard/announcements.ts";
 import type { AnnouncementState } from "@/db/schema.ts";
+import { sized, spreadOf } from "@/bench/pairs.ts";
 
 /** One dashboard request: its path and the page's data functions, as the route calls them. */
 export interface DashPage {
   path: string;
+  /** The path as the bench's rows name it: the same in every run (a cursor or id in it depends on the data). */
+  label: string;
   data: (db: Db) => Promise<unknown>;
+}
+
+/** Timed requests per page and round after an untimed one (one when the untimed one took over a second). */
+const RUNS = sized(5, 2);
+
+/** Median of the timed calls (ms) after an untimed warm-up call. */
+export async function timedMs(fn: () => Promise<unknown>): Promise<number> {
+  const w = performance.now();
+  await fn();
+  const runs = performance.now() - w > 1000 ? 1 : RUNS;
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return spreadOf(times).median;
 }
 
 const query = (path: string) => Object.fromEntries(new URL(path, "http://x").searchParams);
 
-function partsList(path: string): DashPage {
+function partsList(path: string, label = path): DashPage {
   return {
     path,
+    label,
     data: (db) => {
       const raw = query(path);
       const list = partQueryOf(raw);
@@ -36,9 +57,10 @@ function partsList(path: string): DashPage {
   };
 }
 
-function movementsList(path: string): DashPage {
+function movementsList(path: string, label = path): DashPage {
   return {
     path,
+    label,
     data: (db) => {
       const raw = query(path);
       const list = movementQueryOf(raw);
@@ -49,6 +71,7 @@ function movementsList(path: string): DashPage {
 
 const tripsList = (path: string): DashPage => ({
   path,
+  label: path,
   data: (db) => openTripsPage(db, tripQueryOf(query(path)).sort),
 });
 
@@ -56,8 +79,10 @@ function feed(state: AnnouncementState | null, before: number | null): DashPage 
   const q = new URLSearchParams();
   if (state) q.set("state", state);
   if (before) q.set("before", String(before));
+  const path = `/hq/announcements${q.size ? `?${q}` : ""}`;
   return {
-    path: `/hq/announcements${q.size ? `?${q}` : ""}`,
+    path,
+    label: before ? path.replace(/before=\d+/, "before=<90 % of the feed>") : path,
     data: (db) => announcementsPage(db, { state, before, timeZone: "UTC" }),
   };
 }
@@ -81,17 +106,17 @@ export async function dashPages(db: Db): Promise<DashPage[]> {
     .map((col) => movementsList(`/hq/movements?sort=${col}`));
   return [
     partsList("/hq/parts"),
-    partsList(`/hq/parts?after=${after}`),
+    partsList(`/hq/parts?after=${after}`, "/hq/parts?after=<row 12 501, or the middle one>"),
     partsList("/hq/parts?status=Arrived"),
     partsList("/hq/parts?claim=54321"),
     partsList(`/hq/parts?rego=${rego}`),
-    partsList(`/hq/parts?repairer=${s.repairer}`),
+    partsList(`/hq/parts?repairer=${s.repairer}`, "/hq/parts?repairer=<claim 1's>"),
     ...parts,
     movementsList("/hq/movements"),
     movementsList("/hq/movements?type=reverse"),
     movementsList("/hq/movements?status=Parts+Picked+Up"),
     movementsList(`/hq/movements?rego=${rego}`),
-    movementsList(`/hq/movements?driver=${s.driver}`),
+    movementsList(`/hq/movements?driver=${s.driver}`, "/hq/movements?driver=<the bench driver>"),
     ...movements,
     tripsList("/hq/trips"),
     feed(null, null),

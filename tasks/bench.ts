@@ -5,6 +5,7 @@
  * database it creates and drops). Paired figures run interleaved, ROUNDS times a side (bench/pairs.ts).
  * Prints a Markdown table and appends the run to bench/results.jsonl. `--latest [--headline]` prints the
  * latest table from that history instead of running. `BENCH_QUICK=1` reduces every sample (a smoke run).
+ * The dashboard group runs only with `--only dashboard` (it generates its own `--claims` database).
  * Loopback traffic only; every loop is bounded.
  */
 import { parseArgs } from "node:util";
@@ -37,6 +38,7 @@ import { benchOfflineQueue } from "@/bench/offline_queue.ts";
 import { benchObservability } from "@/bench/observability.ts";
 import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
+import { benchDashboard } from "@/bench/dashboard.ts";
 
 export type { BenchRow };
 
@@ -50,10 +52,15 @@ export interface BenchTarget {
   open(): Db;
 }
 
-/** The groups, in running order: a group runs once per database, or once with `database: false`. */
+/**
+ * The groups, in running order: a group runs once per database, or once with `database: false`. An
+ * `onlyWhenAsked` group runs only when `--only` names it; it generates a database of its own at `--claims`
+ * (the shared fill is skipped when only such groups run).
+ */
 const GROUPS: {
   name: string;
   database: boolean;
+  onlyWhenAsked?: boolean;
   run(target: BenchTarget, claims: number): Promise<BenchRow[]>;
 }[] = [
   { name: "search", database: true, run: (t) => benchSearch(t) },
@@ -69,6 +76,8 @@ const GROUPS: {
   { name: "pages", database: false, run: () => benchPages() },
   { name: "queue", database: false, run: () => benchOfflineQueue() },
   { name: "evidence", database: false, run: () => benchEvidenceZip() },
+  // 1M claims take minutes to generate: `--only dashboard --claims 1000000` (docs/performance.md).
+  { name: "dashboard", database: true, onlyWhenAsked: true, run: (t, claims) => benchDashboard(t, claims) },
 ];
 
 const { values } = parseArgs({
@@ -89,7 +98,8 @@ if (!Number.isInteger(claims) || claims < 100) {
   console.error("--claims must be a whole number of at least 100");
   Deno.exit(2);
 }
-const names = values.only?.split(",").map((s) => s.trim()) ?? GROUPS.map((g) => g.name);
+const names = values.only?.split(",").map((s) => s.trim()) ??
+  GROUPS.filter((g) => !g.onlyWhenAsked).map((g) => g.name);
 const unknown = names.filter((n) => !GROUPS.some((g) => g.name === n));
 if (unknown.length > 0) {
   console.error(
@@ -133,8 +143,12 @@ async function runGroups(database: Database, target: BenchTarget | null, groups:
   run.seconds[database] = Math.round((performance.now() - started) / 1000);
 }
 
-/** A filled database of `kind` for the groups, dropped (server) or removed (embedded folder) after. */
-async function withTarget(kind: "embedded" | "server", fn: (target: BenchTarget) => Promise<void>) {
+/** A database of `kind` for the groups (`fill`: with `--claims` claims), dropped or removed after. */
+async function withTarget(
+  kind: "embedded" | "server",
+  fill: boolean,
+  fn: (target: BenchTarget) => Promise<void>,
+) {
   const dataDir = await Deno.makeTempDir({ prefix: `pm-bench-${kind}-` });
   let dropScratch = async () => {};
   let target: BenchTarget;
@@ -166,11 +180,13 @@ async function withTarget(kind: "embedded" | "server", fn: (target: BenchTarget)
   try {
     const db = target.open();
     await migrateToLatest(db);
-    const t0 = performance.now();
-    await fillClaims(db, claims);
-    console.error(
-      `bench: filled ${claims} claims (${kind}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-    );
+    if (fill) {
+      const t0 = performance.now();
+      await fillClaims(db, claims);
+      console.error(
+        `bench: filled ${claims} claims (${kind}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      );
+    }
     await db.destroy();
     await fn(target);
   } finally {
@@ -182,7 +198,8 @@ async function withTarget(kind: "embedded" | "server", fn: (target: BenchTarget)
 const perDatabase = selected.filter((g) => g.database);
 if (perDatabase.length > 0) {
   const kinds = Deno.env.get("DATABASE_URL") ? ["embedded", "server"] as const : ["embedded"] as const;
-  for (const kind of kinds) await withTarget(kind, (target) => runGroups(kind, target, perDatabase));
+  const fill = perDatabase.some((g) => !g.onlyWhenAsked);
+  for (const kind of kinds) await withTarget(kind, fill, (target) => runGroups(kind, target, perDatabase));
 }
 const alone = selected.filter((g) => !g.database);
 if (alone.length > 0) await runGroups("—", null, alone);
