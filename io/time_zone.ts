@@ -94,12 +94,28 @@ export function formatDepotTime(d: Date, zone: string): string {
  * the offset is zero (so in UTC it is exactly `toISOString()`).
  */
 export function isoInZone(d: Date, zone: string): string {
+  const ms = d.getTime();
+  // A part's "status since" is usually the time it entered that status too: the same instant twice a row.
+  if (ms === last.ms && zone === last.zone) return last.text;
+  const text = isoOf(d, zone);
+  last.ms = ms;
+  last.zone = zone;
+  last.text = text;
+  return text;
+}
+
+/** The last instant isoInZone wrote, and how. */
+const last = { ms: NaN, zone: "", text: "" };
+
+function isoOf(d: Date, zone: string): string {
   const offset = hourOffset(d, zone);
   if (offset !== null) {
-    // The wall clock is the instant shifted by the offset, read as UTC (Date's own ISO writer).
-    const local = new Date(d.getTime() + offset.ms).toISOString();
+    // The wall clock is the instant shifted by the offset, read as UTC (Date's own ISO writer), through
+    // one reused Date: a CSV export formats millions of dates.
+    shifted.setTime(d.getTime() + offset.ms);
+    const local = shifted.toISOString();
     if (local.length === 24 && local[0] !== "0") {
-      return local.slice(0, 23) + (offset.ms === 0 ? "Z" : offset.text);
+      return offset.ms === 0 ? local : local.slice(0, 23) + offset.text;
     }
   }
   const { date, time, offset: text } = wallClock(d, zone);
@@ -107,6 +123,7 @@ export function isoInZone(d: Date, zone: string): string {
   return `${date}T${time}.${ms}${text === "+00:00" ? "Z" : text}`;
 }
 
+const shifted = new Date(0);
 const HOUR_MS = 3_600_000;
 /** Hours remembered per zone before the memo starts over (a CSV of a million rows spans ~20 000). */
 const MAX_HOURS = 100_000;

@@ -92,6 +92,57 @@ appTest("hq exports: the parts CSV streams every row across batches, filtered li
 });
 
 appTest(
+  "hq exports: unfiltered or by status, each part carries its own claim, rego and repair shop, across batches",
+  async (a) => {
+    // Without a claim filter the claims are read once per batch beside the parts (db/queries/parts.ts):
+    // the rows must be exactly those of the claim-filtered export, which joins each part to its claim.
+    const shop = await makeRepairer(a.db, 'Shop, "North"');
+    const { claim: withShop } = await makeClaim(a.db, {
+      claimNumber: "CLM-ONE",
+      registration: "ONE 1",
+      management: shop.id,
+      parts: [],
+    });
+    const { claim: noShop } = await makeClaim(a.db, {
+      claimNumber: "CLM-TWO",
+      registration: "TWO 2",
+      management: false,
+      parts: [],
+    });
+    // Parts of the two claims interleaved, over a batch border, so each batch holds both claims.
+    const count = EXPORT_BATCH + 5;
+    await a.db.insertInto("parts_orders").values(
+      Array.from({ length: count }, (_, i) => ({
+        claim_id: i % 2 ? noShop.id : withShop.id,
+        part_no: `MIX-${i}`,
+        description: "mixed",
+        qty_ordered: 1,
+        status: i % 3 ? "Ordered" as const : "Arrived" as const,
+      })),
+    ).execute();
+    const d = await signedIn(a, "dispatcher");
+    const all = await csvOf(await d.get("/hq/exports/parts.csv"));
+    assert.equal(all.length, 1 + count);
+    const rows = all.slice(1).map((row) => byColumn(all[0], row));
+    for (const [i, row] of rows.entries()) {
+      assert.equal(row["Part No."], `MIX-${i}`, "in id order");
+      assert.deepEqual(
+        [row["Claim number"], row["Rego"], row["Repair shop"]],
+        i % 2 ? ["CLM-TWO", "TWO 2", ""] : ["CLM-ONE", "ONE 1", 'Shop, "North"'],
+      );
+    }
+    const one = await csvOf(await d.get("/hq/exports/parts.csv?claim=CLM-ONE"));
+    assert.deepEqual(
+      one.slice(1),
+      all.slice(1).filter((_, i) => i % 2 === 0),
+      "same rows as the joined export",
+    );
+    const arrived = await csvOf(await d.get("/hq/exports/parts.csv?status=Arrived"));
+    assert.deepEqual(arrived.slice(1), all.slice(1).filter((_, i) => i % 3 === 0));
+  },
+);
+
+appTest(
   "hq exports: the movements CSV lists each movement with its place, driver, times and parts",
   async (a) => {
     const s = await flowSetup(a, {

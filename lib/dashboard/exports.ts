@@ -83,9 +83,18 @@ async function keyset<T extends { id: number }>(
   };
 }
 
-/** A row's cells without bidirectional controls (lib/validation.ts), also for rows older than that rule. */
-const cleanCells = <T>(toRow: (item: T) => CsvValue[]) => (item: T) =>
-  toRow(item).map((v) => typeof v === "string" ? stripBidi(v) : v);
+/**
+ * A row's cells without bidirectional controls (lib/validation.ts), also for rows older than that rule;
+ * cleaned in place, the row array is the export's own.
+ */
+const cleanCells = <T>(toRow: (item: T) => CsvValue[]) => (item: T) => {
+  const row = toRow(item);
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i];
+    if (typeof v === "string") row[i] = stripBidi(v);
+  }
+  return row;
+};
 
 /** The parts CSV as a byte stream, times in the depot's zone. */
 export async function partsCsv(
