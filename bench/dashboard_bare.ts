@@ -1,7 +1,7 @@
 /**
  * The bare side of bench/dashboard.ts ("bare SQL"): the statements a page's data functions issue, recorded in
  * process by a Kysely plugin, replayed on a plain pg client or PGlite (no Kysely, no HTTP); and the parts
- * export's own batch statement in a keyset loop.
+ * export's own two batch statements (the parts with their history, then the batch's claims) in a keyset loop.
  */
 import { type CompiledQuery, PostgresQueryCompiler } from "kysely";
 import pg from "pg";
@@ -69,19 +69,29 @@ export interface Recording {
   batch: CompiledQuery;
   /** Where the batch's keyset parameter (the id after which it reads) sits. */
   at: number;
+  /** The batch's second statement: the claims of its parts (their ids as one array parameter). */
+  claims: CompiledQuery;
+  claimIdsAt: number;
 }
 
 export async function record(db: Db, pages: DashPage[]): Promise<Recording> {
   const statements: CompiledQuery[][] = [];
   for (const page of pages) statements.push(await recorded(db, page.data));
   const SENTINEL = -424242;
-  const [batch] = await recorded(db, (d) => partExportBatch(d, {}, SENTINEL, EXPORT_BATCH));
-  return { pages: statements, batch, at: batch.parameters.indexOf(SENTINEL) };
+  const [batch, claims] = await recorded(db, (d) => partExportBatch(d, {}, SENTINEL, EXPORT_BATCH));
+  return {
+    pages: statements,
+    batch,
+    at: batch.parameters.indexOf(SENTINEL),
+    claims,
+    claimIdsAt: claims.parameters.findIndex(Array.isArray),
+  };
 }
 
 /**
- * One round of the bare side: every page's statements replayed, then the export's batch statement in a
- * keyset loop (the id of a batch's last row next), rows only, no CSV. Records on its first round (the
+ * One round of the bare side: every page's statements replayed, then the export's batch statements in a
+ * keyset loop (the id of a batch's last row next; its claims read as the service reads them), rows only, no
+ * CSV. Records on its first round (the
  * embedded database can be opened only while the service is stopped).
  */
 export async function bareSample(target: BenchTarget, pages: DashPage[], recording: { value?: Recording }) {
@@ -101,8 +111,11 @@ export async function bareSample(target: BenchTarget, pages: DashPage[], recordi
     for (let after = 0;;) {
       const params = [...rec.batch.parameters];
       params[rec.at] = after;
-      const got = await bare.query(rec.batch.sql, params) as { id: number }[];
+      const got = await bare.query(rec.batch.sql, params) as { id: number; claim_id: number }[];
       if (got.length === 0) break;
+      const claimParams = [...rec.claims.parameters];
+      claimParams[rec.claimIdsAt] = [...new Set(got.map((p) => p.claim_id))];
+      await bare.query(rec.claims.sql, claimParams);
       rows += got.length;
       after = got[got.length - 1].id;
     }
