@@ -162,7 +162,8 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
       vs: "baseline",
       baseline: csv.baseline,
       ratio: csv.ratio,
-      note: "bare SQL: the export's batch statement in a keyset loop, rows only (no CSV)",
+      note:
+        "bare SQL: the export's two batch statements (parts, their claims) in a keyset loop, rows only (no CSV)",
     },
     {
       figure: "service peak RSS while streaming the parts CSV (MB)",

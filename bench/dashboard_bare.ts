@@ -16,12 +16,18 @@ import { partExportBatch } from "@/db/queries/parts.ts";
 async function recorded(db: Db, run: (db: Db) => Promise<unknown>): Promise<CompiledQuery[]> {
   const seen: CompiledQuery[] = [];
   const compiler = new PostgresQueryCompiler();
+  // A builder embedded in another statement (a subquery) passes transformQuery too but is never executed on
+  // its own: only a query that comes back with a result is one the page sent.
+  const compiled = new Map<unknown, CompiledQuery>();
   await run(db.withPlugin({
     transformQuery: ({ node, queryId }) => {
-      seen.push(compiler.compileQuery(node, queryId));
+      compiled.set(queryId, compiler.compileQuery(node, queryId));
       return node;
     },
-    transformResult: ({ result }) => Promise.resolve(result),
+    transformResult: ({ queryId, result }) => {
+      seen.push(compiled.get(queryId)!);
+      return Promise.resolve(result);
+    },
   }));
   return seen;
 }
