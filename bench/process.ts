@@ -45,11 +45,14 @@ export async function startChild(
   script: string,
   env: Record<string, string>,
   readyPath = "/healthz",
+  /** `cwd`: another checkout (the profiles' A/B runs); `flags`: Deno's own, e.g. `--cpu-prof`. */
+  options: { cwd?: string; flags?: string[] } = {},
 ): Promise<ChildServer> {
   const port = freePort();
   const spawned = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script],
+    args: ["run", "-A", ...options.flags ?? [], script],
+    cwd: options.cwd,
     env: { ...env, PORT: String(port) },
     stdout: "null",
     stderr: "piped",

@@ -5,7 +5,7 @@
  * [--db postgres://…] [--ab <other checkout>]` (no --db: the server case is skipped). One line per run.
  */
 import { parseArgs } from "node:util";
-import { readRss } from "@/bench/process.ts";
+import { startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({
   options: {
@@ -17,37 +17,18 @@ const { values } = parseArgs({
   },
 });
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 /** Starts tasks/start.ts, waits for /healthz 200 (polled every 10 ms), idles, reads VmRSS; stops it. */
 async function measure(label: string, env: Record<string, string>, cwd = "."): Promise<number> {
-  const port = freePort();
-  const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "tasks/start.ts"],
-    cwd,
-    env: { APP_ENV: "development", RATE_LIMITS: "off", ...env, PORT: String(port) },
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  while (true) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) break;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  const healthy = (performance.now() - started) / 1000;
+  const child = await startChild(
+    "tasks/start.ts",
+    { APP_ENV: "development", RATE_LIMITS: "off", ...env },
+    "/healthz",
+    { cwd },
+  );
+  const healthy = child.readyMs / 1000;
   await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
-  const rss = await readRss(child.pid);
-  child.kill("SIGTERM");
-  await child.status;
+  const rss = await child.rss();
+  await child.stop();
   console.log(
     `${label.padEnd(28)} healthy in ${healthy.toFixed(2)} s, idle RSS ${(rss / 1e6).toFixed(0)} MB`,
   );

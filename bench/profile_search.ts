@@ -13,6 +13,7 @@ import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
 import { BENCH_PUBLIC_KEY, measureSearch } from "@/bench/search.ts";
+import { startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({
   options: {
@@ -34,40 +35,21 @@ if (values.fill) {
 }
 const regos: string[] = JSON.parse(await Deno.readTextFile(regoFile));
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 /** Runs `script` in `cwd` on the folder, measures, stops it; returns requests/s. */
 async function run(label: string, cwd: string, script: string, path: string, flags: string[] = []) {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...flags, script],
-    cwd,
-    env: {
+  const child = await startChild(
+    script,
+    {
       DATA_DIR: values.dir,
-      PORT: String(port),
       APP_ENV: "development",
       PUBLIC_KEY: BENCH_PUBLIC_KEY,
       RATE_LIMITS: "off",
     },
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  while (true) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      await res.body?.cancel();
-      if (res.ok) break;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const r = await measureSearch(`http://127.0.0.1:${port}${path}`, regos);
-  child.kill("SIGTERM");
-  await child.status;
+    "/healthz",
+    { cwd, flags },
+  );
+  const r = await measureSearch(child.url + path, regos);
+  await child.stop();
   console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms`);
   return r.rps;
 }
