@@ -84,7 +84,7 @@ const storeWithToken = compiledQuery((
 ) =>
   compilableSql(sql<{ photo_id: number }>`
     with image as (
-      select id from uploaded_images where id = ${imageId} and photo_id is null for update
+      select id from uploaded_images where id = ${imageId} and photo_id is null for no key update
     ), token as (
       update upload_tokens set used_at = ${now}
       where token_hash = ${hash} and image_id = ${imageId} and field_name = ${fieldName}
@@ -107,8 +107,9 @@ const storeWithToken = compiledQuery((
  * still usable and its staged record holds no photo yet, upserts the photo row (content-addressed: the
  * existing row for the same bytes) and points the record at it. Returns the photo's id, or null with
  * nothing written (the token is used, expired or not this record's and field's). Of two uploads racing with
- * one token exactly one gets the id: the record's row is locked first (FOR UPDATE, re-checked after a
- * wait), then the token's conditional UPDATE decides, and the photo row and the record depend on it.
+ * one token exactly one gets the id: the record's row is locked first (FOR NO KEY UPDATE, the lock its
+ * UPDATE takes anyway, so a foreign-key check on it never waits; re-checked after a wait), then the token's
+ * conditional UPDATE decides, and the photo row and the record depend on it.
  */
 export async function storePhotoWithToken(
   db: QueryRunner,
