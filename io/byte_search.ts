@@ -39,4 +39,20 @@ export class ByteSearch {
     }
     return -1;
   }
+
+  /**
+   * Length of the longest tail of `bytes` that is a proper beginning of the pattern (0 when none): when
+   * the pattern is not in `bytes`, only those bytes must wait for the next chunk to be decided.
+   */
+  prefixAtEnd(bytes: Uint8Array): number {
+    const needle = this.#needle;
+    let at = bytes.indexOf(needle[0], Math.max(0, bytes.length - (needle.length - 1)));
+    while (at !== -1) {
+      let k = 1;
+      while (at + k < bytes.length && bytes[at + k] === needle[k]) k++;
+      if (at + k === bytes.length) return bytes.length - at;
+      at = bytes.indexOf(needle[0], at + 1);
+    }
+    return 0;
+  }
 }

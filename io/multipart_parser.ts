@@ -68,6 +68,8 @@ export class MultipartParser {
    * that may start a delimiter (or an unfinished header block) are carried over to the next read.
    */
   #buffer: Uint8Array;
+  /** How many bytes at the start of #buffer a search already found to be part content. */
+  #contentAhead = 0;
   #bodyCap: number;
   #maxBytes: number;
   #bytesRead = 0;
@@ -193,12 +195,21 @@ export class MultipartParser {
    * Returns content bytes before the next delimiter (possibly none). On reaching the delimiter, checks
    * the rest of its line BEFORE the content counts as ended (a delimiter followed by anything else is a
    * malformed body, refused: never a file cut short), consumes the delimiter and moves to "headers", or
-   * to "end" when it is the closing one (followed by `--`).
+   * to "end" when it is the closing one (followed by `--`). Bytes found to be content are remembered
+   * (#contentAhead), so a reader taking less than a read's worth never has them searched twice.
    */
   async #readContent(max = Infinity): Promise<Uint8Array | null> {
     while (true) {
+      if (this.#contentAhead > 0) {
+        const n = Math.min(this.#contentAhead, max);
+        this.#contentAhead -= n;
+        return this.#take(n);
+      }
       const at = this.#delimiterSearch.indexIn(this.#buffer);
-      if (at > 0) return this.#take(Math.min(at, max)); // content first; then the delimiter is at 0
+      if (at > 0) { // content first; then the delimiter is at 0
+        this.#contentAhead = at;
+        continue;
+      }
       if (at === 0) {
         const after = this.#boundaryLineAfterDelimiter();
         if (after === "more") {
@@ -210,9 +221,8 @@ export class MultipartParser {
         return null;
       }
       // No delimiter yet: everything except a tail that could be its beginning is content.
-      const safe = this.#buffer.length - delimiterPrefixAtEnd(this.#buffer, this.#delimiter);
-      if (safe > 0) return this.#take(Math.min(safe, max));
-      await this.#fill();
+      this.#contentAhead = this.#buffer.length - this.#delimiterSearch.prefixAtEnd(this.#buffer);
+      if (this.#contentAhead === 0) await this.#fill();
     }
   }
 
@@ -333,18 +343,3 @@ export class MultipartParser {
 
 const CRLF_SEARCH = new ByteSearch(CRLF);
 const HEADER_END_SEARCH = new ByteSearch(HEADER_END);
-
-/**
- * Length of the longest tail of `bytes` that is a proper beginning of `delimiter` (0 when none): only
- * those bytes must wait for the next chunk; everything before them is content for sure.
- */
-function delimiterPrefixAtEnd(bytes: Uint8Array, delimiter: Uint8Array): number {
-  let at = bytes.indexOf(delimiter[0], Math.max(0, bytes.length - (delimiter.length - 1)));
-  while (at !== -1) {
-    let k = 1;
-    while (at + k < bytes.length && bytes[at + k] === delimiter[k]) k++;
-    if (at + k === bytes.length) return bytes.length - at;
-    at = bytes.indexOf(delimiter[0], at + 1);
-  }
-  return 0;
-}

@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { MovementStage, Photo } from "@/db/schema.ts";
-import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
+import { compilableSql, compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 
 export interface NewStagedImage {
   partId: number;
@@ -45,32 +45,19 @@ export interface TokenBinding {
   now: Date;
 }
 
+// Compiled once (db/queries/compiled.ts): every upload runs both.
+const usableToken = compiledQuery((db, hash: string, imageId: number, fieldName: string, now: Date) =>
+  db.selectFrom("upload_tokens").select("token_hash")
+    .where("token_hash", "=", hash)
+    .where("image_id", "=", imageId)
+    .where("field_name", "=", fieldName)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+);
+
 /** Read-only: whether the token is unused, unexpired and bound to this record and field. */
 export async function isTokenUsable(db: QueryRunner, t: TokenBinding): Promise<boolean> {
-  const row = await db.selectFrom("upload_tokens").select("token_hash")
-    .where("token_hash", "=", t.hash)
-    .where("image_id", "=", t.imageId)
-    .where("field_name", "=", t.fieldName)
-    .where("used_at", "is", null)
-    .where("expires_at", ">", t.now)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * Marks the token used if it still is usable, in one conditional UPDATE: of two uploads racing with one
- * token exactly one gets `true` (the other waits on the row lock, then finds `used_at` set).
- */
-export async function consumeToken(trx: Tx, t: TokenBinding): Promise<boolean> {
-  const row = await trx.updateTable("upload_tokens").set({ used_at: t.now })
-    .where("token_hash", "=", t.hash)
-    .where("image_id", "=", t.imageId)
-    .where("field_name", "=", t.fieldName)
-    .where("used_at", "is", null)
-    .where("expires_at", ">", t.now)
-    .returning("image_id")
-    .executeTakeFirst();
-  return row !== undefined;
+  return await usableToken.executeTakeFirst(db, t.hash, t.imageId, t.fieldName, t.now) !== undefined;
 }
 
 export interface NewPhoto {
@@ -82,22 +69,67 @@ export interface NewPhoto {
   createdAt: Date;
 }
 
-/** The photo row of these bytes: inserted, or the existing one (content-addressed, unique storage_key). */
-export async function upsertPhoto(trx: Tx, p: NewPhoto): Promise<Photo> {
-  return await trx.insertInto("photos").values({
-    storage_key: p.key,
-    content_type: p.contentType,
-    byte_size: p.bytes,
-    width: p.width,
-    height: p.height,
-    created_at: p.createdAt,
-  })
-    // A no-op update rather than DO NOTHING so RETURNING yields the existing row too.
-    .onConflict((oc) =>
-      oc.column("storage_key").doUpdateSet({ storage_key: (eb) => eb.ref("excluded.storage_key") })
+const storeWithToken = compiledQuery((
+  _db,
+  hash: string,
+  imageId: number,
+  fieldName: string,
+  now: Date,
+  key: string,
+  contentType: string,
+  bytes: number,
+  width: number,
+  height: number,
+  createdAt: Date,
+) =>
+  compilableSql(sql<{ photo_id: number }>`
+    with image as (
+      select id from uploaded_images where id = ${imageId} and photo_id is null for no key update
+    ), token as (
+      update upload_tokens set used_at = ${now}
+      where token_hash = ${hash} and image_id = ${imageId} and field_name = ${fieldName}
+        and used_at is null and expires_at > ${now} and image_id in (select id from image)
+      returning image_id
+    ), photo as (
+      insert into photos (storage_key, content_type, byte_size, width, height, created_at)
+      select ${key}, ${contentType}, ${bytes}, ${width}, ${height}, ${createdAt} where exists (select from token)
+      -- A no-op update rather than DO NOTHING so RETURNING yields the existing row too.
+      on conflict (storage_key) do update set storage_key = excluded.storage_key
+      returning id
     )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    update uploaded_images set photo_id = photo.id from photo, token
+    where uploaded_images.id = token.image_id
+    returning photo.id as photo_id`)
+);
+
+/**
+ * Records an upload's photo in ONE statement (one round trip, atomic by itself): uses the token if it is
+ * still usable and its staged record holds no photo yet, upserts the photo row (content-addressed: the
+ * existing row for the same bytes) and points the record at it. Returns the photo's id, or null with
+ * nothing written (the token is used, expired or not this record's and field's). Of two uploads racing with
+ * one token exactly one gets the id: the record's row is locked first (FOR NO KEY UPDATE, the lock its
+ * UPDATE takes anyway, so a foreign-key check on it never waits; re-checked after a wait), then the token's
+ * conditional UPDATE decides, and the photo row and the record depend on it.
+ */
+export async function storePhotoWithToken(
+  db: QueryRunner,
+  t: TokenBinding,
+  p: NewPhoto,
+): Promise<number | null> {
+  const row = await storeWithToken.executeTakeFirst(
+    db,
+    t.hash,
+    t.imageId,
+    t.fieldName,
+    t.now,
+    p.key,
+    p.contentType,
+    p.bytes,
+    p.width,
+    p.height,
+    p.createdAt,
+  );
+  return row?.photo_id ?? null;
 }
 
 /**
@@ -127,14 +159,6 @@ export function stagedImagesQuery(db: QueryRunner, imageIds: number[]) {
         where d.pickup_image_id = u.id or d.delivery_image_id = u.id)`.as("used"),
     ])
     .where("u.id", "=", sql<number>`any(${imageIds}::int[])`);
-}
-
-/** Points the staged row at its photo. False if the row is gone or already has one. */
-export async function attachPhoto(trx: Tx, imageId: number, photoId: number): Promise<boolean> {
-  const row = await trx.updateTable("uploaded_images").set({ photo_id: photoId })
-    .where("id", "=", imageId).where("photo_id", "is", null)
-    .returning("id").executeTakeFirst();
-  return row !== undefined;
 }
 
 export async function photoById(db: QueryRunner, id: number): Promise<Photo | undefined> {

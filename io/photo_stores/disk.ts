@@ -18,12 +18,13 @@ export class DiskPhotoStore extends StagingPhotoStore {
     this.root = root;
   }
 
+  override readonly adoptMovesFile = true;
+
   /** Moves a fsynced temp file to its content address (its hash was taken while it was written). */
   async adopt(tempPath: string, key: string): Promise<void> {
     assertKey(key);
     const dir = join(this.root, key.slice(0, 2));
     const finalPath = join(dir, key);
-    await Deno.mkdir(dir, { recursive: true });
     if (await this.exists(key)) {
       // Same bytes already stored: keep that file, and refresh its mtime so a purge pass that is
       // deciding about it right now (see `remove`'s olderThan) leaves it alone.
@@ -34,7 +35,15 @@ export class DiskPhotoStore extends StagingPhotoStore {
     }
     // rename(2) is atomic: readers see either no file or the whole file, never a partial one. A
     // concurrent commit of the same bytes replacing it is harmless (identical content).
-    await Deno.rename(tempPath, finalPath);
+    try {
+      await Deno.rename(tempPath, finalPath);
+    } catch (error) {
+      // The fan-out folder is made the first time a key lands in it, not checked before every upload.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      await Deno.mkdir(dir, { recursive: true });
+      await syncDir(this.root); // the new folder's own entry survives a crash too
+      await Deno.rename(tempPath, finalPath);
+    }
     await syncDir(dir);
   }
 

@@ -42,12 +42,14 @@ class LocalStagedPhoto implements StagedPhoto {
     try {
       await this.store.adopt(this.tempPath, this.sha256, this.bytes);
     } catch (error) {
+      await removeQuietly(this.tempPath);
       throw error instanceof PhotoStoreUnavailable
         ? error
         : new PhotoStoreUnavailable(this.store.kind, error);
-    } finally {
-      await removeQuietly(this.tempPath); // a no-op once the disk backend renamed it into place
     }
+    // The disk backend moved it into place: no unlink of a file that is not there (a syscall, and a
+    // NotFound error built and dropped, on every upload).
+    if (!this.store.adoptMovesFile) await removeQuietly(this.tempPath);
     return this.sha256;
   }
 
@@ -67,8 +69,14 @@ export abstract class StagingPhotoStore implements PhotoStore {
   }
 
   /**
+   * True when a successful `adopt` leaves no temp file behind (it moved it into place or removed it);
+   * otherwise the caller removes it. After a failed `adopt` the caller always does.
+   */
+  readonly adoptMovesFile: boolean = false;
+
+  /**
    * Makes the fsynced temp file `tempPath` (of `bytes` bytes hashing to `key`) the stored photo `key`:
-   * durable and verified when it resolves. The temp file may be moved or left (the caller removes it).
+   * durable and verified when it resolves. The temp file may be moved or left (see adoptMovesFile).
    */
   abstract adopt(tempPath: string, key: string, bytes: number): Promise<void>;
   abstract exists(key: string): Promise<boolean>;
@@ -99,8 +107,7 @@ export abstract class StagingPhotoStore implements PhotoStore {
     // A fault of the source (the client) is its own error; a fault of the file is the store's.
     let sourceFailed = false;
     try {
-      await Deno.mkdir(this.tmpDir, { recursive: true });
-      file = await Deno.open(tempPath, { createNew: true, write: true });
+      file = await this.#createTemp(tempPath);
       const hash = createHash("sha256");
       writer = new BatchedWriter(file, (bytes) => hash.update(bytes));
       const head = new Uint8Array(headLimit);
@@ -156,6 +163,20 @@ export abstract class StagingPhotoStore implements PhotoStore {
     } finally {
       reader.releaseLock();
       writer?.release(); // no read or write is under way here: the buffers can serve the next upload
+    }
+  }
+
+  /**
+   * A new temporary file. Its folder is made only when it is missing (the first upload, or after someone
+   * removed it), not before every upload: a mkdir per upload cost as much as the rename (issue 14).
+   */
+  async #createTemp(path: string): Promise<Deno.FsFile> {
+    try {
+      return await Deno.open(path, { createNew: true, write: true });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      await Deno.mkdir(this.tmpDir, { recursive: true });
+      return await Deno.open(path, { createNew: true, write: true });
     }
   }
 

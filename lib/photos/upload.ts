@@ -4,9 +4,10 @@
  * Upload order, cheapest refusal first: the address (app, report, record), the `environment` header, the
  * token (looked up, not yet used), then the body is streamed to storage under the size cap, typed by its
  * first bytes and checked for size in pixels. Only a file that passed is committed (durable and verified in
- * the configured store, io/photo_storage.ts), and only then, in ONE transaction, is the token consumed (a
- * conditional UPDATE decides races), the photo row upserted (content-addressed) and the staged row pointed
- * at it. A store that fails (PhotoStoreUnavailable) is the retryable `store_unavailable` refusal.
+ * the configured store, io/photo_storage.ts), and only then, in ONE statement (db/queries/photos.ts
+ * storePhotoWithToken), is the token consumed (a conditional UPDATE decides races), the photo row upserted
+ * (content-addressed) and the staged row pointed at it. A store that fails (PhotoStoreUnavailable) is the
+ * retryable `store_unavailable` refusal.
  *
  * A failed upload does not burn the token: the driver can retry within its lifetime. Only a stored photo
  * uses it up. A file stored by the loser of a race with one token is left to the purge (lib/photos/purge.ts).
@@ -14,13 +15,11 @@
 import type { Config } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import {
-  attachPhoto,
-  consumeToken,
   isTokenUsable,
   photoById,
   setThumbKey,
+  storePhotoWithToken,
   type TokenBinding,
-  upsertPhoto,
 } from "@/db/queries/photos.ts";
 import type { Photo } from "@/db/schema.ts";
 import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/io/image_probe.ts";
@@ -194,22 +193,17 @@ export async function storeStagedPhoto(
       throw refusalOf(error, maxBytes);
     });
     // Durable in the store before the database says the record holds it (and before the 3000 answer).
-    const photo = await db.transaction().execute(async (trx) => {
-      if (!await consumeToken(trx, binding())) throw unauthorized();
-      const row = await upsertPhoto(trx, {
-        key,
-        contentType: info.type,
-        bytes: staged.bytes,
-        width: info.width,
-        height: info.height,
-        createdAt: clock.now(),
-      });
-      // The token is single use, so the record cannot hold a photo yet; guard anyway.
-      if (!await attachPhoto(trx, req.recordId, row.id)) throw unauthorized();
-      return row;
+    const photoId = await storePhotoWithToken(db, binding(), {
+      key,
+      contentType: info.type,
+      bytes: staged.bytes,
+      width: info.width,
+      height: info.height,
+      createdAt: clock.now(),
     });
+    if (photoId === null) throw unauthorized();
     metrics?.uploadStored(staged.bytes);
-    return { filename: `${key}.${EXTENSIONS[info.type]}`, photoId: photo.id };
+    return { filename: `${key}.${EXTENSIONS[info.type]}`, photoId };
   } finally {
     await staged.discard(); // no-op once committed
   }

@@ -56,6 +56,9 @@ export class BodyTooSlow extends HTTPException {
   }
 }
 
+/** A body's reader: BYOB when the body is a byte stream (Deno.serve's are), else a default one. */
+type BodyReader = ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Array>;
+
 /**
  * Reads a request body under the pace rule: each read waits at most until the next byte is overdue
  * (`timeoutMs` after the last one) or the average since the start falls under `minBytesPerSecond` (judged
@@ -65,16 +68,19 @@ class PacedReader {
   #start = performance.now();
   #last = this.#start;
   #received = 0;
-  constructor(readonly reader: ReadableStreamDefaultReader<Uint8Array>, readonly pace: Pace) {}
+  constructor(readonly reader: BodyReader, readonly pace: Pace) {}
 
-  async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+  /** The next bytes: read into `into` (whose buffer the read takes over) with a BYOB reader. */
+  async read(into?: Uint8Array<ArrayBuffer>): Promise<ReadableStreamReadResult<Uint8Array>> {
     const { timeoutMs, minBytesPerSecond } = this.pace;
     const slowest = this.#start + Math.max(timeoutMs, (this.#received / minBytesPerSecond) * 1000);
     const due = Math.min(this.#last + timeoutMs, slowest) - performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     // A body stream that fails is the client gone mid-body (connection reset, aborted upload): a client
     // error, answered 400 and logged in one line by main.ts, never a fault with a stack.
-    const reading = this.reader.read().catch((error) => Promise.reject(new ClientAbortError(error)));
+    const reading =
+      (this.reader instanceof ReadableStreamBYOBReader ? this.reader.read(into!) : this.reader.read())
+        .catch((error) => Promise.reject(new ClientAbortError(error)));
     const read = await Promise.race([
       reading,
       new Promise<"overdue">((resolve) => timer = setTimeout(resolve, Math.max(0, due), "overdue")),
@@ -107,20 +113,60 @@ class PacedReader {
   }
 }
 
-/** `body` as a stream read under the pace rule (for the streaming readers); `onTooSlow` when it is cut. */
+/** What a default reader's read of a paced body gets at most (the size of Deno's own body chunks). */
+const DEFAULT_READ_BYTES = 64 * 1024;
+
+/**
+ * `body` as a byte stream read under the pace rule (for the streaming readers); `onTooSlow` when it is cut.
+ * A BYOB read of it reads the source straight into the reader's buffer: Deno then fills it as far as the
+ * socket has bytes (256 KiB for the multipart parser) where a default read gets at most 64 KiB, so a
+ * 4 MB photo takes about 17 reads (each with its pace timer) instead of 70 (issue 14, upload path).
+ */
 function pacedBody(
   body: ReadableStream<Uint8Array>,
   pace: Pace,
   onTooSlow: () => void,
 ): ReadableStream<Uint8Array> {
   let paced: PacedReader | undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      paced ??= new PacedReader(body.getReader(), pace);
+  /** With a source that is not a byte stream: the part of its last chunk that did not fit the last read. */
+  let rest: Uint8Array | undefined;
+  const readerOf = (): BodyReader => {
+    try {
+      return body.getReader({ mode: "byob" });
+    } catch {
+      return body.getReader(); // not a byte stream (e.g. one built in JS)
+    }
+  };
+  return new ReadableStream({
+    type: "bytes",
+    autoAllocateChunkSize: DEFAULT_READ_BYTES, // so every read, BYOB or not, comes with a buffer to fill
+    async pull(controller: ReadableByteStreamController) {
+      const request = controller.byobRequest!;
+      const view = request.view!;
+      paced ??= new PacedReader(readerOf(), pace);
       try {
-        const read = await paced.read();
-        if (read.done) controller.close();
-        else controller.enqueue(read.value);
+        if (paced.reader instanceof ReadableStreamBYOBReader) {
+          const read = await paced.read(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+          // The read took the buffer over: hand it back, filled (or empty at the end).
+          if (read.done) controller.close();
+          if (read.value) request.respondWithNewView(read.value as Uint8Array<ArrayBuffer>);
+          return;
+        }
+        let chunk = rest;
+        rest = undefined;
+        while (!chunk?.length) { // a source may hand out empty chunks; a read must get a byte or the end
+          const read = await paced.read();
+          if (read.done) {
+            controller.close();
+            request.respond(0);
+            return;
+          }
+          chunk = read.value;
+        }
+        const n = Math.min(chunk.length, view.byteLength);
+        new Uint8Array(view.buffer, view.byteOffset, n).set(chunk.subarray(0, n));
+        if (n < chunk.length) rest = chunk.subarray(n);
+        request.respond(n);
       } catch (error) {
         if (error instanceof BodyTooSlow) onTooSlow();
         controller.error(error);
@@ -222,7 +268,8 @@ export function limitStreamedBody(
     if (!raw.body) return await next();
     let tooSlow = false;
     const paced = pacedBody(raw.body, deps.config.bodyPace, () => tooSlow = true);
-    c.req.raw = new Request(raw, { body: paced });
+    // Rebuilt from its parts, not copied from `raw` (see bufferedBodies: copying creates the abort signal).
+    c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: paced });
     try {
       await next();
     } catch (error) {
