@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { HANDLER_BODY_LIMIT } from "@/routes/api/handler.ts";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { captureLogs } from "@/tests/helpers/observed.ts";
 
 const JSON_TYPE = /^application\/json/;
 
@@ -293,14 +294,12 @@ appTest("handler D10: IDs in a success answer are JSON numbers", async (a) => {
 appTest("handler: a database fault answers 503 without internals", async (a) => {
   const user = await makeUser(a.db);
   await a.db.destroy();
-  const originalError = console.error;
-  const logged: string[] = [];
-  console.error = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
   let res: Response;
-  try {
+  let logged: string[];
+  {
+    using logs = captureLogs({ format: "text", level: "error" });
     res = await a.handler(search(user.email));
-  } finally {
-    console.error = originalError;
+    logged = logs.lines;
   }
   assert.equal(res.status, 503);
   assert.match(res.headers.get("content-type")!, JSON_TYPE);

@@ -4,6 +4,7 @@ import { IN_FLIGHT_GRACE_MS, purgePhotos, startPurgeSchedule } from "@/lib/photo
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
 import { jpegPhoto, pngPhoto, webpPhoto } from "@/tests/helpers/photos.ts";
+import { captureLogs } from "@/tests/helpers/observed.ts";
 
 const DAY = 24 * 3600_000;
 
@@ -227,9 +228,8 @@ appTest("purge: the schedule runs the purge, again after the interval, and stops
 });
 
 appTest("purge: a failing run is logged and the schedule carries on", async (a) => {
-  const errors: string[] = [];
-  const original = console.error;
-  console.error = (line: string) => errors.push(line);
+  using logs = captureLogs({ format: "text", level: "error" });
+  const errors = logs.lines;
   const db = new Proxy(a.db, {
     get: (target, prop) =>
       prop === "deleteFrom"
@@ -244,7 +244,6 @@ appTest("purge: a failing run is logged and the schedule carries on", async (a) 
     for (let i = 0; i < 200 && errors.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   } finally {
     await schedule.stop();
-    console.error = original;
   }
   assert.ok(errors.length >= 2, `runs logged: ${errors.length}`);
   assert.match(errors[0], /purge failed \(next run in 0 min\): Error: database down/);
