@@ -16,16 +16,8 @@ import { compare, interleave, ROUNDS, sized } from "@/bench/pairs.ts";
 import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
 import { startChild } from "@/bench/process.ts";
 import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
-import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
-import { countingDb } from "@/tests/helpers/round_trips.ts";
-import {
-  confirmed,
-  dropOffPayload,
-  dropOffReversePayload,
-  flowSetup,
-  pickUpPayload,
-  stageFor,
-} from "@/tests/helpers/movements.ts";
+import { buildTestApp } from "@/tests/helpers/app.ts";
+import { COUNTED_SUBMISSIONS, countingDb } from "@/tests/helpers/round_trips.ts";
 
 /**
  * The bare drop-off baseline (helper "rt"): a child script like bench/baseline_search_server.ts. Reads PORT
@@ -105,42 +97,7 @@ export const payload = (job: Job, shop: number) => ({
 
 /** Round trips of one submission of each flow at 1 and 50 parts, through an in-process app over `target`. */
 export async function benchRoundTrips(target: BenchTarget): Promise<BenchRow[]> {
-  const flows: { name: string; submit: (a: TestApp, size: number) => Promise<() => Promise<unknown>> }[] = [
-    {
-      name: "drop-off",
-      submit: async (a, size) => {
-        const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
-        return () => a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
-      },
-    },
-    {
-      name: "reverse pickup",
-      submit: async (a, size) => {
-        const s = await flowSetup(a, {
-          count: size,
-          status: "Pending Repair Shop Pick-Up",
-          stage: "reverse_pickup",
-        });
-        return () => a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
-      },
-    },
-    {
-      name: "leg 2",
-      submit: async (a, size) => {
-        const s = await flowSetup(a, {
-          count: size,
-          status: "Pending Repair Shop Pick-Up",
-          stage: "reverse_pickup",
-        });
-        const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
-        const images = await stageFor(a, s.parts, "reverse_dropoff", s.user.id);
-        const pairs = s.parts.map((p, i) => ({ part: p.id, image: images[i] }));
-        const movement = leg1.result.data!.parts_movement_id as number;
-        return () =>
-          a.call(dropOffReversePayload(s.user.email, s.claim.registration, movement, confirmed(pairs)));
-      },
-    },
-  ];
+  const flows = COUNTED_SUBMISSIONS;
   const db = target.open();
   const counts: number[][] = []; // per flow, per size
   try {
@@ -151,9 +108,9 @@ export async function benchRoundTrips(target: BenchTarget): Promise<BenchRow[]> 
         const kind = target.kind === "embedded" ? "pglite" : "postgres";
         const a = await buildTestApp({ kind, db: counting.db, close: () => Promise.resolve() });
         try {
-          const submit = await flow.submit(a, size);
+          const submit = await flow.prepare(a, size);
           counting.counter.count = 0;
-          const answer = await submit() as { result: { status: string } };
+          const answer = await submit();
           if (answer.result.status !== "success") throw new Error(`${flow.name}: ${JSON.stringify(answer)}`);
           counts.at(-1)!.push(counting.counter.count);
         } finally {

@@ -12,15 +12,8 @@
 import assert from "node:assert/strict";
 import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
 import { dbTest } from "@/tests/helpers/db.ts";
-import {
-  confirmed,
-  dropOffPayload,
-  dropOffReversePayload,
-  flowSetup,
-  pickUpPayload,
-  stageFor,
-} from "@/tests/helpers/movements.ts";
-import { countingDb } from "@/tests/helpers/round_trips.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+import { COUNTED_SUBMISSIONS, countingDb } from "@/tests/helpers/round_trips.ts";
 
 const SIZES = [1, 10, 50];
 
@@ -58,45 +51,15 @@ async function expectSuccess(a: TestApp, payload: unknown) {
   return body;
 }
 
-countTest("parts_drop_off: the same round trips for 1, 10 and 50 parts", 4, async (a, size) => {
-  const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
-  return async () => {
-    await expectSuccess(a, dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
-  };
-});
-
-countTest("parts_pick_up_reverse: the same round trips for 1, 10 and 50 parts", 4, async (a, size) => {
-  const s = await flowSetup(a, {
-    count: size,
-    status: "Pending Repair Shop Pick-Up",
-    stage: "reverse_pickup",
+for (const { name, prepare } of COUNTED_SUBMISSIONS) {
+  countTest(`${name}: the same round trips for 1, 10 and 50 parts`, 4, async (a, size) => {
+    const submit = await prepare(a, size);
+    return async () => {
+      const body = await submit();
+      assert.equal(body.result.status, "success", JSON.stringify(body));
+    };
   });
-  return async () => {
-    await expectSuccess(a, pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
-  };
-});
-
-countTest("parts_drop_off_reverse: the same round trips for 1, 10 and 50 parts", 4, async (a, size) => {
-  const s = await flowSetup(a, {
-    count: size,
-    status: "Pending Repair Shop Pick-Up",
-    stage: "reverse_pickup",
-  });
-  const leg1 = await expectSuccess(a, pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
-  const images = await stageFor(a, s.parts, "reverse_dropoff", s.user.id);
-  const pairs = s.parts.map((p, i) => ({ part: p.id, image: images[i] }));
-  return async () => {
-    await expectSuccess(
-      a,
-      dropOffReversePayload(
-        s.user.email,
-        s.claim.registration,
-        leg1.result.data!.parts_movement_id as number,
-        confirmed(pairs),
-      ),
-    );
-  };
-});
+}
 
 countTest("parts_drop_off: a retry (D16) costs the same for 1, 10 and 50 parts", 3, async (a, size) => {
   const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });

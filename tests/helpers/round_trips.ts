@@ -15,6 +15,16 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from "kysely";
+import assert from "node:assert/strict";
+import type { HandlerAnswer, TestApp } from "@/tests/helpers/app.ts";
+import {
+  confirmed,
+  dropOffPayload,
+  dropOffReversePayload,
+  flowSetup,
+  pickUpPayload,
+  stageFor,
+} from "@/tests/helpers/movements.ts";
 
 /** Counts executed statements; `countTransactions` adds each transaction's BEGIN and COMMIT/ROLLBACK. */
 export class RoundTripCounter implements KyselyPlugin {
@@ -48,3 +58,49 @@ export function countingDb<D>(db: Kysely<D>): { db: Kysely<D>; counter: RoundTri
   const counter = new RoundTripCounter();
   return { db: countTransactions(db.withPlugin(counter), counter), counter };
 }
+
+/**
+ * The three movement submissions whose round trips are counted (the statement-count test and the bench's
+ * `roundtrips` row): `prepare` sets up a claim of `size` parts ready for the flow and returns the
+ * submission itself, which the caller counts.
+ */
+export const COUNTED_SUBMISSIONS: {
+  name: string;
+  prepare: (a: TestApp, size: number) => Promise<() => Promise<HandlerAnswer>>;
+}[] = [
+  {
+    name: "drop-off",
+    prepare: async (a, size) => {
+      const s = await flowSetup(a, { count: size, status: "Arrived", stage: "direct_dropoff" });
+      return () => a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
+    },
+  },
+  {
+    name: "reverse pickup",
+    prepare: async (a, size) => {
+      const s = await flowSetup(a, {
+        count: size,
+        status: "Pending Repair Shop Pick-Up",
+        stage: "reverse_pickup",
+      });
+      return () => a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+    },
+  },
+  {
+    name: "leg 2",
+    prepare: async (a, size) => {
+      const s = await flowSetup(a, {
+        count: size,
+        status: "Pending Repair Shop Pick-Up",
+        stage: "reverse_pickup",
+      });
+      const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+      assert.equal(leg1.result.status, "success", JSON.stringify(leg1));
+      const images = await stageFor(a, s.parts, "reverse_dropoff", s.user.id);
+      const pairs = s.parts.map((p, i) => ({ part: p.id, image: images[i] }));
+      const movement = leg1.result.data!.parts_movement_id as number;
+      return () =>
+        a.call(dropOffReversePayload(s.user.email, s.claim.registration, movement, confirmed(pairs)));
+    },
+  },
+];
