@@ -424,3 +424,24 @@ appTest("announcements: a refused submission leaves no outbox row", async (a) =>
   assert.equal(body.result.status, "failure");
   assert.equal((await rows(a)).length, 0);
 });
+
+chatTest(
+  "announcements: a row committed late becomes the head behind rows another worker leased: those are not posted again",
+  async (a, chat) => {
+    // Two submissions draw ids 1 and 2 but commit 2 first; another worker leased row 2 (and is posting it)
+    // before row 1 committed. Row 1 is now its channel's due head, with a leased row behind it.
+    await deliver(a);
+    await deliver(a);
+    const [first, second] = (await rows(a)).filter((r) => r.channel === "parts_movement");
+    const leasedUntil = new Date(a.clock.now().getTime() + 60_000);
+    await a.db.updateTable("announcements").set({ next_attempt_at: leasedUntil })
+      .where("id", "=", second.id).execute();
+    await runAnnouncementWorkerOnce(a);
+    // This worker posts row 1 only: row 2 belongs to the worker that leased it.
+    assert.deepEqual(acceptedIds(chat, PM), [first.message_id]);
+    const after = await a.db.selectFrom("announcements").select(["state", "next_attempt_at"])
+      .where("id", "=", second.id).executeTakeFirstOrThrow();
+    assert.equal(after.state, "pending");
+    assert.equal(after.next_attempt_at.getTime(), leasedUntil.getTime());
+  },
+);

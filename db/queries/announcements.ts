@@ -231,24 +231,30 @@ export async function lockDueChannelHeads(trx: Tx, now: Date): Promise<ChatChann
 
 /**
  * Leases the first `batch` pending rows of each channel (their heads locked by `lockDueChannelHeads`)
- * until `until`; returns them. Only the holder of a head touches the rows behind it: no SKIP LOCKED here.
+ * until `until`; returns them. Only rows due at `now`, and only up to the first that is not: a row behind
+ * the head may already be leased by another worker (ids follow insertion, leases follow commits, so a row
+ * committed late can become the head behind rows another worker is posting), and taking it over would post
+ * it twice. The guard is repeated on the updated row so that a lease committed while this statement waited
+ * for the row is seen (READ COMMITTED rechecks the row's own conditions, not the subquery's).
  */
 export async function leaseChannelRows(
   trx: Tx,
   channels: ChatChannel[],
   batch: number,
+  now: Date,
   until: Date,
 ): Promise<AnnouncementRow[]> {
   const claimed = await sql<AnnouncementRow>`
     update announcements a set next_attempt_at = ${until}
     from (
       select id from (
-        select x.id, row_number() over (partition by x.channel order by x.id) as n
+        select x.id, row_number() over w as n, bool_and(x.next_attempt_at <= ${now}) over w as due
         from announcements x
         where x.state = 'pending' and x.channel = any(${channels}::text[])
-      ) ranked where n <= ${batch}
+        window w as (partition by x.channel order by x.id)
+      ) ranked where n <= ${batch} and due
     ) pick
-    where a.id = pick.id
+    where a.id = pick.id and a.state = 'pending' and a.next_attempt_at <= ${now}
     returning a.*`.execute(trx);
   return claimed.rows;
 }

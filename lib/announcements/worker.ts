@@ -95,7 +95,7 @@ async function claimDueChannels(
   const leaseUntil = new Date(now.getTime() + batch * timeoutMs + 60_000);
   const rows = await deps.db.transaction().execute(async (trx) => {
     const channels = await lockDueChannelHeads(trx, now);
-    return channels.length === 0 ? [] : await leaseChannelRows(trx, channels, batch, leaseUntil);
+    return channels.length === 0 ? [] : await leaseChannelRows(trx, channels, batch, now, leaseUntil);
   });
   const byChannel = new Map<ChatChannel, AnnouncementRow[]>();
   for (const row of rows.sort((a, b) => a.id - b.id)) {
