@@ -6,7 +6,10 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import type { PartStatus } from "@/db/schema.ts";
-import { type HandlerAnswer, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
+import type { Db } from "@/db/client.ts";
+import { buildTestApp, type HandlerAnswer, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
+import { serverTest } from "@/tests/helpers/db.ts";
+import { countingDb } from "@/tests/helpers/round_trips.ts";
 import { makeUser } from "@/tests/helpers/factories.ts";
 import {
   assertConsistent,
@@ -242,10 +245,10 @@ async function dispatcherMove(a: TestApp, partId: number, seen: PartStatus, to: 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until `n` backends of this database wait for a row lock. */
-async function lockWaiters(a: TestApp, n: number) {
+async function lockWaiters(db: Db, n: number) {
   for (let i = 0; i < 500; i++) {
     const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`.execute(a.db);
+      where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
     if (r.rows[0].n >= n) return;
     await delay(10);
   }
@@ -268,9 +271,9 @@ async function queued<A, B>(
     await trx.selectFrom(table).select("id").where("id", "=", rowId).forUpdate().execute();
   }, async (release) => {
     const one = first();
-    await lockWaiters(a, 1);
+    await lockWaiters(a.db, 1);
     const two = second();
-    await lockWaiters(a, 2);
+    await lockWaiters(a.db, 2);
     release();
     return [await one, await two] as const;
   });
@@ -404,6 +407,54 @@ serverAppTest(
     await assertConsistent(a.db);
   },
   POOL,
+);
+
+serverTest(
+  "parts_drop_off: a part moved while the optimistic write waits for it: nothing written, the locked path answers",
+  async (t) => {
+    const { db, counter } = countingDb(t.db);
+    const a = await buildTestApp({ ...t, db });
+    try {
+      const s = await flowSetup(a, { count: 3, status: "Arrived", stage: "direct_dropoff" });
+      const dispatcher = await makeUser(t.db, { role: "dispatcher" });
+      const last = s.parts[2];
+      // The dispatcher's move of the last part is under way (its row locked, not committed) when the driver
+      // submits: the read without locks still sees the part at HQ, so the write statement runs and waits
+      // for that row; the move commits, the write's guard counts two parts of three and writes nothing.
+      const answer = await whileHolding(t.db, async (trx) => {
+        await trx.updateTable("parts_orders").set({ status: "Ordered" }).where("id", "=", last.id).execute();
+        await trx.insertInto("part_status_history").values({
+          part_id: last.id,
+          from_status: "Arrived",
+          to_status: "Ordered",
+          changed_at: a.clock.now(),
+          changed_by: dispatcher.id,
+          via: "dashboard",
+          reason: "race test",
+        }).execute();
+      }, async (release) => {
+        counter.count = 0;
+        const pending = a.call(
+          dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)),
+        );
+        await lockWaiters(t.db, 1);
+        release();
+        return await pending;
+      });
+      assert.equal(answer.result.text, `${last.part_no} is no longer available for delivery.`);
+      // read + write (stopped), then the locked path: BEGIN, read, the refusal's re-read, ROLLBACK.
+      assert.equal(counter.count, 6);
+      assert.equal((await t.db.selectFrom("parts_movements").select("id").execute()).length, 0);
+      assert.deepEqual(await Promise.all(s.parts.map((p) => statusOf(t.db, p.id))), [
+        "Arrived",
+        "Arrived",
+        "Ordered",
+      ]);
+      await assertConsistent(t.db);
+    } finally {
+      await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
+    }
+  },
 );
 
 serverAppTest(

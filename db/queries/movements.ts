@@ -1,7 +1,8 @@
 /**
  * Queries of the movements family (parts_movements, deliver_parts) for the three movement submissions
  * (docs/protocol.md 3a/3b, D20) and the open return trips; the pages' reads are in movement_reads.ts. Every
- * function that locks or writes takes a Transaction. Each one is a single statement whatever the number
+ * function that locks or writes takes a Transaction, except `writeNewMovement`, whose one statement is all
+ * or nothing and locks what it writes. Each one is a single statement whatever the number
  * of parts (arrays through `unnest` or multi-row VALUES), so a submission costs the same number of
  * statements for 1 or 50 parts.
  */
@@ -9,6 +10,7 @@ import { type RawBuilder, sql } from "kysely";
 import { insertAnnouncementsSql, type OutboxWrite } from "@/db/queries/announcements.ts";
 import { notifyChangeSql } from "@/db/queries/changes.ts";
 import type { MovementStatus, PartStatus } from "@/db/schema.ts";
+import type { Db } from "@/db/client.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { latestReverseMovement } from "@/db/queries/claims.ts";
 
@@ -89,23 +91,36 @@ export interface NewMovementWrite {
  * rows. Foreign keys are checked at the end of the statement, so the rows may point at the new movement.
  * The movement stores its number of parts (`part_count`, the dashboard's index for sorting by it): they
  * are all written here and never added or removed later.
- * Every other write hangs on the movement row, so when `unlessOpenTrip` stops it nothing is written.
+ * Every other write hangs on the movement row, so when a guard stops it nothing is written: all or
+ * nothing, so the statement is safe on its own, outside a transaction (the drop-off's optimistic path,
+ * lib/movements/submission.ts). The guards:
+ * - `g` locks the parts (id order) that are still in the flip's `from` status and of the claim; the
+ *   movement is written only when that is every part. PostgreSQL re-checks a row it waited for against
+ *   its latest version, so a part a racing submission moved meanwhile is not counted. On the locked path
+ *   the parts are already held by this transaction and `g` re-locks them at no cost.
+ * - `unlessOpenTrip` (reverse pickup).
  */
 export function writeNewMovementSql(w: NewMovementWrite) {
   const m = w.movement;
   const movementId = sql<number>`(select id from m)`;
   const written = sql<boolean>`exists (select 1 from m)`;
   const rows = w.deliverParts;
+  const f = w.flip;
   return sql<{ id: number; part_id: number; movement_id: number; flipped: number }>`
-    with m as (
+    with g as materialized (
+      select id from parts_orders
+      where id = any(${f.ids}::int[]) and status = ${f.from}::text and claim_id = ${m.claim_id}::int
+      order by id for update),
+    m as (
       insert into parts_movements (claim_id, movement_type, movement_status, picked_up_by, dropped_off_by,
         pick_up_at, dropped_off_at, repairer_id, location_type, hq_location_id, part_count)
       select ${m.claim_id}::int, ${m.movement_type}::text, ${m.movement_status}::text, ${m.picked_up_by}::int,
         ${m.dropped_off_by}::int, ${m.pick_up_at}::timestamptz, ${m.dropped_off_at}::timestamptz,
         ${m.repairer_id}::int, ${m.location_type}::text, ${m.hq_location_id}::int, ${rows.length}::int
-      where not (${w.unlessOpenTrip}::boolean and exists (select 1 from parts_movements o
-        where o.claim_id = ${m.claim_id}::int and o.movement_type = 'reverse'
-          and o.movement_status = 'Parts Picked Up'))
+      where (select count(*) from g) = ${f.ids.length}::int
+        and not (${w.unlessOpenTrip}::boolean and exists (select 1 from parts_movements o
+          where o.claim_id = ${m.claim_id}::int and o.movement_type = 'reverse'
+            and o.movement_status = 'Parts Picked Up'))
       returning id),
     d as (
       insert into deliver_parts (movement_id, part_id, pickup, delivery, qty_ordered, pickup_image_id,
@@ -118,7 +133,7 @@ export function writeNewMovementSql(w: NewMovementWrite) {
         with ordinality as v(part_id, qty_ordered, image_id, photo_id, ord)
       order by v.ord
       returning id, part_id),
-    ${flipAndHistory(w.flip, movementId, written)},
+    ${flipAndHistory(f, movementId, written)},
     l as (
       update claim_management set parts_movement_id = ${movementId}
       where claim_id = ${m.claim_id}::int and ${w.linkOnManagement}::boolean and ${written}),
@@ -129,12 +144,12 @@ export function writeNewMovementSql(w: NewMovementWrite) {
     from d`;
 }
 
-/** Runs `writeNewMovementSql`; null when `unlessOpenTrip` stopped it (nothing written). */
+/** Runs `writeNewMovementSql`; null when a guard stopped it (nothing written). */
 export async function writeNewMovement(
-  trx: Tx,
+  db: Db | Tx,
   w: NewMovementWrite,
 ): Promise<(Written & { movementId: number }) | null> {
-  const result = await writeNewMovementSql(w).execute(trx);
+  const result = await writeNewMovementSql(w).execute(db);
   if (result.rows.length === 0) return null;
   return {
     movementId: result.rows[0].movement_id,

@@ -30,6 +30,7 @@ import {
   claimResolutionColumns,
   claimResolutionCtes,
 } from "@/db/queries/claims.ts";
+import type { Db } from "@/db/client.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import type { LockedPart } from "@/db/queries/parts.ts";
@@ -89,8 +90,14 @@ export interface SubmissionReadQuery {
   pickup: boolean;
   /** Leg 2: the trip to lock and read. */
   tripId: number | null;
-  /** The confirmed parts, to lock in id order. */
+  /** The confirmed parts, read in id order (and locked, with `lock`). */
   partIds: number[];
+  /**
+   * Lock the parts FOR UPDATE (the locked path). A drop-off's first, optimistic read locks nothing: its
+   * write statement locks the parts itself and writes only if every one is still as read
+   * (lib/movements/submission.ts).
+   */
+  lock: boolean;
   steps: AppliedStepsQuery;
   imageIds: number[];
   /** Drop-off: the shop chosen (D15). */
@@ -161,7 +168,7 @@ export function submissionReadSql(db: QueryRunner, q: SubmissionReadQuery) {
       select id, claim_id, part_no, description, qty_ordered, status from parts_orders
       where id = any(${q.partIds}::int[])
         and (select count(*) from locked_claim) + (select count(*) from locked_trip) >= 0
-      order by id for update)
+      order by id ${q.lock ? sql`for update` : sql``})
     select
       (select row_to_json(a) from actor a) as "user",
       ${claimResolutionColumns},
@@ -184,8 +191,8 @@ export function submissionReadSql(db: QueryRunner, q: SubmissionReadQuery) {
         where ${q.pickup}::boolean and cm.claim_id = ${claimId}) as shop`;
 }
 
-/** Runs the statement in the submission's transaction. */
-export async function readSubmission(trx: Tx, q: SubmissionReadQuery): Promise<SubmissionRead> {
-  const { rows: [row] } = await submissionReadSql(trx, q).execute(trx);
+/** Runs the statement: in the submission's transaction, or on its own when it locks nothing. */
+export async function readSubmission(db: Db | Tx, q: SubmissionReadQuery): Promise<SubmissionRead> {
+  const { rows: [row] } = await submissionReadSql(db, q).execute(db);
   return row;
 }

@@ -6,7 +6,8 @@
  * Four round trips whatever the number of parts (lib/movements/submission.ts): BEGIN, the statement that
  * reads the user and claim, locks the parts (id order) and reads what the checks need, then the movement,
  * all Deliver_Parts, the status flip (a conditional UPDATE), the history rows, the outbox rows and the live
- * dashboard's NOTIFY in one statement (data-modifying CTEs), COMMIT.
+ * dashboard's NOTIFY in one statement (data-modifying CTEs), COMMIT. A drop-off first tries two: the read
+ * without locks, then that statement on its own (all or nothing).
  */
 import { type NewMovement, writeNewMovement } from "@/db/queries/movements.ts";
 import type { SubmissionRead } from "@/db/queries/submission_reads.ts";
@@ -21,7 +22,7 @@ import {
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, SubmittedPart } from "@/lib/movements/input.ts";
 import { replayOf } from "@/lib/movements/replay.ts";
-import { StaleRead, submit } from "@/lib/movements/submission.ts";
+import { StaleRead, submit, submitOptimistically } from "@/lib/movements/submission.ts";
 import type { Actor } from "@/lib/users.ts";
 
 export interface NewMovementSpec {
@@ -69,7 +70,10 @@ export async function submitNewMovement(
     tripId: null,
     repairerId: spec.repairerId,
   };
-  const result = await submit(deps, actor, scope, async ({ trx, user, claim, read, confirmed }) => {
+  // A drop-off's write statement locks its parts itself (all or nothing), so it may skip the locks and the
+  // transaction; a reverse pickup must hold the claim row before it reads (lib/movements/submission.ts).
+  const run = spec.pickup ? submit : submitOptimistically;
+  const result = await run(deps, actor, scope, async ({ trx, user, claim, read, confirmed }) => {
     const list = confirmed();
     const parts = lockedConfirmedParts(list, read.parts);
     const replay = replayOf(read.steps, { flow, userId: user.id, confirmed: list, now });
@@ -110,8 +114,9 @@ export async function submitNewMovement(
       unlessOpenTrip: spec.pickup,
     });
     if (!written) throw new StaleRead();
-    // The parts are locked and their status was checked above, so every one flips; anything else is a bug
-    // and must not commit a Deliver_Parts without its status change (throwing rolls the statement back).
+    // The statement wrote only with every part locked in its `from` status, so every one flips; anything
+    // else is a bug and must not commit a Deliver_Parts without its status change (throwing rolls back
+    // the locked path; the optimistic path's statement cannot get here with a difference).
     if (written.flipped !== ids.length || written.deliveryOf.size !== ids.length) {
       throw new Error("movement: a locked part changed status");
     }

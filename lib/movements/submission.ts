@@ -17,12 +17,25 @@
  *   the claim" (one open trip per claim). A guard that stops the write throws `StaleRead`, which re-reads
  *   the same way.
  * The user and the claim are not raced by submissions, so their refusals are answered at once.
+ *
+ * A drop-off locks nothing but its parts, and its write statement (db/queries/movements.ts) locks them
+ * itself and writes all or nothing, so it first tries two round trips (`submitOptimistically`): the same
+ * read without locks or transaction, then the write statement on its own. Its answers are the locked
+ * path's:
+ * - without locks the read is one statement on one snapshot, so all it read is of one moment and a
+ *   refusal or a D16 replay decided from it is exact (the locked path re-reads a refusal only because its
+ *   locked rows are newer than the rest of its read). A refusal costs one round trip.
+ * - a success is written only when every part is still, under the statement's lock, of the claim and in
+ *   the status the checks saw; when not, nothing is written (`StaleRead`) and the locked path runs from
+ *   the start, whose answer stands: a lost race costs the two round trips more.
+ * The reverse pickup and leg 2 need their claim or trip row locked before they read: locked path only.
  */
 import {
   readSubmission,
   type SubmissionRead,
   type SubmissionReadQuery,
 } from "@/db/queries/submission_reads.ts";
+import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import type { ClaimFlow } from "@/db/queries/claims.ts";
 import { claimOfResolution, type ResolvedClaim, searchableRego } from "@/lib/claims.ts";
@@ -55,8 +68,9 @@ export interface SubmissionScope {
 }
 
 /** What `decide` gets: the checked user and claim, and the statement's read. */
-export interface SubmissionContext {
-  trx: Tx;
+export interface SubmissionContext<R extends Db | Tx = Tx> {
+  /** The transaction (locked path), or the database (the optimistic path: one statement, all or nothing). */
+  trx: R;
   user: ActingUser;
   claim: ResolvedClaim;
   read: SubmissionRead;
@@ -69,6 +83,7 @@ export function submissionReadQuery(
   actor: Actor,
   scope: SubmissionScope,
   confirmed: ConfirmedPart[],
+  lock = true,
 ): SubmissionReadQuery {
   return {
     email: "email" in actor ? actor.email : null,
@@ -79,6 +94,7 @@ export function submissionReadQuery(
     pickup: scope.pickup,
     tripId: scope.tripId,
     partIds: confirmed.map((p) => p.partId),
+    lock,
     steps: appliedStepsQuery(scope.flow, confirmed),
     imageIds: confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]),
     repairerId: scope.repairerId,
@@ -94,6 +110,33 @@ function userAndClaim(actor: Actor, rego: string, read: SubmissionRead) {
   return { user, claim };
 }
 
+/** The confirmed parts, or the D13 refusal to say once the user and the claim passed. */
+function confirmedOrRefusal(scope: SubmissionScope) {
+  try {
+    const confirmed = confirmedParts(scope.flow, scope.parts);
+    return { confirmed, refusal: null, list: () => confirmed };
+  } catch (refusal) {
+    return {
+      confirmed: [],
+      refusal,
+      list: (): never => {
+        throw refusal;
+      },
+    };
+  }
+}
+
+/** A read's context for `decide`: the user and the claim checked (their refusals thrown at once). */
+function contextOf<R extends Db | Tx>(
+  trx: R,
+  actor: Actor,
+  scope: SubmissionScope,
+  read: SubmissionRead,
+  list: () => ConfirmedPart[],
+): SubmissionContext<R> {
+  return { trx, read, ...userAndClaim(actor, scope.rego, read), confirmed: list };
+}
+
 /** Runs one submission in its transaction (see the file's comment); `decide` checks and writes. */
 export async function submit<T>(
   { db }: MovementDeps,
@@ -101,31 +144,39 @@ export async function submit<T>(
   scope: SubmissionScope,
   decide: (ctx: SubmissionContext) => Promise<T>,
 ): Promise<T> {
-  let confirmed: ConfirmedPart[] = [];
-  let refusal: unknown = null;
-  try {
-    confirmed = confirmedParts(scope.flow, scope.parts);
-  } catch (error) {
-    refusal = error; // said after the user and the claim (D13)
-  }
+  const { confirmed, list } = confirmedOrRefusal(scope);
   const query = submissionReadQuery(actor, scope, confirmed);
   return await db.transaction().execute(async (trx) => {
-    const context = (read: SubmissionRead): SubmissionContext => ({
-      trx,
-      read,
-      ...userAndClaim(actor, scope.rego, read),
-      confirmed: () => {
-        if (refusal) throw refusal;
-        return confirmed;
-      },
-    });
-    const first = context(await readSubmission(trx, query));
+    const first = contextOf(trx, actor, scope, await readSubmission(trx, query), list);
     try {
       return await decide(first);
     } catch (error) {
       if (!(error instanceof DomainError || error instanceof StaleRead)) throw error;
       const read = await readSubmission(trx, { ...query, pinnedClaimId: first.claim.id });
-      return await decide(context(read));
+      return await decide(contextOf(trx, actor, scope, read, list));
     }
   });
+}
+
+/**
+ * A submission that locks no claim or trip row (a drop-off): two round trips when nothing races it, the
+ * locked path when its write finds the read stale (see the file's comment). `decide` must write only
+ * through one all-or-nothing statement that re-checks, under its locks, what it checked.
+ */
+export async function submitOptimistically<T>(
+  deps: MovementDeps,
+  actor: Actor,
+  scope: SubmissionScope,
+  decide: (ctx: SubmissionContext<Db | Tx>) => Promise<T>,
+): Promise<T> {
+  const { confirmed, refusal, list } = confirmedOrRefusal(scope);
+  const read = await readSubmission(deps.db, submissionReadQuery(actor, scope, confirmed, false));
+  const first = contextOf<Db | Tx>(deps.db, actor, scope, read, list);
+  if (refusal !== null) throw refusal; // about the request alone, after the user and the claim (D13)
+  try {
+    return await decide(first);
+  } catch (error) {
+    if (!(error instanceof StaleRead)) throw error;
+  }
+  return await submit(deps, actor, scope, decide);
 }
