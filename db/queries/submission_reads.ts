@@ -1,6 +1,7 @@
 /**
  * A movement submission's one "lock and read" statement (issue 14: a submission is BEGIN, this, the write
- * statement, COMMIT). In one statement: the acting user (active, by e-mail), D11's claim resolution
+ * statement, COMMIT; a drop-off first runs it with `lock: false`, outside a transaction, and then its write
+ * statement on its own: lib/movements/submission.ts). In one statement: the acting user (active, by e-mail), D11's claim resolution
  * (db/queries/claims.ts), the row locks — the reverse pickup's claim row or leg 2's trip row first, then
  * the parts in id order — and everything the checks read: the earlier steps of an identical submission
  * (D16), the staged images (D14), leg 2's trip and its parts, the drop-off's repair shop (D15), the
