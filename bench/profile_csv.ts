@@ -16,6 +16,7 @@ import { sql } from "kysely";
 import { openDb } from "@/db/client.ts";
 import { partsCsv } from "@/lib/dashboard/exports.ts";
 import { PART_STATUSES, type PartStatus } from "@/db/schema.ts";
+import { countLines } from "@/bench/dashboard.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -56,12 +57,15 @@ const t0 = performance.now();
 const stream = await partsCsv(db, values.status ? { status: values.status as PartStatus } : {}, values.zone);
 const hash = values.hash ? createHash("sha256") : undefined;
 let bytes = 0;
-let lines = 0;
-for await (const chunk of stream) {
-  bytes += chunk.length;
-  for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
-  hash?.update(chunk);
-}
+const lines = await countLines(stream.pipeThrough(
+  new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      bytes += chunk.length;
+      hash?.update(chunk);
+      controller.enqueue(chunk);
+    },
+  }),
+));
 const seconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 clearInterval(sampler);
