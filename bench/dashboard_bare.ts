@@ -10,7 +10,7 @@ import { newPGlite } from "@/db/pglite.ts";
 import type { BenchTarget } from "@/tasks/bench.ts";
 import { type DashPage, timedMs } from "@/bench/dashboard_pages.ts";
 import { EXPORT_BATCH } from "@/lib/dashboard/exports.ts";
-import { partExportBatch } from "@/db/queries/parts.ts";
+import { partExportBatch } from "@/db/queries/part_export.ts";
 
 /** The statements `run` issues through `db`, compiled as Kysely sends them (for the bare replay). */
 async function recorded(db: Db, run: (db: Db) => Promise<unknown>): Promise<CompiledQuery[]> {
@@ -84,7 +84,7 @@ export async function record(db: Db, pages: DashPage[]): Promise<Recording> {
   const statements: CompiledQuery[][] = [];
   for (const page of pages) statements.push(await recorded(db, page.data));
   const SENTINEL = -424242;
-  const [batch, claims] = await recorded(db, (d) => partExportBatch(d, {}, SENTINEL, EXPORT_BATCH));
+  const [batch, claims] = await recorded(db, (d) => partExportBatch(d, {}, SENTINEL, EXPORT_BATCH).rows);
   return {
     pages: statements,
     batch,

@@ -21,7 +21,11 @@ const MUST_QUOTE = /[",\r\n]/;
 export function csvCell(value: CsvValue, timeZone: string): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  let text = value instanceof Date ? isoInZone(value, timeZone) : value;
+  return csvText(value instanceof Date ? isoInZone(value, timeZone) : value);
+}
+
+/** A text cell: defused against formulas, quoted when it must be (what csvCell writes for a string). */
+export function csvText(text: string): string {
   if (FORMULA_START.has(text.charCodeAt(0))) text = `'${text}`;
   return MUST_QUOTE.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
@@ -36,15 +40,15 @@ export function csvRow(values: readonly CsvValue[], timeZone: string): string {
 const BOM = "\uFEFF";
 
 /**
- * A byte stream of a CSV file: the header, then the rows of each batch `nextBatch` returns, until it
- * returns an empty batch, dates in `timeZone`. `nextBatch` is called only when the reader wants more (back-pressure), so a slow
- * download holds at most one batch. Cancelling the stream (client went away) stops the fetching.
+ * A byte stream of a CSV file: the header, then a line (`toLine`, csvRow or one of its own, CRLF-ended) for
+ * each item of each batch `nextBatch` returns, until it returns an empty batch. `nextBatch` is called only
+ * when the reader wants more (back-pressure), so a slow download holds at most one batch. Cancelling the
+ * stream (client went away) stops the fetching.
  */
 export function csvStream<T>(
   header: readonly string[],
   nextBatch: () => Promise<T[]>,
-  toRow: (item: T) => readonly CsvValue[],
-  timeZone: string,
+  toLine: (item: T) => string,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let started = false;
@@ -52,7 +56,7 @@ export function csvStream<T>(
     async pull(controller) {
       if (!started) {
         started = true;
-        controller.enqueue(encoder.encode(BOM + csvRow(header, timeZone)));
+        controller.enqueue(encoder.encode(BOM + header.map(csvText).join(",") + "\r\n"));
         return;
       }
       const batch = await nextBatch();
@@ -61,7 +65,7 @@ export function csvStream<T>(
         return;
       }
       let text = "";
-      for (const item of batch) text += csvRow(toRow(item), timeZone);
+      for (const item of batch) text += toLine(item);
       controller.enqueue(encoder.encode(text));
     },
   }, { highWaterMark: 0 });

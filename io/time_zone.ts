@@ -91,13 +91,15 @@ export function formatDepotTime(d: Date, zone: string): string {
 
 /**
  * ISO 8601 in the zone with its offset, to the millisecond: "2026-11-21T20:30:05.123+11:00"; "Z" when
- * the offset is zero (so in UTC it is exactly `toISOString()`).
+ * the offset is zero (so in UTC it is exactly `toISOString()`). An instant as a Date or as epoch
+ * milliseconds (the CSV export reads its times as numbers: no Date a cell, issue 14).
  */
-export function isoInZone(d: Date, zone: string): string {
-  const ms = d.getTime();
+export function isoInZone(t: Date | number, zone: string): string {
+  // Whole milliseconds, as a Date holds them.
+  const ms = typeof t === "number" ? Math.trunc(t) : t.getTime();
   // A part's "status since" is usually the time it entered that status too: the same instant twice a row.
   if (ms === last.ms && zone === last.zone) return last.text;
-  const text = isoOf(d, zone);
+  const text = isoOf(ms, zone);
   last.ms = ms;
   last.zone = zone;
   last.text = text;
@@ -107,36 +109,66 @@ export function isoInZone(d: Date, zone: string): string {
 /** The last instant isoInZone wrote, and how. */
 const last = { ms: NaN, zone: "", text: "" };
 
-function isoOf(d: Date, zone: string): string {
-  const offset = hourOffset(d, zone);
+/** "00".."59" and "000".."999": a time's fields without padding them each time. */
+const TWO = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, "0"));
+const THREE = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
+
+function isoOf(ms: number, zone: string): string {
+  const offset = hourOffset(ms, zone);
   if (offset !== null) {
-    // The wall clock is the instant shifted by the offset, read as UTC (Date's own ISO writer), through
-    // one reused Date: a CSV export formats millions of dates.
-    shifted.setTime(d.getTime() + offset.ms);
-    const local = shifted.toISOString();
-    if (local.length === 24 && local[0] !== "0") {
-      return offset.ms === 0 ? local : local.slice(0, 23) + offset.text;
+    // The wall clock is the instant shifted by the offset, read as UTC: its hour's "2026-11-21T20:" is
+    // remembered (Date's own ISO writer, once an hour), minutes, seconds and milliseconds are arithmetic.
+    // A CSV export formats millions of dates (issue 14).
+    const local = ms + offset.ms;
+    const hour = Math.floor(local / HOUR_MS);
+    const prefix = hourPrefix(hour);
+    if (prefix !== null) {
+      const inHour = local - hour * HOUR_MS;
+      const minute = Math.floor(inHour / 60_000);
+      const inMinute = inHour - minute * 60_000;
+      const second = Math.floor(inMinute / 1000);
+      return prefix + TWO[minute] + ":" + TWO[second] + "." + THREE[inMinute - second * 1000] +
+        (offset.ms === 0 ? "Z" : offset.text);
     }
   }
+  const d = new Date(ms);
   const { date, time, offset: text } = wallClock(d, zone);
-  const ms = String(d.getUTCMilliseconds()).padStart(3, "0");
-  return `${date}T${time}.${ms}${text === "+00:00" ? "Z" : text}`;
+  const milli = String(d.getUTCMilliseconds()).padStart(3, "0");
+  return `${date}T${time}.${milli}${text === "+00:00" ? "Z" : text}`;
 }
 
 const shifted = new Date(0);
+const hourPrefixes = new Map<number, string | null>();
+
+/**
+ * "2026-11-21T20:", the ISO date and hour of the `hour`-th hour since the epoch read as UTC; null outside
+ * the years 1000–9999, whose ISO form has another length (the caller then asks Intl).
+ */
+function hourPrefix(hour: number): string | null {
+  let prefix = hourPrefixes.get(hour);
+  if (prefix === undefined) {
+    shifted.setTime(hour * HOUR_MS);
+    const iso = shifted.toISOString();
+    prefix = iso.length === 24 && iso[0] !== "0" ? iso.slice(0, 14) : null;
+    if (hourPrefixes.size >= MAX_HOURS) hourPrefixes.clear();
+    hourPrefixes.set(hour, prefix);
+  }
+  return prefix;
+}
+
 const HOUR_MS = 3_600_000;
 /** Hours remembered per zone before the memo starts over (a CSV of a million rows spans ~20 000). */
 const MAX_HOURS = 100_000;
 const hourOffsets = new Map<string, Map<number, { ms: number; text: string } | null>>();
 
 /**
- * The zone's offset over the UTC hour holding `d`, when the hour starts and ends with the same offset of
+ * The zone's offset over the UTC hour holding the instant `ms`, when the hour starts and ends with the same offset of
  * whole minutes (zones change offset at most once an hour, on a minute); null otherwise (the hour of a
  * change, or a historical offset in seconds): the caller then asks Intl for that instant. Intl's
  * formatToParts costs ~20 µs a call, most of a CSV export's time when asked for every date (issue 14).
  */
-function hourOffset(d: Date, zone: string): { ms: number; text: string } | null {
-  const hour = Math.floor(d.getTime() / HOUR_MS);
+function hourOffset(ms: number, zone: string): { ms: number; text: string } | null {
+  const hour = Math.floor(ms / HOUR_MS);
   if (!Number.isFinite(hour)) return null;
   let memo = hourOffsets.get(zone);
   if (!memo) hourOffsets.set(zone, memo = new Map());

@@ -63,8 +63,7 @@ Deno.test("csv: the stream starts with a BOM and the header, then pulls one batc
       pulled++;
       return Promise.resolve(batches.shift() ?? []);
     },
-    (r) => [r.n, `row ${r.n}`],
-    "UTC",
+    (r) => csvRow([r.n, `row ${r.n}`], "UTC"),
   );
   const reader = stream.getReader();
   const first = await reader.read();
@@ -90,8 +89,7 @@ Deno.test("csv: cancelling the stream stops fetching", async () => {
       pulled++;
       return Promise.resolve([{ n: pulled }]);
     },
-    (r) => [r.n],
-    "UTC",
+    (r) => csvRow([r.n], "UTC"),
   );
   const reader = stream.getReader();
   await reader.read();

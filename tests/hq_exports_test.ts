@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
-import { parseCsv } from "@/io/csv.ts";
+import { sql } from "kysely";
+import { csvRow, type CsvValue, parseCsv } from "@/io/csv.ts";
+import { PART_STATUSES, type PartStatus } from "@/db/schema.ts";
+import type { PartFilters } from "@/db/queries/parts.ts";
+import { stripBidi } from "@/lib/validation.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
-import { EXPORT_BATCH, MOVEMENT_HEADER, PART_HEADER } from "@/lib/dashboard/exports.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { EXPORT_BATCH, MOVEMENT_HEADER, PART_HEADER, partsCsv } from "@/lib/dashboard/exports.ts";
+import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
 import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
@@ -139,6 +143,141 @@ appTest(
     );
     const arrived = await csvOf(await d.get("/hq/exports/parts.csv?status=Arrived"));
     assert.deepEqual(arrived.slice(1), all.slice(1).filter((_, i) => i % 3 === 0));
+  },
+);
+
+/**
+ * The parts CSV as computed independently of the export's reads and writer: every part, claim, management,
+ * repair shop and history row read plainly (times as the driver's Dates), the latest time each status was
+ * entered found here, and each row written by the generic csvRow with every text cell's bidirectional
+ * controls stripped: what the export wrote before it read its times as text and wrote its own lines.
+ */
+async function partsCsvIndependently(a: TestApp, filters: PartFilters, zone: string): Promise<string> {
+  const parts = await a.db.selectFrom("parts_orders as p").innerJoin("claims as c", "c.id", "p.claim_id")
+    .leftJoin("claim_management as cm", "cm.claim_id", "c.id").leftJoin(
+      "repairers as r",
+      "r.id",
+      "cm.repairer_id",
+    )
+    .select([
+      "p.id",
+      "p.part_no",
+      "p.description",
+      "p.qty_ordered",
+      "p.status",
+      "p.updated_at",
+      "c.claim_number",
+    ])
+    .select(["c.registration", "r.name as repairer_name", "cm.repairer_id"]).orderBy("p.id").execute();
+  const history = await a.db.selectFrom("part_status_history").select(["part_id", "to_status", "changed_at"])
+    .execute();
+  const entered = (partId: number, status: PartStatus) =>
+    history.filter((h) => h.part_id === partId && h.to_status === status)
+      .reduce<Date | null>((t, h) => t && t >= h.changed_at ? t : h.changed_at, null);
+  const statuses: PartStatus[] = [
+    "Arrived",
+    "Delivered to Repair Shop directly",
+    "Pending Repair Shop Pick-Up",
+    "Picked Up from Repair Shop",
+    "Returned to HQ",
+  ];
+  const clean = (cells: CsvValue[]) => cells.map((v) => typeof v === "string" ? stripBidi(v) : v);
+  let text = "\uFEFF" + csvRow(PART_HEADER, zone);
+  for (const p of parts) {
+    if (filters.status && p.status !== filters.status) continue;
+    if (filters.claim && !p.claim_number.toLowerCase().includes(filters.claim.toLowerCase())) continue;
+    if (filters.repairerId && p.repairer_id !== filters.repairerId) continue;
+    text += csvRow(
+      clean([
+        p.id,
+        p.part_no,
+        p.description,
+        p.qty_ordered,
+        p.status,
+        p.updated_at,
+        p.claim_number,
+        p.registration,
+        p.repairer_name,
+        ...statuses.map((s) => entered(p.id, s)),
+      ]),
+      zone,
+    );
+  }
+  return text;
+}
+
+appTest(
+  "hq exports: the parts CSV is byte for byte its independent computation, in any zone, on each read path",
+  async (a) => {
+    const shop = await makeRepairer(a.db, 'Panel\u202e Works, "North"');
+    const other = await makeRepairer(a.db, "=Other shop");
+    const { parts: first } = await makeClaim(a.db, {
+      claimNumber: "CLM-BYTES-1",
+      registration: "-RG 1",
+      management: shop.id,
+      parts: [
+        {
+          status: "Arrived",
+          part_no: "\u2066=1+1",
+          description: 'Bumper, "front"\nleft \u00dcn\u00efc\u00f8d\u00e9',
+        },
+        { status: "Returned to HQ", part_no: "PN-2", description: "\ttabbed" },
+        { status: "Ordered", part_no: "PN-3", description: "@SUM(A1)" },
+      ],
+    });
+    const { parts: second } = await makeClaim(a.db, {
+      claimNumber: "CLM-BYTES-2",
+      registration: "RG\u200f 2",
+      management: false,
+      parts: [{ status: "Pending Repair Shop Pick-Up", part_no: "PN-4", description: "+plus" }],
+    });
+    const { parts: third } = await makeClaim(a.db, {
+      claimNumber: "CLM-BYTES-3",
+      management: other.id,
+      parts: [{ status: "Delivered to Repair Shop directly", part_no: "PN-5", description: "plain" }],
+    });
+    const all = [...first, ...second, ...third];
+    // Times to the microsecond (dropped below the millisecond, as a Date drops them), across Sydney's change
+    // of offset (2026-04-05 03:00 AEDT), before 1970, whole seconds.
+    const times = [
+      "2026-11-21 09:30:05.123456+00",
+      "2026-04-04 15:59:59.999999+00",
+      "2026-04-04 16:00:00.5+00",
+      "1969-12-31 23:59:59.001+00",
+      "2026-01-01 00:00:00+00",
+    ];
+    for (const [i, p] of all.entries()) {
+      await sql`update parts_orders set updated_at = ${
+        times[i % times.length]
+      }::timestamptz where id = ${p.id}`
+        .execute(a.db);
+      // Two entries into each of two statuses (the latest counts), at different times.
+      for (
+        const [j, to] of [PART_STATUSES[1], PART_STATUSES[0], PART_STATUSES[1], PART_STATUSES[5]].entries()
+      ) {
+        if (i === 2 && j > 0) break; // one part entered a single status
+        await sql`insert into part_status_history (part_id, from_status, to_status, changed_at, via)
+          values (${p.id}, null, ${to}, ${times[(i + j + 1) % times.length]}::timestamptz, 'dashboard')`
+          .execute(a.db);
+      }
+    }
+    const exported = async (filters: PartFilters, zone: string) => {
+      const bytes = new Uint8Array(await new Response(await partsCsv(a.db, filters, zone)).arrayBuffer());
+      return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+    };
+    for (const zone of ["UTC", "Australia/Sydney", "America/St_Johns"]) {
+      for (
+        const filters of [{}, { status: "Arrived" as const }, { claim: "BYTES-1" }, { repairerId: other.id }]
+      ) {
+        const got = await exported(filters, zone);
+        assert.equal(
+          got,
+          await partsCsvIndependently(a, filters, zone),
+          `${zone} ${JSON.stringify(filters)}`,
+        );
+        assert.ok(got.split("\r\n").length > 2, "rows, not just the header");
+      }
+    }
   },
 );
 

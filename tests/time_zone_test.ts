@@ -93,7 +93,31 @@ Deno.test("time zone: the ISO form (memoised per hour) matches Intl at every ins
       for (let t = start; t < start + 86_400_000; t += 433_457) {
         const d = new Date(t);
         assert.equal(isoInZone(d, zone), isoByIntl(d, zone), `${zone} ${d.toISOString()}`);
+        assert.equal(isoInZone(t, zone), isoByIntl(d, zone), `${zone} ${t} as epoch milliseconds`);
       }
+    }
+  }
+});
+
+Deno.test("time zone: epoch milliseconds write as their Date does, also before 1970 and outside 1000–9999", () => {
+  const instants = [
+    0,
+    -1,
+    Date.UTC(1969, 11, 31, 23, 59, 59, 999),
+    Date.UTC(1900, 0, 1, 0, 0, 0, 1),
+    Date.UTC(999, 11, 31, 23, 0, 0, 5),
+    Date.UTC(1000, 0, 1, 0, 0, 0, 0),
+    Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+    Date.UTC(10000, 0, 1, 0, 0, 0, 0),
+    Date.UTC(2026, 10, 21, 9, 30, 5, 123),
+  ];
+  for (const zone of ["UTC", "Australia/Sydney", "America/St_Johns", "Asia/Kathmandu"]) {
+    for (const t of instants) {
+      const d = new Date(t);
+      assert.equal(isoInZone(t, zone), isoInZone(d, zone), `${zone} ${t}`);
+      assert.equal(isoInZone(t, zone), isoByIntl(d, zone), `${zone} ${t} by Intl`);
+      // A fraction of a millisecond is dropped as a Date drops it.
+      assert.equal(isoInZone(t + 0.75, zone), isoInZone(new Date(t + 0.75), zone), `${zone} ${t} + 0.75`);
     }
   }
 });

@@ -2,7 +2,8 @@
  * Queries of the parts family (parts_orders): the look-ups of the search and the checks, the locks and
  * guarded status changes of the submissions and the dashboard, and the import's upsert. A status change is
  * always a conditional UPDATE (`WHERE status = <expected>`), so a part moved meanwhile is left alone.
- * Also the dashboard's reads: the filtered, paginated parts search, one part in full, the export batches.
+ * Also the dashboard's reads: the filtered, paginated parts search, one part in full (the export's batches:
+ * db/queries/part_export.ts).
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
@@ -163,23 +164,15 @@ export interface PartListRow extends PartRow {
   photo_id: number | null;
 }
 
-function partsQuery(db: Db, f: PartFilters) {
+/**
+ * The parts with their claim, management and repair shop joined, filtered; no columns yet (the list's are
+ * partsQuery's, the export's db/queries/part_export.ts's).
+ */
+export function partsFrom(db: Db, f: PartFilters) {
   let q = db.selectFrom("parts_orders as p")
     .innerJoin("claims as c", "c.id", "p.claim_id")
     .leftJoin("claim_management as cm", "cm.claim_id", "c.id")
-    .leftJoin("repairers as r", "r.id", "cm.repairer_id")
-    .select([
-      "p.id",
-      "p.part_no",
-      "p.description",
-      "p.qty_ordered",
-      "p.status",
-      "p.updated_at",
-      "c.id as claim_id",
-      "c.claim_number",
-      "c.registration",
-      "r.name as repairer_name",
-    ]);
+    .leftJoin("repairers as r", "r.id", "cm.repairer_id");
   // Same matching as the mobile search (D11): the trigram index on registration_norm serves it.
   if (f.rego) q = q.where("c.registration_norm", "like", containsPattern(f.rego));
   const claim = f.claim?.trim();
@@ -187,6 +180,21 @@ function partsQuery(db: Db, f: PartFilters) {
   if (f.status) q = q.where("p.status", "=", f.status);
   if (f.repairerId) q = q.where("cm.repairer_id", "=", f.repairerId);
   return q;
+}
+
+function partsQuery(db: Db, f: PartFilters) {
+  return partsFrom(db, f).select([
+    "p.id",
+    "p.part_no",
+    "p.description",
+    "p.qty_ordered",
+    "p.status",
+    "p.updated_at",
+    "c.id as claim_id",
+    "c.claim_number",
+    "c.registration",
+    "r.name as repairer_name",
+  ]);
 }
 
 /** The columns the parts list sorts by (sorting.ts); "since" is the time of the part's last change. */
@@ -231,89 +239,3 @@ export async function partDetail(db: Db, partId: number) {
 }
 
 export type PartDetail = NonNullable<Awaited<ReturnType<typeof partDetail>>>;
-
-export interface PartExportRow extends PartRow {
-  arrived_at: Date | null;
-  delivered_at: Date | null;
-  flagged_at: Date | null;
-  picked_up_at: Date | null;
-  returned_at: Date | null;
-}
-
-/**
- * The next batch of the parts export, in id order after `afterId` (keyset pagination: every batch is an
- * index range scan, however deep into the export). Each row carries the latest time the part entered each
- * status, from its history: one pass over the part's history rows (part_status_history_part), not one
- * look-up per status.
- *
- * Unless a filter needs the claim (rego, claim number, repair shop), the parts are read alone and their
- * claims after them, once per claim for the whole batch (a claim has several parts: a third of the claim
- * and claim-management look-ups of a join per part, which were half the statement's time at 3 000 000
- * parts, issue 14), and joined here by claim id. Each part's own columns and history come from one statement.
- */
-export async function partExportBatch(
-  db: Db,
-  filters: PartFilters,
-  afterId: number,
-  limit: number,
-): Promise<PartExportRow[]> {
-  const history = enteredAt();
-  const columns = [
-    "e.arrived_at",
-    "e.delivered_at",
-    "e.flagged_at",
-    "e.picked_up_at",
-    "e.returned_at",
-  ] as const;
-  if (filters.rego || filters.claim?.trim() || filters.repairerId) {
-    return await partsQuery(db, filters).leftJoinLateral(history, (join) => join.onTrue()).select(columns)
-      .where("p.id", ">", afterId).orderBy("p.id").limit(limit).execute();
-  }
-  let parts = db.selectFrom("parts_orders as p")
-    .leftJoinLateral(history, (join) => join.onTrue())
-    .select(["p.id", "p.part_no", "p.description", "p.qty_ordered", "p.status", "p.updated_at", "p.claim_id"])
-    .select(columns)
-    .where("p.id", ">", afterId);
-  if (filters.status) parts = parts.where("p.status", "=", filters.status);
-  const rows = await parts.orderBy("p.id").limit(limit).execute();
-  if (rows.length === 0) return [];
-  const claims = new Map(
-    (await claimsForExport(db, [...new Set(rows.map((p) => p.claim_id))])).map((c) => [c.id, c]),
-  );
-  // Every part has its claim (foreign key; a claim with parts is never deleted).
-  return rows.map((p) => {
-    const c = claims.get(p.claim_id)!;
-    return Object.assign(p, {
-      claim_number: c.claim_number,
-      registration: c.registration,
-      repairer_name: c.repairer_name,
-    });
-  });
-}
-
-/** The latest time part `p` entered each status, from its history rows (a lateral subquery). */
-function enteredAt() {
-  const entered = (status: PartStatus) => sql`max(h.changed_at) filter (where h.to_status = ${status})`;
-  return sql<{
-    arrived_at: Date | null;
-    delivered_at: Date | null;
-    flagged_at: Date | null;
-    picked_up_at: Date | null;
-    returned_at: Date | null;
-  }>`(select ${entered("Arrived")} as arrived_at,
-    ${entered("Delivered to Repair Shop directly")} as delivered_at,
-    ${entered("Pending Repair Shop Pick-Up")} as flagged_at,
-    ${entered("Picked Up from Repair Shop")} as picked_up_at,
-    ${entered("Returned to HQ")} as returned_at
-    from part_status_history h where h.part_id = p.id)`.as("e");
-}
-
-/** The claim number, rego and repair shop of each claim in `ids` (any order). */
-async function claimsForExport(db: Db, ids: number[]) {
-  return await db.selectFrom("claims as c")
-    .leftJoin("claim_management as cm", "cm.claim_id", "c.id")
-    .leftJoin("repairers as r", "r.id", "cm.repairer_id")
-    .select(["c.id", "c.claim_number", "c.registration", "r.name as repairer_name"])
-    .where("c.id", "=", sql<number>`any(${ids}::int[])`)
-    .execute();
-}

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client.ts";
 import { AUDIT_ACTIONS } from "@/db/schema.ts";
 import { auditEntries, type AuditEntry, type AuditFilters } from "@/db/queries/audit.ts";
-import { csvStream } from "@/io/csv.ts";
+import { csvRow, csvStream } from "@/io/csv.ts";
 import { ValidationError } from "@/lib/errors.ts";
 import { stripBidi } from "@/lib/validation.ts";
 
@@ -84,7 +84,6 @@ export function auditCsv(db: Db, filters: AuditFilters, timeZone: string): Reada
       beforeId = rows.at(-1)?.id;
       return rows;
     },
-    auditCsvRow,
-    timeZone,
+    (e) => csvRow(auditCsvRow(e), timeZone),
   );
 }

@@ -4,13 +4,15 @@
  * Text cells lose any bidirectional control (lib/validation.ts), so a cell reads as what it holds.
  */
 import type { Db } from "@/db/client.ts";
-import { partExportBatch, type PartExportRow, type PartFilters } from "@/db/queries/parts.ts";
+import type { PartFilters } from "@/db/queries/parts.ts";
+import { type ExportBatch, partExportBatch, type PartExportRow } from "@/db/queries/part_export.ts";
 import {
   movementExportBatch,
   type MovementExportRow,
   type MovementFilters,
 } from "@/db/queries/movement_reads.ts";
-import { csvStream, type CsvValue } from "@/io/csv.ts";
+import { csvRow, csvStream, csvText, type CsvValue } from "@/io/csv.ts";
+import { isoInZone } from "@/io/time_zone.ts";
 import { stripBidi } from "@/lib/validation.ts";
 
 /**
@@ -57,19 +59,25 @@ export const MOVEMENT_HEADER = [
 /**
  * Pulls batches after the last id seen, until one comes back empty. The first batch is read before the
  * stream exists, so a database fault or timeout there is answered 503 before any byte of the file is sent
- * instead of a 200 that breaks off. Each batch handed out starts the read of the next one, so the database
- * works on batch k+1 (in its own process, on the server) while batch k is turned into CSV: two batches at
- * most are held, and one read may outlive a download the client gave up.
+ * instead of a 200 that breaks off. Each batch handed out starts the read of the next one as soon as its
+ * own last id is known (for the parts, when its parts are in, while its claims are still being read), so the
+ * database works on batch k+1 (in its own processes, on the server) while batch k is turned into CSV: two
+ * batches at most are held, and one read may outlive a download the client gave up.
  */
-async function keyset<T extends { id: number }>(
-  fetch: (afterId: number) => Promise<T[]>,
-): Promise<() => Promise<T[]>> {
-  const after = (rows: T[]) => rows.length ? fetch(rows[rows.length - 1].id) : Promise.resolve([]);
-  const first = await fetch(0);
-  let ahead: Promise<T[]> = after(first);
+async function keyset<T>(fetch: (afterId: number) => ExportBatch<T>): Promise<() => Promise<T[]>> {
   // A read ahead that fails after the client went away has no reader: it must not be an unhandled rejection.
-  ahead.catch(() => {});
-  let pending: T[] | undefined = first;
+  const quiet = <P>(p: Promise<P>) => (p.catch(() => {}), p);
+  const after = (batch: ExportBatch<T>): ExportBatch<T> => {
+    const next = batch.lastId.then((id) => id === undefined ? undefined : fetch(id));
+    return {
+      lastId: quiet(next.then((b) => b?.lastId)),
+      rows: quiet(next.then((b) => b ? b.rows : [])),
+    };
+  };
+  const first = fetch(0);
+  quiet(first.lastId);
+  let pending: T[] | undefined = await first.rows;
+  let ahead = after(first);
   return () => {
     if (pending) {
       const rows = pending;
@@ -77,10 +85,14 @@ async function keyset<T extends { id: number }>(
       return Promise.resolve(rows);
     }
     const current = ahead;
-    ahead = current.then(after);
-    ahead.catch(() => {});
-    return current;
+    ahead = after(current);
+    return current.rows;
   };
+}
+
+/** A whole batch read at once: its last id when its rows are in. */
+function whole<T extends { id: number }>(rows: Promise<T[]>): ExportBatch<T> {
+  return { lastId: rows.then((r) => r.at(-1)?.id), rows };
 }
 
 /**
@@ -96,6 +108,23 @@ const cleanCells = <T>(toRow: (item: T) => CsvValue[]) => (item: T) => {
   return row;
 };
 
+/** A text cell as cleanCells and csvCell write it. */
+const text = (s: string | null) => s === null ? "" : csvText(stripBidi(s));
+
+/**
+ * The parts CSV's line, the cells csvRow would write for [id, part no., …, returned at] cleaned by
+ * cleanCells, built without a cell array or a Date (a 3 000 000-part export, issue 14); tests/hq_exports_test.ts
+ * checks it against csvRow.
+ */
+function partLine(p: PartExportRow, zone: string): string {
+  const time = (ms: number | null) =>
+    ms === null ? "" : Number.isFinite(ms) ? csvText(isoInZone(ms, zone)) : String(ms);
+  return p.id + "," + text(p.part_no) + "," + text(p.description) + "," + p.qty_ordered + "," +
+    text(p.status) + "," + time(p.updated_at) + "," + text(p.claim_number) + "," + text(p.registration) +
+    "," + text(p.repairer_name) + "," + time(p.arrived_at) + "," + time(p.delivered_at) + "," +
+    time(p.flagged_at) + "," + time(p.picked_up_at) + "," + time(p.returned_at) + "\r\n";
+}
+
 /** The parts CSV as a byte stream, times in the depot's zone. */
 export async function partsCsv(
   db: Db,
@@ -103,27 +132,7 @@ export async function partsCsv(
   timeZone: string,
 ): Promise<ReadableStream<Uint8Array>> {
   const next = await keyset((afterId) => partExportBatch(db, filters, afterId, EXPORT_BATCH));
-  return csvStream(
-    PART_HEADER,
-    next,
-    cleanCells((p: PartExportRow) => [
-      p.id,
-      p.part_no,
-      p.description,
-      p.qty_ordered,
-      p.status,
-      p.updated_at,
-      p.claim_number,
-      p.registration,
-      p.repairer_name,
-      p.arrived_at,
-      p.delivered_at,
-      p.flagged_at,
-      p.picked_up_at,
-      p.returned_at,
-    ]),
-    timeZone,
-  );
+  return csvStream(PART_HEADER, next, (p) => partLine(p, timeZone));
 }
 
 /** The movements CSV as a byte stream, times in the depot's zone. */
@@ -132,25 +141,21 @@ export async function movementsCsv(
   filters: MovementFilters,
   timeZone: string,
 ): Promise<ReadableStream<Uint8Array>> {
-  const next = await keyset((afterId) => movementExportBatch(db, filters, afterId, EXPORT_BATCH));
-  return csvStream(
-    MOVEMENT_HEADER,
-    next,
-    cleanCells((m: MovementExportRow) => [
-      m.id,
-      m.movement_type,
-      m.movement_status,
-      m.claim_number,
-      m.registration,
-      m.repairer_name,
-      m.hq_name,
-      m.picked_up_by_name,
-      m.pick_up_at,
-      m.dropped_off_by_name,
-      m.dropped_off_at,
-      m.part_count,
-      m.part_numbers,
-    ]),
-    timeZone,
-  );
+  const next = await keyset((afterId) => whole(movementExportBatch(db, filters, afterId, EXPORT_BATCH)));
+  const cells = cleanCells((m: MovementExportRow) => [
+    m.id,
+    m.movement_type,
+    m.movement_status,
+    m.claim_number,
+    m.registration,
+    m.repairer_name,
+    m.hq_name,
+    m.picked_up_by_name,
+    m.pick_up_at,
+    m.dropped_off_by_name,
+    m.dropped_off_at,
+    m.part_count,
+    m.part_numbers,
+  ]);
+  return csvStream(MOVEMENT_HEADER, next, (m) => csvRow(cells(m), timeZone));
 }
