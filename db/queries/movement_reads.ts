@@ -9,7 +9,15 @@ import type { MovementStatus, MovementType } from "@/db/schema.ts";
 import { announcementsOfMovement } from "@/db/queries/announcements.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
-import { col, expr, type ListSort, type SortColumns, walked } from "@/db/queries/sorting.ts";
+import {
+  claimTie,
+  col,
+  expr,
+  type ListSort,
+  namesOf,
+  type SortColumns,
+  walked,
+} from "@/db/queries/sorting.ts";
 
 /**
  * Movements with their claim, the drivers' names and the names of the repair shop and HQ the movement
@@ -116,7 +124,22 @@ export const MOVEMENT_SORT_COLUMNS = {
   type: col("m.movement_type", "text"),
   status: col("m.movement_status", "text"),
   rego: col("c.registration", "text"),
-  place: expr(sql`coalesce(r.name, cr.name)`, "text", true),
+  // The repair shop: the movement's own, else (a return trip records none) its claim's. Walked (sorting.ts
+  // `SortWalk`): the shops in name order, each one's own movements through (repairer_id, claim_id, id) and
+  // its claims' return trips through claim_management (repairer_id, claim_id) and the trips' partial
+  // (claim_id, id) index, both in claim order: so a shop's movements come by claim, then by id (the tie).
+  place: {
+    ...expr(sql`coalesce(r.name, cr.name)`, "text", true),
+    tie: claimTie("parts_movements", "m.claim_id"),
+    walk: {
+      entities: namesOf("repairers"),
+      paths: [
+        { ref: sql.ref("m.repairer_id") },
+        { ref: sql.ref("cm.repairer_id"), where: sql<boolean>`m.repairer_id is null` },
+      ],
+      nulls: sql<boolean>`m.repairer_id is null and cm.repairer_id is null`,
+    },
+  },
   // The driver's name: walked (sorting.ts `walked`), the users in name order and each one's movements.
   driver: walked("pu.name", "users", "m.picked_up_by"),
   picked_up: col("m.pick_up_at", "time"),

@@ -12,7 +12,7 @@ import { historyOfPart } from "@/db/queries/history.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { movementsOfPart } from "@/db/queries/movement_reads.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
-import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
+import { claimTie, col, type ListSort, namesOf, type SortColumns } from "@/db/queries/sorting.ts";
 
 const arrivedParts = compiledQuery((db, claimId: number) =>
   db.selectFrom("parts_orders")
@@ -198,7 +198,20 @@ export const PART_SORT_COLUMNS = {
   since: col("p.updated_at", "time"),
   claim: col("c.claim_number", "text"),
   rego: col("c.registration", "text"),
-  repairer: col("r.name", "text", true),
+  // The claim's repair shop: walked (sorting.ts `SortWalk`), the shops in name order, each one's claims
+  // through claim_management (repairer_id, claim_id) and each claim's parts (parts_orders_claim_status):
+  // no index on parts_orders (every status flip of a submission writes each of its indexes). So a shop's
+  // parts come in claim order, then by id (the tie; parts of one claim are imported together, so this is
+  // nearly id order). Parts of a claim without a shop (no management record, or one naming none) last.
+  repairer: {
+    ...col("r.name", "text", true),
+    tie: claimTie("parts_orders", "p.claim_id"),
+    walk: {
+      entities: namesOf("repairers"),
+      paths: [{ ref: sql.ref("cm.repairer_id") }],
+      nulls: sql<boolean>`cm.repairer_id is null`,
+    },
+  },
 } satisfies SortColumns<string>;
 export type PartSortColumn = keyof typeof PART_SORT_COLUMNS;
 export const PART_SORTS = Object.keys(PART_SORT_COLUMNS) as [PartSortColumn, ...PartSortColumn[]];
