@@ -12,7 +12,6 @@ import * as photoBlobs from "./20261201T0930_photo_blobs.ts";
 import * as auditLog from "./20261202T0900_audit_log.ts";
 import * as dashboardIndexes from "./20261215T0900_dashboard_indexes.ts";
 import * as movementSortKeys from "./20261216T0900_movement_sort_keys.ts";
-import * as placeSortKeys from "./20261217T0900_place_sort_keys.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -24,5 +23,4 @@ export const migrations: Record<string, Migration> = {
   "20261202T0900_audit_log": auditLog,
   "20261215T0900_dashboard_indexes": dashboardIndexes,
   "20261216T0900_movement_sort_keys": movementSortKeys,
-  "20261217T0900_place_sort_keys": placeSortKeys,
 };

@@ -107,36 +107,45 @@ function walkedCandidates<DB, TB extends keyof DB, O>(
       : edge);
   // Past a null cursor going down every entity is ahead (the nulls came first); going up none is.
   const from = at && at.value !== null ? sql`where k.value ${cmp}= ${at.value}` : sql``;
-  return column.walk.paths.map(({ ref, where }) => {
+  const bound = sql.raw(asc ? "<=" : ">=");
+  return column.walk.paths.map((path) => {
+    const { ref } = path;
     // The entity's rows as a range of the (reference, tie, id) index, never `reference = key`: with `=`
     // the planner drops the reference from the order (a constant) and may read the id index filtered by
     // entity, the whole table for an entity with few rows.
-    const key = tie ? sql`${ref}, ${tie.expr}, ${id}` : sql`${ref}, ${id}`;
-    const start = tie ? sql`k.key, ${tieStart}, ${starts}` : sql`k.key, ${starts}`;
-    let rows = query.clearSelect().select(sql`${id}`.as("id"))
-      .where(sql<boolean>`${ref} ${sql.raw(asc ? "<=" : ">=")} k.key and (${key}) ${cmp} (${start})`);
-    if (where) rows = rows.where(where);
-    rows = rows.orderBy(ref, dir);
-    if (tie) rows = rows.orderBy(tie.expr, dir);
+    let rows = query.clearSelect().select(sql`${id}`.as("id")).where(sql<boolean>`${ref} ${bound} k.key`);
+    if (tie) {
+      // The bound on (reference, the path's tie) is the index's; the one on (tie, id) drops the rows of
+      // the cursor's claim up to the cursor.
+      const own = path.tie ?? tie.expr;
+      rows = rows.where(sql<boolean>`(${ref}, ${own}) ${cmp}= (k.key, ${tieStart})`)
+        .where(sql<boolean>`(${tie.expr}, ${id}) ${cmp} (${tieStart}, ${starts})`)
+        .orderBy(ref, dir).orderBy(own, dir);
+    } else {
+      rows = rows.where(sql<boolean>`(${ref}, ${id}) ${cmp} (k.key, ${starts})`).orderBy(ref, dir);
+    }
+    if (path.where) rows = rows.where(path.where);
     return sql`select w.id from (${column.walk.entities}) k
       cross join lateral ${rows.orderBy(id, dir).limit(limit)} w ${from}`;
   });
 }
 
 /**
- * The ids a page can hold among the rows without a value (sorting.ts `SortWalk.nulls`): their first
- * `limit` past the cursor in (tie, id) order.
+ * The ids a page can hold among the rows without a value (sorting.ts `SortWalk.nulls`): under each of its
+ * conditions, the first `limit` past the cursor in (tie, id) order.
  */
 function nullCandidates<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   column: SortColumn & { walk: SortWalk },
   id: Expression<unknown>,
   { at, dir, limit }: WalkFrom,
-): RawBuilder<unknown> {
-  let rows = query.clearSelect().select(sql`${id}`.as("id")).where(column.walk.nulls!);
-  if (at?.value === null) rows = rows.where(beyond(column, id, at, dir === "asc"));
-  if (column.tie) rows = rows.orderBy(column.tie.expr, dir);
-  return sql`${rows.orderBy(id, dir).limit(limit)}`;
+): RawBuilder<unknown>[] {
+  return (column.walk.nulls ?? []).map((where) => {
+    let rows = query.clearSelect().select(sql`${id}`.as("id")).where(where);
+    if (at?.value === null) rows = rows.where(beyond(column, id, at, dir === "asc"));
+    if (column.tie) rows = rows.orderBy(column.tie.expr, dir);
+    return sql`${rows.orderBy(id, dir).limit(limit)}`;
+  });
 }
 
 /**
@@ -157,7 +166,7 @@ function walkCandidates<DB, TB extends keyof DB, O>(
   const withNulls = column.walk.nulls !== undefined &&
     (dir === "asc" ? inNulls || tail : !at || inNulls);
   const parts = dir === "asc" && inNulls ? [] : walkedCandidates(query, column, id, from);
-  if (withNulls) parts.push(nullCandidates(query, column, id, from));
+  if (withNulls) parts.push(...nullCandidates(query, column, id, from));
   return sql.join(parts.map((p) => sql`(${p})`), sql` union all `);
 }
 

@@ -28,21 +28,25 @@ export type SortKind = "text" | "int" | "time";
  * rows as `key`, the id the list's row holds, and `value`, what the column shows, unique or tied by key)
  * and, for each entity, its first rows past the cursor through an index on (`ref`, tie, id) of each of
  * `paths` (paging.ts `walkedCandidates`). A nullable column names how its rows without a value are found
- * (`nulls`, read in (tie, id) order); the walk then reads them only when the page reaches them.
+ * (`nulls`: disjoint conditions, each read in (tie, id) order); the walk reads them only when the page
+ * reaches them.
  */
 export interface SortWalk {
   entities: RawBuilder<unknown>;
   paths: WalkPath[];
-  nulls?: RawBuilder<boolean>;
+  nulls?: RawBuilder<boolean>[];
 }
 
 /**
  * One way a list row refers to an entity: `ref` (the row's column holding the entity's key), for the rows
  * `where` holds. An entity's rows are the union of its paths' (disjoint: a movement's place is its own
- * shop, else, when it records none, its claim's).
+ * shop, else, when it records none, its claim's). With a tie, `tie` is the same value as the column's tie
+ * in the table of `ref` (cm.claim_id for p.claim_id): the index on (ref, tie) then starts at the cursor's
+ * claim, where a row comparison across two tables would only filter from the entity's first row.
  */
 export interface WalkPath {
   ref: RawBuilder<unknown>;
+  tie?: RawBuilder<unknown>;
   where?: RawBuilder<boolean>;
 }
 
