@@ -9,15 +9,7 @@ import type { MovementStatus, MovementType } from "@/db/schema.ts";
 import { announcementsOfMovement } from "@/db/queries/announcements.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
-import {
-  claimTie,
-  col,
-  expr,
-  type ListSort,
-  namesOf,
-  type SortColumns,
-  walked,
-} from "@/db/queries/sorting.ts";
+import { col, expr, type ListSort, type SortColumns, walked } from "@/db/queries/sorting.ts";
 
 /**
  * Movements with their claim, the drivers' names and the names of the repair shop and HQ the movement
