@@ -97,8 +97,11 @@ export const walked = (value: string, table: string, ref: string): SortColumn =>
   walk: { entities: namesOf(table), paths: [{ ref: sql.ref(ref) }] },
 });
 
-/** A small table's rows as a walk's entities: its ids and names (sorting.ts `SortWalk`). */
-export const namesOf = (table: string) => sql`select id as key, name as value from ${sql.table(table)}`;
+/** A small table's rows as a walk's entities (`SortWalk`): its ids and names, or only row `id`'s. */
+export const namesOf = (table: string, id?: number) =>
+  sql`select id as key, name as value from ${sql.table(table)}${
+    id === undefined ? sql`` : sql` where id = ${id}`
+  }`;
 
 /**
  * The claim as a tie (`SortTie`) of a list of `table` whose rows hold it in `ref`: rows of equal value in
