@@ -53,8 +53,8 @@ export interface WalkPath {
 /**
  * What orders rows of equal value before their id (a part's claim): `expr`, and `ofId`, the same value of
  * the row a cursor names (read by its id, so the cursor stays `[column, dir, value, id]`). It must be a
- * value the row never changes (a part's or movement's claim) and an int4 (the walk starts an entity at 0
- * or 2^31).
+ * value the row never changes (a part's claim) and an int4 (the walk starts an entity at 0 or 2^31). A
+ * cursor whose row was deleted since (a purge) has no tie: the page after it skips the rest of its value.
  */
 export interface SortTie {
   expr: RawBuilder<unknown>;
