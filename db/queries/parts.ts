@@ -12,14 +12,8 @@ import { historyOfPart } from "@/db/queries/history.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { movementsOfPart } from "@/db/queries/movement_reads.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
-import {
-  claimTie,
-  col,
-  type ListSort,
-  namesOf,
-  type SortColumn,
-  type SortColumns,
-} from "@/db/queries/sorting.ts";
+import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
+import { SHOP_SORT, shopWalkUnder } from "@/db/queries/part_shop_sort.ts";
 
 const arrivedParts = compiledQuery((db, claimId: number) =>
   db.selectFrom("parts_orders")
@@ -205,47 +199,13 @@ export const PART_SORT_COLUMNS = {
   since: col("p.updated_at", "time"),
   claim: col("c.claim_number", "text"),
   rego: col("c.registration", "text"),
-  // The claim's repair shop: walked (sorting.ts `SortWalk`), the shops in name order, each one's claims
-  // through claim_management (repairer_id, claim_id) and each claim's parts (parts_orders_claim_status):
-  // no index on parts_orders (every status flip of a submission writes each of its indexes). So a shop's
-  // parts come in claim order, then by id (the tie; parts of one claim are imported together, so this is
-  // nearly id order). Parts of a claim without a shop (no management record, or one naming none) last.
-  repairer: {
-    ...col("r.name", "text", true),
-    tie: claimTie("parts_orders", "p.claim_id"),
-    walk: {
-      entities: namesOf("repairers"),
-      paths: [{ ref: sql.ref("cm.repairer_id"), tie: sql.ref("cm.claim_id") }],
-      // A management record naming no shop (claim_management_repairer's null range), or none at all: an
-      // anti-join of the claims (the only way to prove there is none: read only when a page reaches them).
-      nulls: [
-        sql<boolean>`cm.claim_id is not null and cm.repairer_id is null`,
-        sql<boolean>`cm.claim_id is null`,
-      ],
-    },
-  },
+  // The claim's repair shop: walked, the shops in name order (part_shop_sort.ts).
+  repairer: SHOP_SORT,
 } satisfies SortColumns<string>;
 export type PartSortColumn = keyof typeof PART_SORT_COLUMNS;
 export const PART_SORTS = Object.keys(PART_SORT_COLUMNS) as [PartSortColumn, ...PartSortColumn[]];
 /** Most recently changed first, unless the list asks otherwise. */
 export const PART_DEFAULT_SORT: ListSort<PartSortColumn> = { column: "since", dir: "desc" };
-
-/**
- * How the repair-shop sort walks the shops under these filters (as the movements' driver sort,
- * movement_reads.ts): each shop's claims are read until a page of their parts passes the filters, fast
- * with none or a shop filter (one shop's range). A status can match no part of a whole shop (1.6 s to find
- * that at 1 000 000 claims), a rego or claim number a handful: the list then sorts the filtered rows.
- */
-function walkUnder(column: SortColumn, f: PartFilters): SortColumn {
-  if (!column.walk) return column;
-  if (f.status || f.rego || f.claim) return { ...column, walk: undefined };
-  // A shop filter: that shop is the only entity (a range per other shop would be read, and a btree cannot
-  // start at a row comparison beside `repairer_id = …`), and no part without a shop matches.
-  if (f.repairerId) {
-    return { ...column, walk: { entities: namesOf("repairers", f.repairerId), paths: column.walk.paths } };
-  }
-  return column;
-}
 
 /** One page of parts in the sort's order (then by id), with the cursors of the pages beside it. */
 export async function searchParts(
@@ -261,7 +221,7 @@ export async function searchParts(
   return await fetchKeysetPage(
     partsQuery(db, filters).select(latestPhoto.as("photo_id")),
     {
-      column: walkUnder(column, filters),
+      column: shopWalkUnder(column, filters),
       dir: sort.dir,
       id: sql.ref("p.id"),
     },
