@@ -188,6 +188,136 @@ appTest(
   },
 );
 
+/**
+ * Four claims: two with a shop (named against their ids' order), one whose management record names none,
+ * one with no record; a third shop with no rows. Parts made claim by claim, then more on the claim whose
+ * record names no shop (ids after the last claim's: the order puts them with their claim, before it).
+ */
+async function shopClaims(a: TestApp) {
+  const [shopY, shopX] = await Promise.all(["SHOP-WALK-Y", "SHOP-WALK-X"].map((n) => makeRepairer(a.db, n)));
+  await makeRepairer(a.db, "SHOP-WALK-Z"); // no claim, no movement: an empty entity of the walk
+  const claims: {
+    claim: { id: number };
+    parts: { id: number }[];
+    shop: string | null;
+    shopId: number | null;
+  }[] = [];
+  for (const management of [shopY.id, shopX.id, null, false as const]) {
+    const { claim, parts } = await makeClaim(a.db, {
+      management,
+      parts: Array.from({ length: 12 }, () => ({ status: "Arrived" as const })),
+    });
+    claims.push({
+      claim,
+      parts,
+      shop: management === shopY.id ? shopY.name : management ? shopX.name : null,
+      shopId: management || null,
+    });
+  }
+  const late = await a.db.insertInto("parts_orders").values(
+    Array.from({ length: 6 }, (_, i) => ({
+      claim_id: claims[2].claim.id,
+      part_no: `PN-LATE-${i}`,
+      description: "late",
+      qty_ordered: 1,
+      status: "Ordered" as const,
+    })),
+  ).returning("id").execute();
+  claims[2].parts.push(...late);
+  return { claims, shopX, shopY };
+}
+
+/** Ids in (name nulls last, claim, id) order: the parts' repair-shop order (claim 0 for the movements' place). */
+function byShopThenClaim(rows: { id: number; shop: string | null; claim: number }[]): number[] {
+  return [...rows].sort((x, y) => {
+    if (x.shop !== y.shop) {
+      if (x.shop === null) return 1;
+      if (y.shop === null) return -1;
+      return x.shop < y.shop ? -1 : 1;
+    }
+    return x.claim - y.claim || x.id - y.id;
+  }).map((r) => r.id);
+}
+
+appTest(
+  "hq paging: parts by repair shop walk the shops: name, then claim, then id, none last; place: name, id",
+  async (a) => {
+    const { claims, shopX, shopY } = await shopClaims(a);
+    const d = await signedIn(a, "dispatcher");
+    const parts = claims.flatMap((c) => c.parts.map((p) => ({ id: p.id, shop: c.shop, claim: c.claim.id })));
+    const partsAsc = byShopThenClaim(parts);
+    assert.notDeepEqual(partsAsc, byShopThenClaim(parts.map((p) => ({ ...p, claim: 0 }))), "the tie shows");
+    const ids = parts.map((p) => p.id);
+    assert.deepEqual(await assertWalk(d, "/hq/parts?sort=repairer", "part", ids), partsAsc);
+    assert.deepEqual(
+      await assertWalk(d, "/hq/parts?sort=repairer&dir=desc", "part", ids),
+      partsAsc.toReversed(),
+    );
+    // Under a shop filter the walk reads that shop's range only.
+    const ofY = claims[0].parts.map((p) => p.id);
+    assert.deepEqual(
+      await assertWalk(d, `/hq/parts?repairer=${claims[0].shopId}&sort=repairer&dir=desc`, "part", ofY),
+      ofY.toReversed(),
+    );
+    // Under a status filter the list sorts the matching parts (no walk): the late ones, all without a shop.
+    const ordered = claims[2].parts.slice(12).map((p) => p.id);
+    assert.deepEqual(
+      await assertWalk(d, "/hq/parts?status=Ordered&sort=repairer&dir=desc", "part", ordered),
+      ordered.toReversed(),
+    );
+
+    // Movements: deliveries record their shop (X on shop Y's claim, Y on X's), return trips take their
+    // claim's (none on the last two claims), made round-robin so ids interleave across claims.
+    const hq = await makeHq(a.db, "HQ-WALK");
+    const driver = await makeUser(a.db, { name: "DRIVER-WALK" });
+    const at = new Date(Date.UTC(2026, 10, 20, 8));
+    const moves: { id: number; shop: string | null; claim: number }[] = [];
+    for (let i = 0; i < 44; i++) {
+      const c = claims[i % 4];
+      const direct = i % 4 < 2 && i % 3 === 0;
+      const own = direct ? (c.shop === shopY.name ? shopX : shopY) : null;
+      const m = await a.db.insertInto("parts_movements").values({
+        claim_id: c.claim.id,
+        movement_type: direct ? "direct" : "reverse",
+        movement_status: "Parts Dropped off",
+        picked_up_by: driver.id,
+        pick_up_at: at,
+        dropped_off_by: driver.id,
+        dropped_off_at: at,
+        repairer_id: own?.id ?? null,
+        location_type: direct ? null : "HQ",
+        hq_location_id: direct ? null : hq.id,
+      }).returning("id").executeTakeFirstOrThrow();
+      moves.push({ id: m.id, shop: own?.name ?? c.shop, claim: c.claim.id });
+    }
+    const moveIds = moves.map((m) => m.id);
+    // The place sort is not walked: name, then movement id, nulls last, as before.
+    const movesAsc = byShopThenClaim(moves.map((m) => ({ ...m, claim: 0 })));
+    assert.ok(moves.some((m) => m.shop === null), "movements without a place");
+    assert.deepEqual(await assertWalk(d, "/hq/movements?sort=place", "movement", moveIds), movesAsc);
+    assert.deepEqual(
+      await assertWalk(d, "/hq/movements?sort=place&dir=desc", "movement", moveIds),
+      movesAsc.toReversed(),
+    );
+    // A type filter: only return trips, the same order.
+    const trips = moves.filter((_, i) => !(i % 4 < 2 && i % 3 === 0));
+    assert.deepEqual(
+      await assertWalk(d, "/hq/movements?type=reverse&sort=place", "movement", trips.map((m) => m.id)),
+      byShopThenClaim(trips.map((m) => ({ ...m, claim: 0 }))),
+    );
+    // A cursor in the rows without a place, and one past every name: pages, not errors.
+    const last = movesAsc.at(-1)!;
+    const nulls = await d.get(`/hq/movements?sort=place&before=${cursor(["place", "asc", null, last])}`);
+    assert.equal(nulls.status, 200);
+    const end = await d.get(`/hq/parts?sort=repairer&after=${cursor(["repairer", "asc", "ZZZ", 1])}`);
+    assert.equal(
+      [...(await end.text()).matchAll(/data-part="(\d+)"/g)].length,
+      PAGE_SIZE,
+      "the parts with none",
+    );
+  },
+);
+
 appTest(
   "hq paging: a bad, forged or mismatched cursor is refused (400); an old ?page= shows page one",
   async (a) => {

@@ -14,6 +14,7 @@ import { containsPattern } from "@/db/queries/like.ts";
 import { movementsOfPart } from "@/db/queries/movement_reads.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
 import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
+import { SHOP_SORT, shopWalkUnder } from "@/db/queries/part_shop_sort.ts";
 
 const arrivedParts = compiledQuery((db, claimId: number) =>
   db.selectFrom("parts_orders")
@@ -206,7 +207,8 @@ export const PART_SORT_COLUMNS = {
   since: col("p.updated_at", "time"),
   claim: col("c.claim_number", "text"),
   rego: col("c.registration", "text"),
-  repairer: col("r.name", "text", true),
+  // The claim's repair shop: walked, the shops in name order (part_shop_sort.ts).
+  repairer: SHOP_SORT,
 } satisfies SortColumns<string>;
 export type PartSortColumn = keyof typeof PART_SORT_COLUMNS;
 export const PART_SORTS = Object.keys(PART_SORT_COLUMNS) as [PartSortColumn, ...PartSortColumn[]];
@@ -223,9 +225,14 @@ export async function searchParts(
   const latestPhoto = sql<number | null>`(select coalesce(d.delivery_photo_id, d.pickup_photo_id)
     from deliver_parts d where d.part_id = p.id
     and coalesce(d.delivery_photo_id, d.pickup_photo_id) is not null order by d.id desc limit 1)`;
+  const column = PART_SORT_COLUMNS[sort.column];
   return await fetchKeysetPage(
     partsQuery(db, filters).select(latestPhoto.as("photo_id")),
-    { column: PART_SORT_COLUMNS[sort.column], dir: sort.dir, id: sql.ref("p.id") },
+    {
+      column: shopWalkUnder(column, filters),
+      dir: sort.dir,
+      id: sql.ref("p.id"),
+    },
     page,
   );
 }

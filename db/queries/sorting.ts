@@ -23,14 +23,42 @@ export interface ListSort<C extends string> {
 export type SortKind = "text" | "int" | "time";
 
 /**
- * A sort on a value of a small table the listed row points at (a movement's driver's name): no index on
- * the list's table holds it, so a page is found by walking that table (`entities`: its rows as `key`, the
- * id the list's row holds, and `value`, what the column shows) and, for each entity, its first rows past
- * the cursor through an index on (`ref`, id) (paging.ts `walkedCandidates`). Never null.
+ * A sort on a value of a small table the listed row points at (a movement's driver's name, a part's repair
+ * shop): no index on the list's table holds it, so a page is found by walking that table (`entities`: its
+ * rows as `key`, the id the list's row holds, and `value`, what the column shows, unique or tied by key)
+ * and, for each entity, its first rows past the cursor through an index on (`ref`, tie, id) of each of
+ * `paths` (paging.ts `walkedCandidates`). A nullable column names how its rows without a value are found
+ * (`nulls`: disjoint conditions, each read in (tie, id) order); the walk reads them only when the page
+ * reaches them.
  */
 export interface SortWalk {
   entities: RawBuilder<unknown>;
+  paths: WalkPath[];
+  nulls?: RawBuilder<boolean>[];
+}
+
+/**
+ * One way a list row refers to an entity: `ref` (the row's column holding the entity's key), for the rows
+ * `where` holds. An entity's rows are the union of its paths' (disjoint: a movement's place is its own
+ * shop, else, when it records none, its claim's). With a tie, `tie` is the same value as the column's tie
+ * in the table of `ref` (cm.claim_id for p.claim_id): the index on (ref, tie) then starts at the cursor's
+ * claim, where a row comparison across two tables would only filter from the entity's first row.
+ */
+export interface WalkPath {
   ref: RawBuilder<unknown>;
+  tie?: RawBuilder<unknown>;
+  where?: RawBuilder<boolean>;
+}
+
+/**
+ * What orders rows of equal value before their id (a part's claim): `expr`, and `ofId`, the same value of
+ * the row a cursor names (read by its id, so the cursor stays `[column, dir, value, id]`). It must be a
+ * value the row never changes (a part's claim) and an int4 (the walk starts an entity at 0 or 2^31). A
+ * cursor whose row was deleted since (a purge) has no tie: the page after it skips the rest of its value.
+ */
+export interface SortTie {
+  expr: RawBuilder<unknown>;
+  ofId: (id: number) => RawBuilder<unknown>;
 }
 
 /** One sortable column: the expression it orders by, its kind, and whether it can be null. */
@@ -39,6 +67,7 @@ export interface SortColumn {
   kind: SortKind;
   nullable?: boolean;
   walk?: SortWalk;
+  tie?: SortTie;
 }
 
 /** A list's sortable columns: each name and what it orders by. */
@@ -65,8 +94,20 @@ export const expr = (sqlExpr: RawBuilder<unknown>, kind: SortKind, nullable = fa
 export const walked = (value: string, table: string, ref: string): SortColumn => ({
   expr: sql.ref(value),
   kind: "text",
-  walk: {
-    entities: sql`select id as key, name as value from ${sql.table(table)}`,
-    ref: sql.ref(ref),
-  },
+  walk: { entities: namesOf(table), paths: [{ ref: sql.ref(ref) }] },
+});
+
+/** A small table's rows as a walk's entities (`SortWalk`): its ids and names, or only row `id`'s. */
+export const namesOf = (table: string, id?: number) =>
+  sql`select id as key, name as value from ${sql.table(table)}${
+    id === undefined ? sql`` : sql` where id = ${id}`
+  }`;
+
+/**
+ * The claim as a tie (`SortTie`) of a list of `table` whose rows hold it in `ref`: rows of equal value in
+ * claim order, then by id, the order the walk's indexes give (a shop's claims, then each claim's rows).
+ */
+export const claimTie = (table: "parts_orders" | "parts_movements", ref: string): SortTie => ({
+  expr: sql.ref(ref),
+  ofId: (id) => sql`(select claim_id from ${sql.table(table)} where id = ${id})`,
 });
