@@ -138,6 +138,8 @@ export interface PartsMovementsTable {
   hq_location_id: number | null;
   /** How many Deliver_Parts the movement has: written with them, by the movement's insert. */
   part_count: Generated<number>;
+  /** Its place: the drop-off's shop, or a return trip's claim's shop when picked up (a trigger fills it). */
+  place_repairer_id: Generated<number | null>;
   created_at: CreatedAt;
 }
 

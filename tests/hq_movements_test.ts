@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { appTest } from "@/tests/helpers/app.ts";
+import { makeRepairer } from "@/tests/helpers/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 import {
   confirmed,
@@ -109,6 +110,33 @@ appTest(
     const after = await pageText(await d.get("/hq/trips"));
     assert.doesNotMatch(after, /OLD 1/);
     assert.match(after, /NEW 2/);
+  },
+);
+
+appTest(
+  "hq movements: a return trip's place is its claim's shop when it was picked up, kept when the claim's shop changes",
+  async (a) => {
+    const s = await flowSetup(a, {
+      count: 1,
+      status: "Pending Repair Shop Pick-Up",
+      stage: "reverse_pickup",
+      registration: "PLC 333",
+    });
+    const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+    const tripId = leg1.result.data!.parts_movement_id as number;
+    const later = await makeRepairer(a.db, "Later Panels");
+    await a.db.updateTable("claim_management").set({ repairer_id: later.id }).where(
+      "claim_id",
+      "=",
+      s.claim.id,
+    )
+      .execute();
+    const d = await signedIn(a, "dispatcher");
+    for (const path of ["/hq/movements", "/hq/movements?sort=place", "/hq/trips"]) {
+      const text = await pageText(await d.get(path));
+      assert.match(text, new RegExp(`#${tripId} .*${s.shop.name}`), path);
+      assert.doesNotMatch(text, /Later Panels/, path);
+    }
   },
 );
 

@@ -9,7 +9,7 @@ import type { MovementStatus, MovementType } from "@/db/schema.ts";
 import { announcementsOfMovement } from "@/db/queries/announcements.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
-import { col, expr, type ListSort, type SortColumns, walked } from "@/db/queries/sorting.ts";
+import { col, type ListSort, namesOf, type SortColumns, walked } from "@/db/queries/sorting.ts";
 
 /**
  * Movements with their claim, the drivers' names and the names of the repair shop and HQ the movement
@@ -91,12 +91,12 @@ export interface MovementListRow extends MovementRow {
 
 function movementsQuery(db: Db, f: MovementFilters) {
   let q = movementsWithNames(db)
-    // A return trip records no repair shop of its own: it comes from the claim's repairer.
-    .leftJoin("claim_management as cm", "cm.claim_id", "c.id")
-    .leftJoin("repairers as cr", "cr.id", "cm.repairer_id")
+    // The movement's place: its own repair shop, or a return trip's claim's shop when it was picked up
+    // (`place_repairer_id`, migration 20261218T0900_movement_place).
+    .leftJoin("repairers as pr", "pr.id", "m.place_repairer_id")
     .select([
       "c.id as claim_id",
-      sql<string | null>`coalesce(r.name, cr.name)`.as("repairer_name"),
+      "pr.name as repairer_name",
       "m.part_count",
       "m.picked_up_by",
     ]);
@@ -116,11 +116,17 @@ export const MOVEMENT_SORT_COLUMNS = {
   type: col("m.movement_type", "text"),
   status: col("m.movement_status", "text"),
   rego: col("c.registration", "text"),
-  // The movement's own repair shop, else (a return trip records none) its claim's: sorts the matching rows.
-  // Not walked like the parts' shop (parts.ts): a shop's return trips are its claims that have one, and no
-  // index holds that pair (walking a shop's claims for its trips reads every claim of a shop with none:
-  // 5 s at 1 000 000 claims, where 16 of 20 shops had no return trip; docs/dashboard.md).
-  place: expr(sql`coalesce(r.name, cr.name)`, "text", true),
+  // The movement's place (stored: its own repair shop, or a return trip's claim's when picked up): walked
+  // like the driver, the shops in name order and each one's movements through (place_repairer_id, id);
+  // movements without a place are read only when a page reaches them (paging.ts).
+  place: {
+    ...col("pr.name", "text", true),
+    walk: {
+      entities: namesOf("repairers"),
+      paths: [{ ref: sql.ref("m.place_repairer_id") }],
+      nulls: [sql<boolean>`m.place_repairer_id is null`],
+    },
+  },
   // The driver's name: walked (sorting.ts `walked`), the users in name order and each one's movements.
   driver: walked("pu.name", "users", "m.picked_up_by"),
   picked_up: col("m.pick_up_at", "time"),

@@ -80,13 +80,6 @@ export const col = (ref: string, kind: SortKind, nullable = false): SortColumn =
   nullable,
 });
 
-/** A computed sort expression (a coalesce, a count). */
-export const expr = (sqlExpr: RawBuilder<unknown>, kind: SortKind, nullable = false): SortColumn => ({
-  expr: sqlExpr,
-  kind,
-  nullable,
-});
-
 /**
  * The name of a small table's row, sorted by walking that table (`SortWalk`): `ref` is the list row's
  * reference to it, `value` the same name as the list's query joins it.
