@@ -5,7 +5,9 @@
  * commit) and the bare baseline, interleaved `--rounds` times, one server at a time on the same folder.
  *   deno run -A bench/profile_search.ts --dir /tmp/search-data --fill
  *   deno run -A bench/profile_search.ts --dir /tmp/search-data --ab /tmp/base --rounds 3
- * For a CPU profile, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof.
+ * For CPU profiles, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof, the
+ * baseline into /tmp/search-prof/baseline.
+ * `--url postgres://…/<scratch db>` runs on that server database instead (the folder keeps the regos).
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
@@ -22,11 +24,13 @@ const { values } = parseArgs({
     ab: { type: "string" },
     rounds: { type: "string", default: "3" },
     "cpu-prof": { type: "boolean", default: false },
+    url: { type: "string" },
   },
 });
 const regoFile = join(values.dir, "regos.json");
 if (values.fill) {
-  const db = openDb({ dir: join(values.dir, "db") });
+  await Deno.mkdir(values.dir, { recursive: true });
+  const db = openDb(values.url ? { url: values.url } : { dir: join(values.dir, "db") });
   await migrateToLatest(db);
   await fillClaims(db, 10_000);
   await Deno.writeTextFile(regoFile, JSON.stringify(await sampleRegos(db, 500)));
@@ -41,6 +45,7 @@ async function run(label: string, cwd: string, script: string, path: string, fla
     script,
     {
       DATA_DIR: values.dir,
+      DATABASE_URL: values.url ?? "",
       APP_ENV: "development",
       PUBLIC_KEY: BENCH_PUBLIC_KEY,
       RATE_LIMITS: "off",
@@ -55,11 +60,17 @@ async function run(label: string, cwd: string, script: string, path: string, fla
 }
 
 const handler = `/api/handler?publickey=${BENCH_PUBLIC_KEY}`;
-const prof = values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir=/tmp/search-prof"] : [];
+const prof = (dir: string) => values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 for (let round = 0; round < Number(values.rounds); round++) {
-  const ours = await run("this", ".", "tasks/start.ts", handler, prof);
+  const ours = await run("this", ".", "tasks/start.ts", handler, prof("/tmp/search-prof"));
   const other = values.ab ? await run("other", values.ab, "tasks/start.ts", handler) : undefined;
-  const bare = await run("baseline", ".", "bench/baseline_search_server.ts", "/");
+  const bare = await run(
+    "baseline",
+    ".",
+    "bench/baseline_search_server.ts",
+    "/",
+    prof("/tmp/search-prof/baseline"),
+  );
   console.log(
     `round ${round + 1}: this/baseline ${(ours / bare).toFixed(2)}` +
       (other ? `, other/baseline ${(other / bare).toFixed(2)}` : ""),
