@@ -170,6 +170,17 @@ export function openDb(target: DbTarget): Db {
   return db;
 }
 
+/**
+ * Runs `fn` with one connection for all its statements: on a server, one checkout from the pool instead of
+ * one per statement (a search's four statements each paid a checkout and a release, with pg-pool's idle
+ * timer started and cleared: issue 14). Not a transaction: each statement commits on its own, as before.
+ * On PGlite, `db` itself: its one connection is taken per statement, so other requests' statements still
+ * run between these.
+ */
+export async function onOneConnection<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  return pools.has(db) ? await db.connection().execute(fn) : await fn(db);
+}
+
 /** The PGlite instance under each embedded connection, for LISTEN (`listen` below). */
 const pglites = new WeakMap<Db, () => Promise<PGlite>>();
 
