@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
-import { BENCH_PUBLIC_KEY, measureSearch } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY, measureSearch, WARMUP } from "@/bench/search.ts";
 import { startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({
@@ -39,6 +39,12 @@ if (values.fill) {
 }
 const regos: string[] = JSON.parse(await Deno.readTextFile(regoFile));
 
+/** User plus system CPU time of a process so far, in milliseconds (Linux /proc; 100 ticks a second). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Runs `script` in `cwd` on the folder, measures, stops it; returns requests/s. */
 async function run(label: string, cwd: string, script: string, path: string, flags: string[] = []) {
   const child = await startChild(
@@ -53,9 +59,16 @@ async function run(label: string, cwd: string, script: string, path: string, fla
     "/healthz",
     { cwd, flags },
   );
+  const cpuBefore = await cpuMs(child.pid);
   const r = await measureSearch(child.url + path, regos);
+  // CPU time of the server process per request (warm-up included): unlike requests/s, it hardly depends on
+  // the share of the 2 cores other processes leave it.
+  const cpuUs = (await cpuMs(child.pid) - cpuBefore) * 1000 / (r.requests + WARMUP);
   await child.stop();
-  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms`);
+  console.log(
+    `${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
+      `${cpuUs.toFixed(0)} µs CPU a request`,
+  );
   return r.rps;
 }
 
