@@ -5,14 +5,16 @@
  * commit) and the bare baseline, interleaved `--rounds` times, one server at a time on the same folder.
  *   deno run -A bench/profile_search.ts --dir /tmp/search-data --fill
  *   deno run -A bench/profile_search.ts --dir /tmp/search-data --ab /tmp/base --rounds 3
- * For a CPU profile, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof.
+ * For CPU profiles, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof, the
+ * baseline into /tmp/search-prof/baseline.
+ * `--url postgres://…/<scratch db>` runs on that server database instead (the folder keeps the regos).
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
-import { BENCH_PUBLIC_KEY, measureSearch } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY, measureSearch, WARMUP } from "@/bench/search.ts";
 import { startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({
@@ -22,11 +24,13 @@ const { values } = parseArgs({
     ab: { type: "string" },
     rounds: { type: "string", default: "3" },
     "cpu-prof": { type: "boolean", default: false },
+    url: { type: "string" },
   },
 });
 const regoFile = join(values.dir, "regos.json");
 if (values.fill) {
-  const db = openDb({ dir: join(values.dir, "db") });
+  await Deno.mkdir(values.dir, { recursive: true });
+  const db = openDb(values.url ? { url: values.url } : { dir: join(values.dir, "db") });
   await migrateToLatest(db);
   await fillClaims(db, 10_000);
   await Deno.writeTextFile(regoFile, JSON.stringify(await sampleRegos(db, 500)));
@@ -35,12 +39,19 @@ if (values.fill) {
 }
 const regos: string[] = JSON.parse(await Deno.readTextFile(regoFile));
 
+/** User plus system CPU time of a process so far, in milliseconds (Linux /proc; 100 ticks a second). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Runs `script` in `cwd` on the folder, measures, stops it; returns requests/s. */
 async function run(label: string, cwd: string, script: string, path: string, flags: string[] = []) {
   const child = await startChild(
     script,
     {
       DATA_DIR: values.dir,
+      DATABASE_URL: values.url ?? "",
       APP_ENV: "development",
       PUBLIC_KEY: BENCH_PUBLIC_KEY,
       RATE_LIMITS: "off",
@@ -48,18 +59,31 @@ async function run(label: string, cwd: string, script: string, path: string, fla
     "/healthz",
     { cwd, flags },
   );
+  const cpuBefore = await cpuMs(child.pid);
   const r = await measureSearch(child.url + path, regos);
+  // CPU time of the server process per request (warm-up included): unlike requests/s, it hardly depends on
+  // the share of the 2 cores other processes leave it.
+  const cpuUs = (await cpuMs(child.pid) - cpuBefore) * 1000 / (r.requests + WARMUP);
   await child.stop();
-  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms`);
+  console.log(
+    `${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
+      `${cpuUs.toFixed(0)} µs CPU a request`,
+  );
   return r.rps;
 }
 
 const handler = `/api/handler?publickey=${BENCH_PUBLIC_KEY}`;
-const prof = values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir=/tmp/search-prof"] : [];
+const prof = (dir: string) => values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 for (let round = 0; round < Number(values.rounds); round++) {
-  const ours = await run("this", ".", "tasks/start.ts", handler, prof);
+  const ours = await run("this", ".", "tasks/start.ts", handler, prof("/tmp/search-prof"));
   const other = values.ab ? await run("other", values.ab, "tasks/start.ts", handler) : undefined;
-  const bare = await run("baseline", ".", "bench/baseline_search_server.ts", "/");
+  const bare = await run(
+    "baseline",
+    ".",
+    "bench/baseline_search_server.ts",
+    "/",
+    prof("/tmp/search-prof/baseline"),
+  );
   console.log(
     `round ${round + 1}: this/baseline ${(ours / bare).toFixed(2)}` +
       (other ? `, other/baseline ${(other / bare).toFixed(2)}` : ""),

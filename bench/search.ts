@@ -15,7 +15,7 @@ import { MEMORY_BUDGET_MB } from "@/bench/budgets.ts";
 export const BENCH_PUBLIC_KEY = "bench-public-key";
 const CONCURRENCY = 16;
 const REQUESTS = sized(4000, 600);
-const WARMUP = sized(400, 100);
+export const WARMUP = sized(400, 100);
 const MB = 1e6;
 
 /** Environment for the service child: development (no demo data: the database is not empty). */

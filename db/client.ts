@@ -84,18 +84,52 @@ export function poolUse(db: Db): { total: number; idle: number; waiting: number;
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max };
 }
 
+/** The connect bound of each server pool (`PoolTimeouts.connectMs`), for its LISTEN connection too. */
+const connectBounds = new WeakMap<pg.Pool, number>();
+
+/**
+ * A connection from `pool`, waiting at most `ms` for a free one (pg-pool's own message when that runs
+ * out). A checkout that comes after the wait was given up is handed straight back to the pool.
+ */
+async function checkoutWithin(pool: pg.Pool, ms: number): Promise<pg.PoolClient> {
+  const checkout = pool.connect();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout exceeded when trying to connect")), ms);
+  });
+  try {
+    return await Promise.race([checkout, expired]);
+  } catch (error) {
+    checkout.then((client) => client.release(), () => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function openDb(target: DbTarget): Db {
   if (target.url) {
     const t = target.timeouts;
+    const connectMs = t?.connectMs || undefined; // 0: no bound, as pg reads it
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolSize ?? 10,
       // A connection killed by the server (pg_terminate_backend, restart) is dropped from the pool and
       // the next query opens a new one; the error is answered cleanly by the caller.
       idleTimeoutMillis: 30_000,
+      // The connect bound is not the pool's `connectionTimeoutMillis`: with it, pg-pool starts and clears a
+      // timer on every checkout, even of an idle connection (four a search: ~50 µs of one on the shared
+      // 2-core machine, issue 14). Each new connection bounds its own opening (pg.Client's option), and
+      // `bounded.connect` below bounds a wait for a free one, the only checkouts that can wait.
+      Client: connectMs
+        ? class extends pg.Client {
+          constructor(config?: pg.ClientConfig) {
+            super({ ...config, connectionTimeoutMillis: connectMs });
+          }
+        }
+        : pg.Client,
       // Sent as session settings when each connection opens, so every statement of the service is bounded.
       ...(t && {
-        connectionTimeoutMillis: t.connectMs,
         statement_timeout: t.statementMs,
         lock_timeout: t.lockMs,
         idle_in_transaction_session_timeout: t.idleInTransactionMs,
@@ -108,15 +142,22 @@ export function openDb(target: DbTarget): Db {
     // a transaction, or while the caller awaits something else) would emit an unhandled 'error' and crash
     // the process. Its next query fails instead (answered 503) and the pool drops it on release.
     pool.on("connect", (client) => client.on("error", () => {}));
+    // A checkout waits only when every connection is busy or others already wait; an idle connection is
+    // handed over at once, and a new one is bounded by its own connect timeout.
+    const mayWait = () =>
+      pool.waitingCount > 0 || (pool.idleCount === 0 && pool.totalCount >= pool.options.max);
     // A failed checkout is told apart by where it failed (DatabaseUnreachable), not by pg's message.
     const bounded = {
       Client: pg.Client,
       options: pool.options,
-      connect: () => pool.connect().catch((cause) => Promise.reject(new DatabaseUnreachable(cause))),
+      connect: () =>
+        (connectMs && mayWait() ? checkoutWithin(pool, connectMs) : pool.connect())
+          .catch((cause) => Promise.reject(new DatabaseUnreachable(cause))),
       end: () => pool.end(),
     };
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded }) });
     pools.set(db, pool);
+    if (connectMs) connectBounds.set(pool, connectMs);
     return db;
   }
   // Opened on first use, by the first query or the first `listen`, whichever comes first. PGlite's module is
@@ -127,6 +168,17 @@ export function openDb(target: DbTarget): Db {
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: instance }) });
   pglites.set(db, instance);
   return db;
+}
+
+/**
+ * Runs `fn` with one connection for all its statements: on a server, one checkout from the pool instead of
+ * one per statement (a search's four statements each paid a checkout and a release, with pg-pool's idle
+ * timer started and cleared: issue 14). Not a transaction: each statement commits on its own, as before.
+ * On PGlite, `db` itself: its one connection is taken per statement, so other requests' statements still
+ * run between these.
+ */
+export async function onOneConnection<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  return pools.has(db) ? await db.connection().execute(fn) : await fn(db);
 }
 
 /** The PGlite instance under each embedded connection, for LISTEN (`listen` below). */
@@ -154,7 +206,7 @@ export async function listen(
     // The pool's connect bound (DB_CONNECT_TIMEOUT_MS): an unreachable server fails the stream's start.
     const c = new pg.Client({
       connectionString: pool.options.connectionString,
-      connectionTimeoutMillis: pool.options.connectionTimeoutMillis,
+      connectionTimeoutMillis: connectBounds.get(pool),
     });
     c.on("notification", (m) => m.channel === channel && onPayload(m.payload ?? ""));
     c.on("error", (err) => log.warn("Database listener: {error}", { error: err.message }));

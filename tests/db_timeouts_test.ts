@@ -137,6 +137,35 @@ serverTest(
 );
 
 serverTest(
+  "db timeouts: a search waiting for a free pooled connection answers 503 (5030) within the connect bound; the pool serves after",
+  async (t) => {
+    const CONNECT = 500;
+    const { a, close } = await boundedApp(t, {
+      connectMs: CONNECT,
+      statementMs: 10_000, // far above: the wait for the pool's one connection must end at the connect bound
+      lockMs: 0,
+      idleInTransactionMs: 0,
+    }, { poolSize: 1 });
+    const { email, rego } = await seed(a);
+    const lock = await lockTable(t.url!, "claims");
+    let stuck: Promise<Response> | undefined;
+    try {
+      stuck = a.handler(search(email, rego));
+      await new Promise((r) => setTimeout(r, 300)); // the first search holds the one connection and waits
+      const { res, ms } = await timed(a.handler(search(email, rego)), CONNECT + 2 * SLACK_MS);
+      await expectFault503(res);
+      assert.ok(ms < CONNECT + SLACK_MS, `answered after ${Math.round(ms)} ms; bound ${CONNECT} ms`);
+    } finally {
+      await lock.release();
+    }
+    assert.equal((await stuck).status, 200);
+    // The checkout given up above is handed back when it comes: the pool's one connection still serves.
+    assert.equal((await a.call(search(email, rego))).result.status, "success");
+    await close();
+  },
+);
+
+serverTest(
   "db timeouts: /healthz and /readyz answer 503 within their bound while locked requests hold every pooled connection, 200 after",
   async (t) => {
     const HEALTH = 500;

@@ -13,13 +13,16 @@ import { CODE } from "@/routes/api/codes.ts";
 import { envelopeOf, fault, success } from "@/routes/api/envelope.ts";
 import { eventOf } from "@/routes/api/events/mod.ts";
 import { handlerUserLimiter, limitPerAddress, LIMITS, tooMany } from "@/routes/web/rate_limits.ts";
-import { bufferedBodies } from "@/routes/web/body_limits.ts";
+import { bufferedBodies, bufferedBody } from "@/routes/web/body_limits.ts";
 
 export const HANDLER_BODY_LIMIT = 64 * 1024;
 
 // Paths in messages are relative to `payload` (D9: `details.rego`), so the envelope is read in two steps.
 const bodySchema = z.object({ payload: z.record(z.string(), z.unknown()) });
 const eventTypeSchema = z.object({ event_type: lineTextField });
+
+/** UTF-8 with a leading BOM dropped and malformed bytes replaced, as `Request.text()` decodes. */
+const decoder = new TextDecoder();
 
 const tooLarge = (c: Context) =>
   c.json(fault(CODE.bodyTooLarge, "Request body too large (64 KiB at most)."), 413);
@@ -45,7 +48,8 @@ export function handlerRoutes(deps: AppDeps) {
     async (c) => {
       let body: unknown;
       try {
-        body = JSON.parse(await c.req.text());
+        const bytes = bufferedBody(c);
+        body = JSON.parse(bytes ? decoder.decode(bytes) : await c.req.text());
       } catch {
         return c.json(fault(CODE.badJson, "Request body must be JSON."), 400);
       }

@@ -40,6 +40,8 @@ export function routeOf(c: Context): string {
 export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
+    // Read before the routes: body_limits.ts may put a Request built on first use behind `c.req`.
+    const method = c.req.method;
     const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     await next();
@@ -54,13 +56,14 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
     const route = routeOf(c);
     const status = c.res.status;
     const ms = performance.now() - started;
-    metrics?.request(c.req.method, route, status, ms / 1000);
+    metrics?.request(method, route, status, ms / 1000);
     if (!logging) return;
-    // Set by routes/web/session.ts loadSession on the faces with sign-in; absent elsewhere.
-    const { session } = c.var as Partial<SessionEnv["Variables"]>;
+    // Set by routes/web/session.ts loadSession on the faces with sign-in; absent elsewhere. `c.get`, not
+    // `c.var`: Hono builds `c.var` as a new object of every variable on each read.
+    const session = (c as Context<SessionEnv>).get("session");
     log.info("{method} {route} {status} in {duration_ms} ms", {
       request_id: requestId,
-      method: c.req.method,
+      method,
       route,
       status,
       duration_ms: Math.round(ms * 10) / 10,

@@ -1,5 +1,6 @@
 /** `Parts_search_details` (docs/protocol.md §1). */
 import { z } from "zod";
+import { onOneConnection } from "@/db/client.ts";
 import {
   type DirectSearchResult,
   type ReverseSearchResult,
@@ -18,10 +19,12 @@ export const searchEvent = defineEvent({
       movement_type: z.enum(["direct", "reverse"]),
     }),
   }),
-  run: async ({ db }, actor, { details }): Promise<DirectSearchResult | ReverseSearchResult> => {
-    await actorUser(db, actor);
-    return details.movement_type === "direct"
-      ? await searchDirect(db, details.rego)
-      : await searchReverse(db, details.rego);
-  },
+  // Its statements share one pooled connection (db/client.ts onOneConnection).
+  run: ({ db }, actor, { details }): Promise<DirectSearchResult | ReverseSearchResult> =>
+    onOneConnection(db, async (db) => {
+      await actorUser(db, actor);
+      return details.movement_type === "direct"
+        ? await searchDirect(db, details.rego)
+        : await searchReverse(db, details.rego);
+    }),
 });
