@@ -27,7 +27,9 @@ export async function serve(config: Config, db: Db): Promise<void> {
   // prom-client is loaded only then: without a token it would be 20 MB of an idle process for nothing.
   const metrics = config.metricsToken ? new (await import("@/lib/metrics.ts")).Metrics() : undefined;
   const app = createApp({ db, config, clock, storage, metrics });
-  const announcer = startAnnouncementWorker({ db, config, clock, metrics }); // D22: posts the outbox after commit
+  // D22: posts the outbox after commit. Its first round waits a poll interval (a write wakes it sooner), so a
+  // warm restart's first /healthz is not queued behind that round's transaction on the embedded database.
+  const announcer = startAnnouncementWorker({ db, config, clock, metrics }, { firstDelayMs: 5_000 });
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
   const sweep = startSessionSweep({ db, clock }); // idle sessions and closed PIN windows, every 10 minutes
   const server = Deno.serve({
