@@ -133,15 +133,6 @@ export function openDb(target: DbTarget): Db {
 const pglites = new WeakMap<Db, () => Promise<PGlite>>();
 
 /**
- * Starts opening an embedded database now instead of at its first query (nothing on a server): PGlite
- * reads and compiles its WebAssembly off the main thread, so `deno task start` lets that overlap the
- * loading of its other modules (issue 14, warm restart). A failure still reaches the first query.
- */
-export function startOpening(db: Db): void {
-  pglites.get(db)?.().catch(() => {});
-}
-
-/**
  * LISTEN on `channel`: `onPayload` gets each NOTIFY's payload, after the notifying transaction commits, from
  * every process on this database. On a server this is a dedicated connection outside the pool (a pooled one
  * would be handed to other queries and lose the LISTEN); when it breaks, it is opened again after a second

@@ -42,8 +42,8 @@ export interface WorkerOptions {
   /** How often to look for due rows when nothing wakes the worker; default 5 s (the first backoff step). */
   pollIntervalMs?: number;
   /**
-   * Wait before the first round (default 0: at once); a wake ends it early. `deno task start` waits one
-   * poll interval: a round at start queued its transaction ahead of a warm restart's first `/healthz` on
+   * Wait before the first round (default 0: at once); a wake ends it early. `deno task start` waits a
+   * second: a round at start queued its transaction ahead of a warm restart's first `/healthz` on
    * the embedded database's one connection (issue 14), and rows left from before the restart can wait.
    */
   firstDelayMs?: number;
