@@ -26,8 +26,7 @@ export async function prepareInChild(): Promise<void> {
 }
 
 if (import.meta.main) {
-  // Imported here, not at the top: the server imports this file for the two functions above only, and its
-  // start should not wait for the import and demo modules (tasks/serve.ts loads them while the database opens).
+  // Imported here, not at the top: the server imports this file for the two functions above only.
   const { openDb } = await import("@/db/client.ts");
   const { migrateToLatest } = await import("@/db/migrate.ts");
   const { systemClock } = await import("@/io/clock.ts");

@@ -1,7 +1,6 @@
 /**
  * The serving half of `deno task start` (tasks/start.ts prepares the database and assets first): demo
- * data, the photo store, the HTTP server, background workers, and a clean stop on SIGINT/SIGTERM. Its own
- * module so start.ts can load this import graph while the database opens (issue 14: warm restart time).
+ * data, the photo store, the HTTP server, background workers, and a clean stop on SIGINT/SIGTERM.
  */
 import type { Db } from "@/db/client.ts";
 import { stopChangeFeed } from "@/lib/live/feed.ts";
@@ -27,7 +26,9 @@ export async function serve(config: Config, db: Db): Promise<void> {
   // prom-client is loaded only then: without a token it would be 20 MB of an idle process for nothing.
   const metrics = config.metricsToken ? new (await import("@/lib/metrics.ts")).Metrics() : undefined;
   const app = createApp({ db, config, clock, storage, metrics });
-  const announcer = startAnnouncementWorker({ db, config, clock, metrics }); // D22: posts the outbox after commit
+  // D22: posts the outbox after commit. Its first round waits a second (a write wakes it sooner), so a warm
+  // restart's first /healthz is not queued behind that round's transaction on the embedded database.
+  const announcer = startAnnouncementWorker({ db, config, clock, metrics }, { firstDelayMs: 1_000 });
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
   const sweep = startSessionSweep({ db, clock }); // idle sessions and closed PIN windows, every 10 minutes
   const server = Deno.serve({

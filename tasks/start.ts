@@ -1,12 +1,18 @@
 /**
  * Running the service as a program: configuration, database, migrations, assets, then tasks/serve.ts
  * (demo data, HTTP server, background workers, a clean stop on SIGINT/SIGTERM).
+ *
+ * Every module is imported statically, tasks/serve.ts too (issue 14, warm restart): a dynamic `import()`
+ * of the server's graph, meant to load it while the database opened, cost Deno about 0.4 s more CPU to
+ * healthy than the same graph imported statically (server database 0.70–0.81 s against 0.34 s, embedded
+ * 1.38–1.46 s against 1.00–1.04 s; docs/performance.md "Memory and start-up"): more than it overlapped.
  */
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
 import { configureLogging } from "@/io/log.ts";
 import { isNewEmbeddedDb, prepareInChild } from "@/tasks/first_start.ts";
+import { serve } from "@/tasks/serve.ts";
 
 /** `deno task start`: serves until SIGINT/SIGTERM. */
 async function start(): Promise<void> {
@@ -15,15 +21,10 @@ async function start(): Promise<void> {
   const db = await openConfiguredDb(config, "starting the server");
   // A new embedded folder is created, migrated and filled by a child process, whose memory leaves with it.
   if (isNewEmbeddedDb(config)) await prepareInChild();
-  // Three independent waits at once (issue 14, a warm restart in ≤ 0.8 s): the database opens (PGlite
-  // compiles its WebAssembly and starts PostgreSQL) and is checked for pending migrations (one read when at
-  // the latest), the assets are checked (rebuilt when a fresh clone has none or a source changed), and the
-  // server's modules load.
-  const [, , { serve }] = await Promise.all([
-    migrateToLatest(db),
-    ensureAssets(),
-    import("@/tasks/serve.ts"),
-  ]);
+  // Two independent waits at once: the database opens (PGlite compiles its WebAssembly and starts
+  // PostgreSQL) and is checked for pending migrations (one read when at the latest), and the assets are
+  // checked (rebuilt when a fresh clone has none or a source changed).
+  await Promise.all([migrateToLatest(db), ensureAssets()]);
   await serve(config, db);
 }
 

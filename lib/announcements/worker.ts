@@ -41,6 +41,12 @@ const log = logger("announcements");
 export interface WorkerOptions {
   /** How often to look for due rows when nothing wakes the worker; default 5 s (the first backoff step). */
   pollIntervalMs?: number;
+  /**
+   * Wait before the first round (default 0: at once); a wake ends it early. `deno task start` waits a
+   * second: a round at start queued its transaction ahead of a warm restart's first `/healthz` on
+   * the embedded database's one connection (issue 14), and rows left from before the restart can wait.
+   */
+  firstDelayMs?: number;
   /** Rows posted per channel per round; default 10. */
   batchPerChannel?: number;
   /** Per-post timeout; default 10 s. */
@@ -254,7 +260,20 @@ export function startAnnouncementWorker(deps: WorkerDeps, opts: WorkerOptions = 
   };
   const unregister = onAnnouncementsWritten(deps.db, wake);
 
+  // Waits `ms`, or less when woken or stopped.
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
   const loop = (async () => {
+    if (opts.firstDelayMs && !woken) await pause(opts.firstDelayMs);
     while (!stopped) {
       woken = false;
       let busy = false;
@@ -267,15 +286,7 @@ export function startAnnouncementWorker(deps: WorkerDeps, opts: WorkerOptions = 
         });
       }
       if (stopped || busy || woken) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pollIntervalMs);
-        function done() {
-          clearTimeout(timer);
-          wakeUp = null;
-          resolve();
-        }
-        wakeUp = done;
-      });
+      await pause(pollIntervalMs);
     }
   })();
 
