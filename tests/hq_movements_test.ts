@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { appTest } from "@/tests/helpers/app.ts";
+import { claimPage } from "@/lib/dashboard/claim.ts";
 import { makeRepairer } from "@/tests/helpers/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 import {
@@ -137,6 +138,9 @@ appTest(
       assert.match(text, new RegExp(`#${tripId} .*${s.shop.name}`), path);
       assert.doesNotMatch(text, /Later Panels/, path);
     }
+    // The claim page's timeline and evidence name the same place for the trip's pickup leg.
+    const page = await claimPage(a.db, s.claim.claim_number);
+    assert.deepEqual(page!.legs.map((l) => [l.leg, l.place]), [["reverse_pickup", s.shop.name]]);
   },
 );
 

@@ -280,8 +280,10 @@ export async function carriedPartsOfClaim(db: Db, claimId: number) {
     .innerJoin("parts_orders as p", "p.id", "d.part_id")
     .innerJoin("photos as pp", "pp.id", "d.pickup_photo_id")
     .leftJoin("photos as dp", "dp.id", "d.delivery_photo_id")
+    // The movement's place, as the movements list shows it: a return trip's is its pickup shop.
+    .leftJoin("repairers as pr", "pr.id", "m.place_repairer_id")
     .select([
-      "r.name as repairer_name",
+      "pr.name as repairer_name",
       "d.part_id",
       "p.part_no",
       "d.pickup_photo_id",

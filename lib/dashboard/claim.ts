@@ -76,10 +76,11 @@ function photoOf(id: number | null, key: string | null, bytes: number | null, ty
 
 /**
  * The legs of one carried part. A direct drop-off is one leg (the part was delivered where it was picked
- * up from the truck: both photo columns hold the same photo); a return trip has its pick-up at the claim's
- * repair shop (the trip records none) and, once dropped off, its drop-off at HQ.
+ * up from the truck: both photo columns hold the same photo); a return trip has its pick-up at the movement's
+ * place (the claim's repair shop when it was picked up, stored on the movement) and, once dropped off, its
+ * drop-off at HQ.
  */
-function legsOf(r: CarriedRow, claimRepairer: string | null): Leg[] {
+function legsOf(r: CarriedRow): Leg[] {
   const base = { partId: r.part_id, partNo: r.part_no, movementId: r.id, movementType: r.movement_type };
   const pickup = photoOf(r.pickup_photo_id, r.pickup_key, r.pickup_bytes, r.pickup_type);
   const delivery = photoOf(r.delivery_photo_id, r.delivery_key, r.delivery_bytes, r.delivery_type);
@@ -98,7 +99,7 @@ function legsOf(r: CarriedRow, claimRepairer: string | null): Leg[] {
     leg: "reverse_pickup",
     at: new Date(r.pick_up_at),
     driver: r.picked_up_by_name,
-    place: claimRepairer,
+    place: r.repairer_name,
     photo: pickup,
   }];
   if (r.dropped_off_at) {
@@ -124,7 +125,7 @@ export async function claimPage(db: Db, claimNumber: string) {
     carriedPartsOfClaim(db, claim.id),
     announcementsOfClaim(db, claim.id),
   ]);
-  const legs = carried.flatMap((r) => legsOf(r, claim.repairer_name));
+  const legs = carried.flatMap(legsOf);
   const timeline: TimelineEvent[] = [
     { kind: "created", at: new Date(claim.created_at) },
     ...history.map((h) => ({
