@@ -63,6 +63,8 @@ export interface ClaimsTable {
   registration: string;
   registration_norm: ColumnType<string, never, never>;
   created_at: CreatedAt;
+  /** Whether its management record names a shop: kept by a trigger (20261219T0900_claim_shop_flag). */
+  has_shop: ColumnType<boolean, never, never>;
 }
 
 export interface ClaimManagementTable {

@@ -19,13 +19,10 @@ export const SHOP_SORT: SortColumn = {
   walk: {
     entities: namesOf("repairers"),
     paths: [{ ref: sql.ref("cm.repairer_id"), tie: sql.ref("cm.claim_id") }],
-    // A management record naming no shop (claim_management_repairer's null range), or none at all: an
-    // anti-join of the claims, the only way to prove there is none (about 1 s at 1 000 000 claims), read
-    // only when a page reaches them (the last pages ascending, the first descending).
-    nulls: [
-      sql<boolean>`cm.claim_id is not null and cm.repairer_id is null`,
-      sql<boolean>`cm.claim_id is null`,
-    ],
+    // A management record naming no shop, or none at all: the claims the partial index
+    // claims_without_shop holds (20261219T0900_claim_shop_flag), read only when a page reaches them (the
+    // last pages ascending, the first descending).
+    nulls: [sql<boolean>`not c.has_shop`],
   },
 };
 
