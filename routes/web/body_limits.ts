@@ -184,15 +184,45 @@ const buffered = new WeakSet<Request>();
 /** True when `request`'s body was read whole, under a body cap, before the route ran. */
 export const isBufferedBody = (request: Request): boolean => buffered.has(request);
 
-/** The bytes `bufferedBodies` read, by the request they were read for. */
-const bodies = new WeakMap<HonoRequest, Uint8Array>();
+declare module "hono" {
+  interface ContextVariableMap {
+    /**
+     * The bytes `bufferedBodies` read. A context variable, not a WeakMap keyed by the request: V8's young
+     * generation collections keep a WeakMap's values alive, so every body would be copied into the old
+     * generation and freed only by a full collection (issue 14).
+     */
+    bufferedBody: Uint8Array;
+  }
+}
 
 /**
  * The body `bufferedBodies` read for this request, straight from memory: the mobile handler parses it
  * without `c.req.raw`, so the request rebuilt around it is never made (see `rebuiltLazily`). Undefined
  * when the request had no body.
  */
-export const bufferedBody = (c: Context): Uint8Array | undefined => bodies.get(c.req);
+export const bufferedBody = (c: Context): Uint8Array | undefined => c.get("bufferedBody");
+
+const BUILD = Symbol("build");
+const BUILT = Symbol("built");
+type Rebuilt = HonoRequest & { [BUILD]: () => Request; [BUILT]?: Request };
+
+/**
+ * The one accessor pair of every rebuilt `raw`, its state in the request's own (symbol) properties. An
+ * accessor made of new closures for each request gave each HonoRequest a hidden class of its own; V8 keeps
+ * hidden classes in the old generation, so through them every request's raw Request, body and headers
+ * survived young-generation collections and were copied into the old generation (issue 14: about 2 KB of
+ * every search's garbage, left for the full collections).
+ */
+const REBUILT_RAW: PropertyDescriptor = {
+  configurable: true,
+  enumerable: true,
+  get(this: Rebuilt): Request {
+    return this[BUILT] ??= this[BUILD]();
+  },
+  set(this: Rebuilt, request: Request) {
+    this[BUILT] = request;
+  },
+};
 
 /**
  * Makes `c.req.raw` the Request that `build` returns, built on first use. Building one costs more than
@@ -201,13 +231,8 @@ export const bufferedBody = (c: Context): Uint8Array | undefined => bodies.get(c
  * and guards that read `c.req.raw` (forms, csrfProtect) get the same Request as before.
  */
 function rebuiltLazily(req: HonoRequest, build: () => Request): void {
-  let built: Request | undefined;
-  Object.defineProperty(req, "raw", {
-    configurable: true,
-    enumerable: true,
-    get: () => built ??= build(),
-    set: (request: Request) => built = request,
-  });
+  (req as Rebuilt)[BUILD] = build;
+  Object.defineProperty(req, "raw", REBUILT_RAW);
 }
 
 /** Reads `body` whole under the pace rule; null as soon as it holds more than `maxSize` bytes. */
@@ -258,7 +283,7 @@ export function bufferedBodies(
     if (!raw.body) return await next();
     const bytes = await readAtMost(raw.body, pace, maxSize);
     if (!bytes) return await tooLarge(c);
-    bodies.set(c.req, bytes);
+    c.set("bufferedBody", bytes);
     // Built from the parts the routes read, not from `raw` itself: copying a Request copies its abort signal,
     // which makes Deno create that signal and a DOMException for it on every answer (issue 14, search path).
     rebuiltLazily(c.req, () => {
