@@ -1,6 +1,6 @@
 /**
  * Child processes for the bench: start a server script, time it to its first healthy answer, read its
- * memory from /proc (VmRSS now, VmHWM the peak since it started).
+ * memory (VmRSS now, VmHWM the peak since it started) and CPU time from /proc.
  */
 export interface ChildServer {
   url: string;
@@ -35,6 +35,16 @@ export async function readMemory(pid: number): Promise<Memory> {
 
 export async function readRss(pid: number): Promise<number> {
   return (await readMemory(pid)).rss;
+}
+
+/**
+ * User plus system CPU time of a process so far, all its threads, in milliseconds (Linux /proc; 100 ticks a
+ * second). Steadier than wall time on a shared machine: other processes delay a start more than they
+ * add to the work it does.
+ */
+export async function readCpuMs(pid: number): Promise<number> {
+  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**

@@ -8,6 +8,8 @@
  * For CPU profiles, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof, the
  * baseline into /tmp/search-prof/baseline.
  * `--url postgres://…/<scratch db>` runs on that server database instead (the folder keeps the regos).
+ * `--ab-flags "<deno flags>"` starts the other side with those Deno flags (`--ab .` with
+ * `--ab-flags=--v8-flags=--max-semi-space-size=1`: the same checkout with and without a V8 flag).
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
@@ -15,7 +17,7 @@ import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
 import { BENCH_PUBLIC_KEY, measureSearch, WARMUP } from "@/bench/search.ts";
-import { startChild } from "@/bench/process.ts";
+import { readCpuMs, startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     "cpu-prof": { type: "boolean", default: false },
     url: { type: "string" },
+    "ab-flags": { type: "string", default: "" },
   },
 });
 const regoFile = join(values.dir, "regos.json");
@@ -38,12 +41,6 @@ if (values.fill) {
   Deno.exit(0);
 }
 const regos: string[] = JSON.parse(await Deno.readTextFile(regoFile));
-
-/** User plus system CPU time of a process so far, in milliseconds (Linux /proc; 100 ticks a second). */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** Runs `script` in `cwd` on the folder, measures, stops it; returns requests/s. */
 async function run(label: string, cwd: string, script: string, path: string, flags: string[] = []) {
@@ -59,11 +56,11 @@ async function run(label: string, cwd: string, script: string, path: string, fla
     "/healthz",
     { cwd, flags },
   );
-  const cpuBefore = await cpuMs(child.pid);
+  const cpuBefore = await readCpuMs(child.pid);
   const r = await measureSearch(child.url + path, regos);
   // CPU time of the server process per request (warm-up included): unlike requests/s, it hardly depends on
   // the share of the 2 cores other processes leave it.
-  const cpuUs = (await cpuMs(child.pid) - cpuBefore) * 1000 / (r.requests + WARMUP);
+  const cpuUs = (await readCpuMs(child.pid) - cpuBefore) * 1000 / (r.requests + WARMUP);
   await child.stop();
   console.log(
     `${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
@@ -76,7 +73,9 @@ const handler = `/api/handler?publickey=${BENCH_PUBLIC_KEY}`;
 const prof = (dir: string) => values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 for (let round = 0; round < Number(values.rounds); round++) {
   const ours = await run("this", ".", "tasks/start.ts", handler, prof("/tmp/search-prof"));
-  const other = values.ab ? await run("other", values.ab, "tasks/start.ts", handler) : undefined;
+  const other = values.ab
+    ? await run("other", values.ab, "tasks/start.ts", handler, values["ab-flags"].split(" ").filter(Boolean))
+    : undefined;
   const bare = await run(
     "baseline",
     ".",

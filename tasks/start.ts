@@ -6,6 +6,11 @@
  * of the server's graph, meant to load it while the database opened, cost Deno about 0.4 s more CPU to
  * healthy than the same graph imported statically (server database 0.70–0.81 s against 0.34 s, embedded
  * 1.38–1.46 s against 1.00–1.04 s; docs/performance.md "Memory and start-up"): more than it overlapped.
+ * That cost is deno.json's `"nodeModulesDir": "auto"`, not the import itself: for a graph reached only by
+ * a dynamic import, Deno checks node_modules again for every npm import in it (161 checks under the node_modules
+ * lock for this graph; `DENO_LOG=debug`). With `--node-modules-dir=manual` the same dynamic import cost no more
+ * CPU than the static one (0.13 s against 0.12 s), but a fresh clone would then need `deno install` before
+ * `deno task start`, so the static imports stay while "auto" does.
  */
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";
