@@ -13,6 +13,7 @@ import * as auditLog from "./20261202T0900_audit_log.ts";
 import * as dashboardIndexes from "./20261215T0900_dashboard_indexes.ts";
 import * as movementSortKeys from "./20261216T0900_movement_sort_keys.ts";
 import * as movementPlace from "./20261218T0900_movement_place.ts";
+import * as setBasedReferences from "./20261220T0900_set_based_references.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   "20261215T0900_dashboard_indexes": dashboardIndexes,
   "20261216T0900_movement_sort_keys": movementSortKeys,
   "20261218T0900_movement_place": movementPlace,
+  "20261220T0900_set_based_references": setBasedReferences,
 };
