@@ -1,21 +1,22 @@
 /**
- * Five foreign keys of the per-part rows checked once per statement instead of once per row (issue 14,
- * "Close to the limit"): a 50-part drop-off writes 50 Deliver_Parts and 50 history rows, and PostgreSQL
- * checks a foreign key with one lookup query per row (an executor start and stop each). These five:
- * Deliver_Parts' movement and part, the history row's part, movement and user. Measured on a 50-part
- * drop-off's write statement (EXPLAIN ANALYZE, embedded): their 250 row checks took 2.5 ms, two statement
- * checks 0.6 ms (docs/performance.md).
+ * The foreign keys of the per-part rows, Deliver_Parts and part_status_history, checked once per statement
+ * instead of once per row (issue 14, "Close to the limit"). A 50-part drop-off writes 50 Deliver_Parts and
+ * 50 history rows, and PostgreSQL checks a foreign key with one lookup query per row (an executor start
+ * and stop each): 9 a part (Deliver_Parts' movement, part, two images and two photos; the history row's
+ * part, movement and user), 450 for 50 parts, 2.3–2.6 ms of the write on the server and more embedded
+ * (docs/performance.md). Here each table gets one statement-level trigger that looks every referenced row of
+ * a table up in one index scan; the numbers before and after are in docs/performance.md.
  *
- * Nothing is weaker, for every writer, not only the movement statements (which write these columns from
- * rows the same statement inserted or locked):
- * - insert: one statement-level trigger per table looks every referenced row up in one index scan, locks it
- *   FOR KEY SHARE as the foreign key did (so a delete waits for the writer, or the writer sees the row gone)
- *   and refuses the statement when one is missing, with the foreign key's SQLSTATE (23503) and name;
+ * Nothing is weaker, for every writer (the movement statements, which write these columns from rows the
+ * same statement inserted or locked, and the dashboard, the import, a test's fixture):
+ * - insert: the referenced rows are locked FOR KEY SHARE as the foreign key did (so a delete waits for the
+ *   writer, or the writer sees the row gone), and a statement naming a missing one is refused with the
+ *   foreign key's SQLSTATE (23503) and name, at the end of the statement as before;
  * - an update of one of these columns: the same check for the row (nothing updates them today);
- * - delete of a referenced movement, part or user, or a change of its id: refused while referenced, checked
- *   at the end of the statement as the foreign key's NO ACTION was.
- * The other foreign keys stay declared: the photos' (the photo purge relies on their refusal,
- * db/queries/photos.ts), the images' (ON DELETE SET NULL), and every key of a one-row-per-submission table.
+ * - delete of a referenced row, or a change of its id: refused while referenced (NO ACTION, at the end of
+ *   the statement), except a staged image's delete, which sets the columns naming it null (ON DELETE SET
+ *   NULL, the photo purge's); the photo purge still sees 23503 for a photo a Deliver_Parts names.
+ * The keys of one-row-per-submission tables (the movement's, the announcements') stay declared.
  *
  * tests/reference_checks_test.ts holds each of these on both databases.
  */
@@ -24,37 +25,36 @@ import { type Kysely, sql } from "kysely";
 interface Reference {
   table: "deliver_parts" | "part_status_history";
   column: string;
-  target: "parts_movements" | "parts_orders" | "users";
+  target: "parts_movements" | "parts_orders" | "users" | "uploaded_images" | "photos";
   /** The foreign key's name, kept in the errors. */
   name: string;
+  /** What deleting the referenced row does: refused while referenced (NO ACTION), or the column set null. */
+  onDelete?: "set null";
 }
 
+const ref = (
+  table: Reference["table"],
+  column: string,
+  target: Reference["target"],
+  onDelete?: "set null",
+) => ({
+  table,
+  column,
+  target,
+  name: `${table}_${column}_fkey`,
+  onDelete,
+});
+
 const REFERENCES: Reference[] = [
-  {
-    table: "deliver_parts",
-    column: "movement_id",
-    target: "parts_movements",
-    name: "deliver_parts_movement_id_fkey",
-  },
-  { table: "deliver_parts", column: "part_id", target: "parts_orders", name: "deliver_parts_part_id_fkey" },
-  {
-    table: "part_status_history",
-    column: "part_id",
-    target: "parts_orders",
-    name: "part_status_history_part_id_fkey",
-  },
-  {
-    table: "part_status_history",
-    column: "movement_id",
-    target: "parts_movements",
-    name: "part_status_history_movement_id_fkey",
-  },
-  {
-    table: "part_status_history",
-    column: "changed_by",
-    target: "users",
-    name: "part_status_history_changed_by_fkey",
-  },
+  ref("deliver_parts", "movement_id", "parts_movements"),
+  ref("deliver_parts", "part_id", "parts_orders"),
+  ref("deliver_parts", "pickup_image_id", "uploaded_images", "set null"),
+  ref("deliver_parts", "delivery_image_id", "uploaded_images", "set null"),
+  ref("deliver_parts", "pickup_photo_id", "photos"),
+  ref("deliver_parts", "delivery_photo_id", "photos"),
+  ref("part_status_history", "part_id", "parts_orders"),
+  ref("part_status_history", "movement_id", "parts_movements"),
+  ref("part_status_history", "changed_by", "users"),
 ];
 
 const TABLES = [...new Set(REFERENCES.map((r) => r.table))];
@@ -63,59 +63,79 @@ const of = (table: string) => REFERENCES.filter((r) => r.table === table);
 const to = (target: string) => REFERENCES.filter((r) => r.target === target);
 
 /**
- * Refuses unless every id of `ids` (distinct, no nulls) is a row of the target, which it locks FOR KEY
- * SHARE in id order. `= any(array)` keeps the lookup an index scan whatever the planner thinks of a
- * transition table's size.
+ * Refuses unless every value of the table's columns naming `target` (a pickup and a delivery image are
+ * often the same) is a row of it, all looked up in one index scan (`= any(array)`, whatever the planner
+ * thinks of a transition table's size) and locked FOR KEY SHARE in id order. `values(column)` is a query of
+ * that column's new values. When one is missing, the error names the first column naming it.
  */
-const checkIds = (r: Reference, ids: string) => `
-    ids := array(select distinct x from unnest(${ids}) x where x is not null);
-    if (select count(*) from (select 1 from ${r.target} where id = any(ids) order by id for key share) k)
-        <> cardinality(ids) then
+const checkTarget = (table: string, target: string, values: (column: string) => string) => {
+  const refs = of(table).filter((r) => r.target === target);
+  const raise = (r: Reference) => `
+        raise foreign_key_violation using constraint = '${r.name}',
+          message = 'insert or update on table "${table}" violates foreign key constraint "${r.name}"',
+          detail = 'A ${r.column} is not present in table "${target}".';`;
+  return `
+    ids := array(select distinct x from (${refs.map((r) => values(r.column)).join(" union all ")}) v(x)
+      where x is not null);
+    if (select count(*) from (select 1 from ${target} where id = any(ids) order by id for key share) k)
+        <> cardinality(ids) then${
+    refs.slice(0, -1).map((r) => `
+      if exists (select 1 from (${values(r.column)}) v(x)
+          where x is not null and not exists (select 1 from ${target} t where t.id = v.x)) then${raise(r)}
+      end if;`).join("")
+  }${raise(refs.at(-1)!)}
+    end if;`;
+};
+
+const ddl = (table: string) => {
+  const targets = [...new Set(of(table).map((r) => r.target))];
+  const check = (values: (column: string) => string) =>
+    targets.map((target) => checkTarget(table, target, values)).join("");
+  return [
+    `create function ${table}_references() returns trigger language plpgsql as $$
+  declare ids int[];
+  begin${check((column) => `select ${column} from new_rows`)}
+    return null;
+  end $$`,
+    `create trigger ${table}_references after insert on ${table} referencing new table as new_rows
+    for each statement execute function ${table}_references()`,
+    `create function ${table}_references_row() returns trigger language plpgsql as $$
+  declare ids int[];
+  begin${check((column) => `select new.${column}`)}
+    return null;
+  end $$`,
+    `create trigger ${table}_references_row after update of ${of(table).map((r) => r.column).join(", ")}
+    on ${table} for each row when (${
+      of(table).map((r) => `old.${r.column} is distinct from new.${r.column}`).join(" or ")
+    }) execute function ${table}_references_row()`,
+  ];
+};
+
+/** Refuses while a row of `r.table` names one of `ids` (NO ACTION, checked after the statement). */
+const refusal = (r: Reference, ids: string) => `
+    if exists (select 1 from ${r.table} where ${r.column} = any(${ids})) then
       raise foreign_key_violation using constraint = '${r.name}',
-        message = 'insert or update on table "${r.table}" violates foreign key constraint "${r.name}"',
-        detail = 'A ${r.column} is not present in table "${r.target}".';
+        message = 'update or delete on table "${r.target}" violates foreign key constraint "${r.name}" on table "${r.table}"';
     end if;`;
 
-const ddl = (table: string) => [
-  `create function ${table}_references() returns trigger language plpgsql as $$
-  declare ids int[];
-  begin${of(table).map((r) => checkIds(r, `array(select ${r.column} from new_rows)`)).join("")}
-    return null;
-  end $$`,
-  `create trigger ${table}_references after insert on ${table} referencing new table as new_rows
-    for each statement execute function ${table}_references()`,
-  `create function ${table}_references_row() returns trigger language plpgsql as $$
-  declare ids int[];
-  begin${of(table).map((r) => checkIds(r, `array[new.${r.column}]`)).join("")}
-    return null;
-  end $$`,
-  `create trigger ${table}_references_row after update of ${of(table).map((r) => r.column).join(", ")}
-    on ${table} for each row when (${
-    of(table).map((r) => `old.${r.column} is distinct from new.${r.column}`).join(" or ")
-  }) execute function ${table}_references_row()`,
-];
-
-/** The delete side: the target's rows whose ids are in `ids` may not be referenced any more. */
+/** The delete side: the deleted rows' references refused or set null, as each key said; no id changes. */
 const targetDdl = (target: string) => [
-  `create function ${target}_referenced(ids int[]) returns void language plpgsql as $$
-  begin${
-    to(target).map((r) => `
-    if exists (select 1 from ${r.table} where ${r.column} = any(ids)) then
-      raise foreign_key_violation using constraint = '${r.name}',
-        message = 'update or delete on table "${target}" violates foreign key constraint "${r.name}" on table "${r.table}"';
-    end if;`).join("")
-  }
-  end $$`,
   `create function ${target}_deleted() returns trigger language plpgsql as $$
-  begin
-    perform ${target}_referenced(array(select id from old_rows));
+  declare ids int[] := array(select id from old_rows);
+  begin${
+    to(target).map((r) =>
+      r.onDelete === "set null"
+        ? `
+    update ${r.table} set ${r.column} = null where ${r.column} = any(ids);`
+        : refusal(r, "ids")
+    ).join("")
+  }
     return null;
   end $$`,
   `create trigger ${target}_deleted after delete on ${target} referencing old table as old_rows
     for each statement execute function ${target}_deleted()`,
   `create function ${target}_id_changed() returns trigger language plpgsql as $$
-  begin
-    perform ${target}_referenced(array[old.id]);
+  begin${to(target).map((r) => refusal(r, "array[old.id]")).join("")}
     return null;
   end $$`,
   `create trigger ${target}_id_changed after update of id on ${target} for each row
@@ -135,7 +155,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   for (const target of TARGETS) {
     await sql.raw(`drop trigger ${target}_deleted on ${target}`).execute(db);
     await sql.raw(`drop trigger ${target}_id_changed on ${target}`).execute(db);
-    for (const f of ["deleted()", "id_changed()", "referenced(int[])"]) {
+    for (const f of ["deleted()", "id_changed()"]) {
       await sql.raw(`drop function ${target}_${f}`).execute(db);
     }
   }
