@@ -12,7 +12,8 @@
  * - insert: the referenced rows are locked FOR KEY SHARE as the foreign key did (so a delete waits for the
  *   writer, or the writer sees the row gone), and a statement naming a missing one is refused with the
  *   foreign key's SQLSTATE (23503) and name, at the end of the statement as before;
- * - an update of one of these columns: the same check for the row (nothing updates them today);
+ * - an update of one of these columns: the same check of the columns it changed (the images' set null
+ *   below is the only such update today);
  * - delete of a referenced row, or a change of its id: refused while referenced (NO ACTION, at the end of
  *   the statement), except a staged image's delete, which sets the columns naming it null (ON DELETE SET
  *   NULL, the photo purge's); the photo purge still sees 23503 for a photo a Deliver_Parts names.
@@ -101,7 +102,7 @@ const ddl = (table: string) => {
     for each statement execute function ${table}_references()`,
     `create function ${table}_references_row() returns trigger language plpgsql as $$
   declare ids int[];
-  begin${check((column) => `select new.${column}`)}
+  begin${check((column) => `select new.${column} where new.${column} is distinct from old.${column}`)}
     return null;
   end $$`,
     `create trigger ${table}_references_row after update of ${of(table).map((r) => r.column).join(", ")}
