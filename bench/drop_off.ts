@@ -41,7 +41,11 @@ export interface Job {
   parts: { part: number; image: number }[];
 }
 
-/** Claims of `size` Arrived parts, each part with a staged photo, written set-based. */
+/**
+ * Claims of `size` Arrived parts, each part with a staged photo of its own (as a driver's are: a photo row
+ * shared by every part would make each reference check of a submission lock the same row), written
+ * set-based.
+ */
 export async function seed(
   db: Db,
   size: number,
@@ -49,10 +53,6 @@ export async function seed(
   tag: string,
 ): Promise<{ jobs: Job[]; shop: number }> {
   const shop = (await sql<{ id: number }>`select min(id) as id from repairers`.execute(db)).rows[0].id;
-  const photo =
-    (await sql<{ id: number }>`insert into photos (storage_key, content_type, byte_size, width, height)
-    values (md5(${tag}) || md5(${tag} || 'x'), 'image/jpeg', 1, 1, 1)
-    on conflict (storage_key) do update set byte_size = 1 returning id`.execute(db)).rows[0].id;
   await sql`insert into claims (claim_number, registration)
     select ${tag} || '-' || g, ${tag} || g from generate_series(1, ${count}::int) g`.execute(db);
   await sql`insert into claim_management (claim_id, repairer_id)
@@ -60,11 +60,16 @@ export async function seed(
   await sql`insert into parts_orders (claim_id, part_no, description, qty_ordered, status)
     select c.id, ${tag} || '-' || c.id || '-' || k, 'Bench part', 1, 'Arrived'
     from claims c, generate_series(1, ${size}::int) k where c.claim_number like ${tag + "-%"}`.execute(db);
-  await sql`insert into uploaded_images (part_id, claim_id, movement_stage, uploaded_by, uploaded_time, photo_id)
-    select p.id, p.claim_id, 'direct_dropoff', (select id from users where email = ${BENCH_DRIVER}), now(), ${photo}::int
-    from parts_orders p join claims c on c.id = p.claim_id where c.claim_number like ${tag + "-%"}`.execute(
-    db,
-  );
+  await sql`with p as (
+      select p.id, p.claim_id, md5(${tag} || p.id) || md5(${tag} || p.id || 'x') as storage_key
+      from parts_orders p join claims c on c.id = p.claim_id where c.claim_number like ${tag + "-%"}),
+    photo as (
+      insert into photos (storage_key, content_type, byte_size, width, height)
+      select storage_key, 'image/jpeg', 1, 1, 1 from p returning id, storage_key)
+    insert into uploaded_images (part_id, claim_id, movement_stage, uploaded_by, uploaded_time, photo_id)
+    select p.id, p.claim_id, 'direct_dropoff', (select id from users where email = ${BENCH_DRIVER}), now(),
+      photo.id
+    from p join photo using (storage_key)`.execute(db);
   const rows = (await sql<{ registration: string; part: number; image: number }>`
     select c.registration, p.id as part, i.id as image from claims c
     join parts_orders p on p.claim_id = c.id join uploaded_images i on i.part_id = p.id

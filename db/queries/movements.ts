@@ -88,7 +88,9 @@ export interface NewMovementWrite {
  * Everything a new movement writes, in one statement (data-modifying CTEs): the movement, one Deliver_Parts
  * per part (request order; direct: the staged photo is the delivery photo too, so Delivery true), the
  * status flip and history rows, the link on the claim's management record (reverse leg 1) and the outbox
- * rows. Foreign keys are checked at the end of the statement, so the rows may point at the new movement.
+ * rows. References are checked at the end of the statement, so the rows may point at the new movement;
+ * those of the per-part rows (Deliver_Parts, history) once per statement, whatever the number of parts
+ * (db/migrations/20261220T0900_set_based_references.ts).
  * The movement stores its number of parts (`part_count`, the dashboard's index for sorting by it): they
  * are all written here and never added or removed later.
  * Every other write hangs on the movement row, so when a guard stops it nothing is written: all or
