@@ -124,7 +124,7 @@ export const MOVEMENT_SORT_COLUMNS = {
     walk: {
       entities: namesOf("repairers"),
       paths: [{ ref: sql.ref("m.place_repairer_id") }],
-      nulls: [sql<boolean>`m.place_repairer_id is null`],
+      nulls: sql<boolean>`m.place_repairer_id is null`,
     },
   },
   // The driver's name: walked (sorting.ts `walked`), the users in name order and each one's movements.

@@ -131,21 +131,20 @@ function walkedCandidates<DB, TB extends keyof DB, O>(
 }
 
 /**
- * The ids a page can hold among the rows without a value (sorting.ts `SortWalk.nulls`): under each of its
- * conditions, the first `limit` past the cursor in (tie, id) order.
+ * The ids a page can hold among the rows without a value (sorting.ts `SortWalk.nulls`): the first `limit`
+ * past the cursor in (tie, id) order.
  */
 function nullCandidates<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   column: SortColumn & { walk: SortWalk },
   id: Expression<unknown>,
+  nulls: RawBuilder<boolean>,
   { at, dir, limit }: WalkFrom,
-): RawBuilder<unknown>[] {
-  return (column.walk.nulls ?? []).map((where) => {
-    let rows = query.clearSelect().select(sql`${id}`.as("id")).where(where);
-    if (at?.value === null) rows = rows.where(beyond(column, id, at, dir === "asc"));
-    if (column.tie) rows = rows.orderBy(column.tie.expr, dir);
-    return sql`${rows.orderBy(id, dir).limit(limit)}`;
-  });
+): RawBuilder<unknown> {
+  let rows = query.clearSelect().select(sql`${id}`.as("id")).where(nulls);
+  if (at?.value === null) rows = rows.where(beyond(column, id, at, dir === "asc"));
+  if (column.tie) rows = rows.orderBy(column.tie.expr, dir);
+  return sql`${rows.orderBy(id, dir).limit(limit)}`;
 }
 
 /**
@@ -163,10 +162,10 @@ function walkCandidates<DB, TB extends keyof DB, O>(
 ): RawBuilder<unknown> {
   const { at, dir } = from;
   const inNulls = at?.value === null;
-  const withNulls = column.walk.nulls !== undefined &&
-    (dir === "asc" ? inNulls || tail : !at || inNulls);
+  const { nulls } = column.walk;
+  const withNulls = nulls !== undefined && (dir === "asc" ? inNulls || tail : !at || inNulls);
   const parts = dir === "asc" && inNulls ? [] : walkedCandidates(query, column, id, from);
-  if (withNulls) parts.push(...nullCandidates(query, column, id, from));
+  if (withNulls) parts.push(nullCandidates(query, column, id, nulls, from));
   return sql.join(parts.map((p) => sql`(${p})`), sql` union all `);
 }
 

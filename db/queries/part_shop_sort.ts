@@ -22,7 +22,7 @@ export const SHOP_SORT: SortColumn = {
     // A management record naming no shop, or none at all: the claims the partial index
     // claims_without_shop holds (20261219T0900_claim_shop_flag), read only when a page reaches them (the
     // last pages ascending, the first descending).
-    nulls: [sql<boolean>`not c.has_shop`],
+    nulls: sql<boolean>`not c.has_shop`,
   },
 };
 

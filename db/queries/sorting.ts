@@ -28,13 +28,13 @@ export type SortKind = "text" | "int" | "time";
  * rows as `key`, the id the list's row holds, and `value`, what the column shows, unique or tied by key)
  * and, for each entity, its first rows past the cursor through an index on (`ref`, tie, id) of each of
  * `paths` (paging.ts `walkedCandidates`). A nullable column names how its rows without a value are found
- * (`nulls`: disjoint conditions, each read in (tie, id) order); the walk reads them only when the page
- * reaches them.
+ * (`nulls`: one condition, read in (tie, id) order, so an index should hold exactly those rows); the walk
+ * reads them only when the page reaches them.
  */
 export interface SortWalk {
   entities: RawBuilder<unknown>;
   paths: WalkPath[];
-  nulls?: RawBuilder<boolean>[];
+  nulls?: RawBuilder<boolean>;
 }
 
 /**
