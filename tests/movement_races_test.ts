@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import type { PartStatus } from "@/db/schema.ts";
-import type { Db } from "@/db/client.ts";
 import { buildTestApp, type HandlerAnswer, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
 import { serverTest } from "@/tests/helpers/db.ts";
 import { countingDb } from "@/tests/helpers/round_trips.ts";
@@ -21,7 +20,14 @@ import {
   stageFor,
   statusOf,
 } from "@/tests/helpers/movements.ts";
-import { JITTER_MS, jittered, RACE_ROUNDS, raceUntilBothWin, whileHolding } from "@/tests/helpers/races.ts";
+import {
+  JITTER_MS,
+  jittered,
+  lockWaiters,
+  RACE_ROUNDS,
+  raceUntilBothWin,
+  whileHolding,
+} from "@/tests/helpers/races.ts";
 
 const DRIVERS = 10;
 const POOL = { poolSize: 24 };
@@ -240,19 +246,6 @@ async function dispatcherMove(a: TestApp, partId: number, seen: PartStatus, to: 
     }).execute();
     return true;
   });
-}
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `n` backends of this database wait for a row lock. */
-async function lockWaiters(db: Db, n: number) {
-  for (let i = 0; i < 500; i++) {
-    const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
-    if (r.rows[0].n >= n) return;
-    await delay(10);
-  }
-  throw new Error(`expected ${n} lock waiters`);
 }
 
 /**

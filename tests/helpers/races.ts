@@ -4,7 +4,7 @@
  * one side happens to win every time on this machine therefore fails instead of passing unproven.
  */
 import assert from "node:assert/strict";
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { Database } from "@/db/schema.ts";
 
@@ -102,4 +102,15 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Waits until `n` backends of this database wait for a lock (server database; fails after 5 s). */
+export async function lockWaiters(db: Db, n: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+    if (r.rows[0].n >= n) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`expected ${n} lock waiters`);
 }
