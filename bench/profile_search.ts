@@ -66,8 +66,13 @@ async function run(label: string, cwd: string, script: string, path: string, fla
     `${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
       `${cpuUs.toFixed(0)} µs CPU a request`,
   );
+  samples[label] = [...samples[label] ?? [], { rps: r.rps, cpuUs }];
   return r.rps;
 }
+
+/** Every round's figures of each side, for the medians printed at the end. */
+const samples: Record<string, { rps: number; cpuUs: number }[]> = {};
+const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const handler = `/api/handler?publickey=${BENCH_PUBLIC_KEY}`;
 const prof = (dir: string) => values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
@@ -86,5 +91,11 @@ for (let round = 0; round < Number(values.rounds); round++) {
   console.log(
     `round ${round + 1}: this/baseline ${(ours / bare).toFixed(2)}` +
       (other ? `, other/baseline ${(other / bare).toFixed(2)}` : ""),
+  );
+}
+for (const [label, runs] of Object.entries(samples)) {
+  console.log(
+    `median ${label.padEnd(10)} ${median(runs.map((r) => r.rps)).toFixed(0).padStart(5)} requests/s, ` +
+      `${median(runs.map((r) => r.cpuUs)).toFixed(0)} µs CPU a request (${runs.length} rounds)`,
   );
 }

@@ -157,6 +157,7 @@ export function openDb(target: DbTarget): Db {
     };
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded }) });
     pools.set(db, pool);
+    checkouts.set(db, bounded);
     if (connectMs) connectBounds.set(pool, connectMs);
     return db;
   }
@@ -170,6 +171,11 @@ export function openDb(target: DbTarget): Db {
   return db;
 }
 
+/** Each server database's pool as Kysely sees it (`bounded` above): its checkouts are bounded. */
+const checkouts = new WeakMap<Db, BoundedPool>();
+
+type BoundedPool = { connect(): Promise<pg.PoolClient>; Client: typeof pg.Client; options: pg.PoolOptions };
+
 /**
  * Runs `fn` with one connection for all its statements: on a server, one checkout from the pool instead of
  * one per statement (a search's four statements each paid a checkout and a release, with pg-pool's idle
@@ -178,7 +184,58 @@ export function openDb(target: DbTarget): Db {
  * run between these.
  */
 export async function onOneConnection<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
-  return pools.has(db) ? await db.connection().execute(fn) : await fn(db);
+  const pool = checkouts.get(db);
+  // After `db.destroy()`, Kysely's own refusal, as for any statement (a fault, not an unreachable server).
+  if (!pool || pools.get(db)!.ended) return await fn(db);
+  const client = await pool.connect();
+  const held = heldConnection(pool, client);
+  try {
+    return await fn(held.db);
+  } finally {
+    client.release(held.discard || undefined);
+    held.discard = false;
+  }
+}
+
+/** A pooled client's own Kysely (`db`), made on its first checkout and kept as long as the client is. */
+interface HeldConnection {
+  db: Db;
+  /** Kysely asked for the client to be closed, not reused (a failed ROLLBACK): passed on at release. */
+  discard: boolean;
+}
+
+const heldConnections = new WeakMap<pg.PoolClient, HeldConnection>();
+/** The pooled client under each held connection's Kysely, for `heldClientOf`. */
+const heldClients = new WeakMap<object, pg.PoolClient>();
+
+/**
+ * The Kysely of one checked-out client: its "pool" hands out that client and never releases it (the
+ * checkout in `onOneConnection` does). Kysely's own `db.connection()` built a Kysely and an executor for
+ * every call and ran each statement through a queue of promises (issue 14); this one is made once per
+ * client.
+ */
+function heldConnection(bounded: BoundedPool, client: pg.PoolClient): HeldConnection {
+  let held = heldConnections.get(client);
+  if (!held) {
+    const handle = {
+      query: client.query.bind(client) as pg.PoolClient["query"],
+      release: (destroy?: boolean) => void (destroy && (held!.discard = true)),
+    };
+    // Client and options: what Kysely needs to open a control connection to cancel a statement.
+    const pool = { ...bounded, connect: () => Promise.resolve(handle), end: () => Promise.resolve() };
+    held = { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), discard: false };
+    heldConnections.set(client, held);
+    heldClients.set(held.db, client);
+  }
+  return held;
+}
+
+/**
+ * The pooled client `db` runs on, when `db` is the Kysely of a held connection (`onOneConnection`), else
+ * undefined: a compiled statement runs on it directly (db/queries/compiled.ts), without Kysely's executor.
+ */
+export function heldClientOf(db: object): pg.PoolClient | undefined {
+  return heldClients.get(db);
 }
 
 /** The PGlite instance under each embedded connection, for LISTEN (`listen` below). */

@@ -62,6 +62,8 @@ const envSchema = z.object({
   BODY_TIMEOUT_SECONDS: positiveInt(20),
   BODY_MIN_BYTES_PER_SECOND: positiveInt(4096),
   // Reverse proxies whose X-Forwarded-For names the client (deploy/nginx.conf); none by default.
+  // Seconds without a request after which the process gives memory back (io/memory_reducer.ts); 0: never.
+  IDLE_MEMORY_SECONDS: millis(3),
   TRUSTED_PROXIES: z.string().transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
     .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "must be IP addresses separated by commas" })))
     .optional(),
@@ -103,6 +105,8 @@ export interface Config {
   bodyPace: { timeoutMs: number; minBytesPerSecond: number };
   /** Peer addresses whose X-Forwarded-For is believed (routes/web/rate_limits.ts). */
   trustedProxies: string[];
+  /** Quiet time after which the process gives memory back (io/memory_reducer.ts); 0: never. */
+  idleMemoryMs: number;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -202,6 +206,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       : undefined,
     bodyPace: { timeoutMs: e.BODY_TIMEOUT_SECONDS * 1000, minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND },
     trustedProxies: e.TRUSTED_PROXIES ?? [],
+    idleMemoryMs: e.IDLE_MEMORY_SECONDS * 1000,
   };
 }
 

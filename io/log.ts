@@ -71,9 +71,11 @@ export interface LogSetup {
 /** (Re)configures every logger of the process; the last call wins. */
 export function configureLogging({ format, level, write }: LogSetup): void {
   const formatter = formatterOf(format);
-  const out: Sink = write
-    ? (record) => write(formatter(record).replace(/\r?\n$/, ""), record)
-    : standardStreamSink(formatter);
+  const out: Sink = immediate(
+    write
+      ? (record) => write(formatter(record).replace(/\r?\n$/, ""), record)
+      : standardStreamSink(formatter),
+  );
   configureSync({
     reset: true,
     sinks: { out },
@@ -83,6 +85,16 @@ export function configureLogging({ format, level, write }: LogSetup): void {
       { category: ["logtape", "meta"], sinks: ["out"], lowestLevel: "warning" },
     ],
   });
+}
+
+/**
+ * Marks a sink as done with each record before it returns (LogTape's own stream and console sinks are marked
+ * so, through this registered symbol). Without the mark LogTape copies every record, and its properties,
+ * through property descriptors into a new object before handing it over: a third of the request line's cost
+ * (issue 14). Both sinks here format and write the record synchronously, so the copy guards nothing.
+ */
+function immediate(sink: Sink): Sink {
+  return Object.defineProperty(sink, Symbol.for("LogTape.sinkSnapshotPolicy.immediate"), { value: true });
 }
 
 const encoder = new TextEncoder();

@@ -13,6 +13,7 @@ import { startPurgeSchedule } from "@/lib/photos/purge.ts";
 import { startSessionSweep } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { logger } from "@/io/log.ts";
+import { startMemoryReducer } from "@/io/memory_reducer.ts";
 
 /** Serves on a migrated database until SIGINT/SIGTERM. */
 export async function serve(config: Config, db: Db): Promise<void> {
@@ -31,6 +32,8 @@ export async function serve(config: Config, db: Db): Promise<void> {
   const announcer = startAnnouncementWorker({ db, config, clock, metrics }, { firstDelayMs: 1_000 });
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
   const sweep = startSessionSweep({ db, clock }); // idle sessions and closed PIN windows, every 10 minutes
+  // Memory back to the system in quiet spells; each request (its arrival, one clock read) restarts the wait.
+  const reducer = config.idleMemoryMs > 0 ? startMemoryReducer(config.idleMemoryMs) : undefined;
   const server = Deno.serve({
     port: config.port,
     hostname: "0.0.0.0",
@@ -39,7 +42,7 @@ export async function serve(config: Config, db: Db): Promise<void> {
         app_env: config.appEnv,
         port,
       }),
-  }, app.fetch);
+  }, reducer ? (request, info) => (reducer.activity(), app.fetch(request, info)) : app.fetch);
 
   const stop = async () => {
     await stopChangeFeed(db); // ends the live dashboard's open streams, which shutdown() would wait for
@@ -47,6 +50,7 @@ export async function serve(config: Config, db: Db): Promise<void> {
     await announcer.stop();
     await purge.stop();
     await sweep.stop();
+    reducer?.stop();
     storage.close();
     await db.destroy();
     Deno.exit(0);

@@ -19,6 +19,7 @@ import {
   type Transaction,
 } from "kysely";
 import type { Database } from "@/db/schema.ts";
+import { heldClientOf } from "@/db/client.ts";
 
 /** A database or a transaction: anything that builds and runs queries. */
 export type QueryRunner = Pick<Kysely<Database>, "selectFrom" | "executeQuery">;
@@ -57,6 +58,10 @@ export function compiledQuery<A extends unknown[], O>(
   const execute = async (db: QueryRunner, ...args: A) => {
     const query = prepare(db);
     const parameters = query.parameters.map((p) => p instanceof Slot ? args[p.index] : p);
+    // On a connection held for several statements, straight to its client: the same text and values as
+    // Kysely's PostgreSQL driver sends, without its executor, which held no plugin and transformed nothing.
+    const client = heldClientOf(db);
+    if (client) return (await client.query(query.sql, parameters)).rows as O[];
     const { rows } = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });
     return rows;
   };

@@ -9,6 +9,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
+import type { LogRecord } from "@logtape/logtape";
 import { logger } from "@/io/log.ts";
 import type { Metrics } from "@/lib/metrics.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
@@ -65,7 +66,10 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
     // `c.var`: Hono builds `c.var` as a new object of every variable on each read.
     const session = (c as Context<SessionEnv>).get("session");
     const duration_ms = Math.round(ms * 10) / 10;
-    log.emit({
+    const record: LogRecord = {
+      // With the logger's own category in it, LogTape dispatches the record as it is; without, it copies the
+      // record through property descriptors to add the category (the same line either way).
+      category: log.category,
       level: "info",
       timestamp: Date.now(),
       rawMessage: REQUEST_LINE,
@@ -83,6 +87,7 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
         duration_ms,
         ...(session ? { user_id: session.user.id } : {}),
       },
-    });
+    };
+    log.emit(record);
   };
 }
