@@ -17,21 +17,22 @@ export async function fillClaims(db: Db, claims: number): Promise<void> {
   const batch = 100_000;
   for (let from = 1; from <= claims; from += batch) {
     const to = Math.min(claims, from + batch - 1);
-    await db.transaction().execute(async (tx) => {
-      await sql`insert into claims (claim_number, registration, created_at)
+    // One statement a batch, the claims' new ids passed along: joining back on claim_number, PostgreSQL, with
+    // no statistics yet for the new rows, chose the claim number's trigram index for every lookup, whose
+    // trigrams ('bch', 'ch-', …) every bench claim shares (the server's fill of 10 000 claims took 461 s).
+    await sql`with new_claims as (
+        insert into claims (claim_number, registration, created_at)
         select 'BCH-' || g, upper(substr(md5(g::text), 1, 6)), now() - make_interval(secs => g)
-        from generate_series(${from}::int, ${to}::int) g`.execute(tx);
-      await sql`insert into claim_management (claim_id, repairer_id)
-        select c.id, (select min(id) from repairers) + c.id % 20 from claims c
-        where c.claim_number in (select 'BCH-' || g from generate_series(${from}::int, ${to}::int) g)`
-        .execute(tx);
-      await sql`insert into parts_orders (claim_id, part_no, description, qty_ordered, status)
-        select c.id, 'BP-' || c.id || '-' || k, 'Bench part ' || k, 1,
-          (array['Arrived', 'Ordered', 'Pending Repair Shop Pick-Up'])[k]
-        from claims c, generate_series(1, 3) k
-        where c.claim_number in (select 'BCH-' || g from generate_series(${from}::int, ${to}::int) g)`
-        .execute(tx);
-    });
+        from generate_series(${from}::int, ${to}::int) g
+        returning id
+      ), managed as (
+        insert into claim_management (claim_id, repairer_id)
+        select c.id, (select min(id) from repairers) + c.id % 20 from new_claims c
+      )
+      insert into parts_orders (claim_id, part_no, description, qty_ordered, status)
+      select c.id, 'BP-' || c.id || '-' || k, 'Bench part ' || k, 1,
+        (array['Arrived', 'Ordered', 'Pending Repair Shop Pick-Up'])[k]
+      from new_claims c, generate_series(1, 3) k`.execute(db);
   }
   await sql`analyze`.execute(db);
 }
