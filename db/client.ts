@@ -74,12 +74,17 @@ pg.types.setTypeParser(1700, (v: string) => Number(v));
 // db/ imports nothing from io/: the category is io/log.ts LOG_ROOT's, spelled out (LogTape routes it).
 const log = getLogger(["parts-movement", "db"]);
 
-/** The pg pool under each server connection, for its use figures (PGlite has no pool). */
-const pools = new WeakMap<Db, pg.Pool>();
+/**
+ * Each server database's pg pool (its use figures, LISTEN) and the same pool as Kysely sees it, with its
+ * checkouts bounded (`onOneConnection`). PGlite has no pool.
+ */
+const servers = new WeakMap<Db, { pool: pg.Pool; bounded: BoundedPool }>();
+
+type BoundedPool = { connect(): Promise<pg.PoolClient>; Client: typeof pg.Client; options: pg.PoolOptions };
 
 /** The pool's connections now (pg's own counts), or null on the embedded database. */
 export function poolUse(db: Db): { total: number; idle: number; waiting: number; max: number } | null {
-  const pool = pools.get(db);
+  const pool = servers.get(db)?.pool;
   if (!pool) return null;
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max };
 }
@@ -156,8 +161,7 @@ export function openDb(target: DbTarget): Db {
       end: () => pool.end(),
     };
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded }) });
-    pools.set(db, pool);
-    checkouts.set(db, bounded);
+    servers.set(db, { pool, bounded });
     if (connectMs) connectBounds.set(pool, connectMs);
     return db;
   }
@@ -171,11 +175,6 @@ export function openDb(target: DbTarget): Db {
   return db;
 }
 
-/** Each server database's pool as Kysely sees it (`bounded` above): its checkouts are bounded. */
-const checkouts = new WeakMap<Db, BoundedPool>();
-
-type BoundedPool = { connect(): Promise<pg.PoolClient>; Client: typeof pg.Client; options: pg.PoolOptions };
-
 /**
  * Runs `fn` with one connection for all its statements: on a server, one checkout from the pool instead of
  * one per statement (a search's four statements each paid a checkout and a release, with pg-pool's idle
@@ -184,11 +183,11 @@ type BoundedPool = { connect(): Promise<pg.PoolClient>; Client: typeof pg.Client
  * run between these.
  */
 export async function onOneConnection<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
-  const pool = checkouts.get(db);
+  const server = servers.get(db);
   // After `db.destroy()`, Kysely's own refusal, as for any statement (a fault, not an unreachable server).
-  if (!pool || pools.get(db)!.ended) return await fn(db);
-  const client = await pool.connect();
-  const held = heldConnection(pool, client);
+  if (!server || server.pool.ended) return await fn(db);
+  const client = await server.bounded.connect();
+  const held = heldConnection(server.bounded, client);
   try {
     return await fn(held.db);
   } finally {
@@ -255,7 +254,7 @@ export async function listen(
 ): Promise<() => Promise<void>> {
   const pglite = pglites.get(db);
   if (pglite) return await (await pglite()).listen(channel, (payload) => onPayload(payload));
-  const pool = pools.get(db);
+  const pool = servers.get(db)?.pool;
   if (!pool) throw new Error("listen: not a database opened by openDb");
   let stopped = false;
   let client: pg.Client | null = null;

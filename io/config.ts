@@ -12,7 +12,7 @@ const LOG_LEVELS = ["debug", "info", "warning", "error"] as const;
 const PHOTO_STORES = ["disk", "postgres", "s3"] as const;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const millis = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+const wholeOrZero = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 const envSchema = z.object({
@@ -38,9 +38,9 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16).optional(),
   // Not in D2 (issue 15): database time bounds, in milliseconds; 0 turns a server-side one off.
   DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
-  DB_STATEMENT_TIMEOUT_MS: millis(15_000),
-  DB_LOCK_TIMEOUT_MS: millis(5_000),
-  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(60_000),
+  DB_STATEMENT_TIMEOUT_MS: wholeOrZero(15_000),
+  DB_LOCK_TIMEOUT_MS: wholeOrZero(5_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: wholeOrZero(60_000),
   DB_HEALTH_TIMEOUT_MS: positiveInt(2_000),
   // Every page, CSV export and announcement shows times in this zone (io/time_zone.ts).
   DEPOT_TIME_ZONE: z.string().transform((name, ctx) => {
@@ -61,9 +61,9 @@ const envSchema = z.object({
   // Slow clients (issue 15): how long a request body may stall, and the slowest average it may arrive at.
   BODY_TIMEOUT_SECONDS: positiveInt(20),
   BODY_MIN_BYTES_PER_SECOND: positiveInt(4096),
-  // Reverse proxies whose X-Forwarded-For names the client (deploy/nginx.conf); none by default.
   // Seconds without a request after which the process gives memory back (io/memory_reducer.ts); 0: never.
-  IDLE_MEMORY_SECONDS: millis(3),
+  IDLE_MEMORY_SECONDS: wholeOrZero(3),
+  // Reverse proxies whose X-Forwarded-For names the client (deploy/nginx.conf); none by default.
   TRUSTED_PROXIES: z.string().transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
     .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "must be IP addresses separated by commas" })))
     .optional(),

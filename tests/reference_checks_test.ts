@@ -109,26 +109,14 @@ dbTest(
       "deliver_parts_pickup_image_id_fkey",
     );
     const delivered = { delivery: true, delivery_image_id: f.images[1].id, delivery_photo_id: f.photo.id };
-    await refused(
-      () =>
-        db.insertInto("deliver_parts").values({
-          ...f.delivery(p2.id),
-          ...delivered,
-          delivery_image_id: MISSING,
-        })
-          .execute(),
-      "deliver_parts_delivery_image_id_fkey",
-    );
-    await refused(
-      () =>
-        db.insertInto("deliver_parts").values({
-          ...f.delivery(p2.id),
-          ...delivered,
-          delivery_photo_id: MISSING,
-        })
-          .execute(),
-      "deliver_parts_delivery_photo_id_fkey",
-    );
+    for (const column of ["delivery_image_id", "delivery_photo_id"] as const) {
+      await refused(
+        () =>
+          db.insertInto("deliver_parts").values({ ...f.delivery(p2.id), ...delivered, [column]: MISSING })
+            .execute(),
+        `deliver_parts_${column}_fkey`,
+      );
+    }
     await refused(
       () =>
         db.insertInto("deliver_parts").values({ ...f.delivery(p2.id), pickup_photo_id: MISSING }).execute(),
