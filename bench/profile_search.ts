@@ -6,10 +6,11 @@
  *   deno run -A bench/profile_search.ts --dir /tmp/search-data --fill
  *   deno run -A bench/profile_search.ts --dir /tmp/search-data --ab /tmp/base --rounds 3
  * For CPU profiles, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof, the
- * baseline into /tmp/search-prof/baseline.
+ * baseline into /tmp/search-prof/baseline, the core (`--core`) into /tmp/search-prof/core.
  * `--url postgres://…/<scratch db>` runs on that server database instead (the folder keeps the regos).
  * `--ab-flags "<deno flags>"` starts the other side with those Deno flags (`--ab .` with
  * `--ab-flags=--v8-flags=--max-semi-space-size=1`: the same checkout with and without a V8 flag).
+ * `--core` adds a side: the service's search without its HTTP layer (bench/search_core_server.ts).
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     "cpu-prof": { type: "boolean", default: false },
     url: { type: "string" },
     "ab-flags": { type: "string", default: "" },
+    core: { type: "boolean", default: false },
   },
 });
 const regoFile = join(values.dir, "regos.json");
@@ -81,6 +83,9 @@ for (let round = 0; round < Number(values.rounds); round++) {
   const other = values.ab
     ? await run("other", values.ab, "tasks/start.ts", handler, values["ab-flags"].split(" ").filter(Boolean))
     : undefined;
+  const core = values.core
+    ? await run("core", ".", "bench/search_core_server.ts", handler, prof("/tmp/search-prof/core"))
+    : undefined;
   const bare = await run(
     "baseline",
     ".",
@@ -90,7 +95,8 @@ for (let round = 0; round < Number(values.rounds); round++) {
   );
   console.log(
     `round ${round + 1}: this/baseline ${(ours / bare).toFixed(2)}` +
-      (other ? `, other/baseline ${(other / bare).toFixed(2)}` : ""),
+      (other ? `, other/baseline ${(other / bare).toFixed(2)}` : "") +
+      (core ? `, core/baseline ${(core / bare).toFixed(2)}` : ""),
   );
 }
 for (const [label, runs] of Object.entries(samples)) {

@@ -1,8 +1,9 @@
 /**
  * Search at concurrency 16: the service's handler against a bare baseline (bench/baseline_search_server.ts:
  * bare Deno.serve + the same SQL through bare pg/PGlite), interleaved rounds, each round a fresh child
- * warmed up before it is timed. The resident memory of both during the load (peak VmRSS) is the
- * "under load" memory figure, against the bare baseline under the same load.
+ * warmed up before it is timed. The resident memory of both during the load (peak VmRSS) is the "under
+ * load" memory figure, against the bare baseline under the same load. Then the service's code without its
+ * HTTP layer (bench/search_core_server.ts) against the baseline, in a pair of its own: where the gap goes.
  */
 import { BENCH_DRIVER, sampleRegos } from "@/bench/generate.ts";
 import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
@@ -71,6 +72,12 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
     () => sample("tasks/start.ts", serviceEnv(target), `/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos),
     () => sample("bench/baseline_search_server.ts", target.env, "/", regos),
   );
+  // Where the gap goes (issue 14 item 3): the service's own code under a bare Deno.serve, in a pair of its own.
+  const core = await interleave(
+    () => sample("bench/search_core_server.ts", serviceEnv(target), "/", regos),
+    () => sample("bench/baseline_search_server.ts", target.env, "/", regos),
+  );
+  const coreRps = compare(core, (s) => s.rps, (b) => b.rps);
   const rps = compare(samples, (s) => s.rps, (b) => b.rps);
   const p50 = compare(samples, (s) => s.p50Ms, (b) => b.p50Ms);
   const p99 = compare(samples, (s) => s.p99Ms, (b) => b.p99Ms);
@@ -86,6 +93,16 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
       ratio: rps.ratio,
       note: `baseline: bare Deno.serve + the same SQL, no framework or validation; ${load}`,
       target: "≥ 0.95",
+    },
+    {
+      figure: `search requests/s without the HTTP layer (c=${CONCURRENCY})`,
+      service: coreRps.service,
+      vs: "baseline",
+      baseline: coreRps.baseline,
+      ratio: coreRps.ratio,
+      note:
+        "the service's own code under a bare Deno.serve (bench/search_core_server.ts: zod schema, the event " +
+        "and its query layer, the envelope; no Hono or middleware): the rest of the gap above is the HTTP layer",
     },
     {
       figure: "search p50 latency (ms)",
