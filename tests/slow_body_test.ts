@@ -65,6 +65,16 @@ Deno.test("slow bodies: a declared length that never fully arrives is refused wi
   await assertTooSlow(await post(bufferedApp(), trickle(1, 10, 0, true), { "content-length": "100" }));
 });
 
+Deno.test("slow bodies: a body declared within the grace time's bytes is due whole by its end", async () => {
+  // 250 bytes declared, at most the 300 the grace time allows at 1000 B/s: one deadline for the whole body.
+  // 10 bytes every 50 ms: no byte is late, but the body is not complete 300 ms after the start.
+  await assertTooSlow(await post(bufferedApp(), trickle(25, 10, 50), { "content-length": "250" }));
+  // 50 bytes every 50 ms: whole in 150 ms, read as before.
+  const res = await post(bufferedApp(), trickle(4, 50, 50), { "content-length": "200" });
+  assert.equal(res.status, 200);
+  assert.equal(await res.text(), "read 200");
+});
+
 Deno.test("slow bodies: a body at a fair pace passes whole", async () => {
   // 2 KiB every 100 ms: about 20 KB/s.
   const res = await post(bufferedApp(), trickle(8, 2048, 100));

@@ -63,37 +63,78 @@ type BodyReader = ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Ar
  * Reads a request body under the pace rule: each read waits at most until the next byte is overdue
  * (`timeoutMs` after the last one) or the average since the start falls under `minBytesPerSecond` (judged
  * once `timeoutMs` have passed); then it throws BodyTooSlow, with the source released.
+ *
+ * A body declared no longer than the grace time's bytes (`minBytesPerSecond` × `timeoutMs`) is due whole
+ * `timeoutMs` after the start: that is what the rule above gives each of its reads (its average is judged
+ * only once the grace time is over, when it must be complete, and no byte comes before the start). One
+ * timer then serves all its reads, instead of a timer started and cleared for each (a JSON body's two
+ * reads, each a Node timer object: issue 14, search path).
  */
 class PacedReader {
   #start = performance.now();
   #last = this.#start;
   #received = 0;
-  constructor(readonly reader: BodyReader, readonly pace: Pace) {}
+  /** The whole body's deadline, for a body declared short enough (see above); set on its first read. */
+  #deadline?: { overdue: Promise<"overdue">; timer: ReturnType<typeof setTimeout> };
+  readonly #dueWhole: boolean;
+
+  constructor(readonly reader: BodyReader, readonly pace: Pace, declaredLength: number | null = null) {
+    this.#dueWhole = declaredLength !== null &&
+      declaredLength <= pace.minBytesPerSecond * pace.timeoutMs / 1000;
+  }
 
   /** The next bytes: read into `into` (whose buffer the read takes over) with a BYOB reader. */
   async read(into?: Uint8Array<ArrayBuffer>): Promise<ReadableStreamReadResult<Uint8Array>> {
-    const { timeoutMs, minBytesPerSecond } = this.pace;
-    const slowest = this.#start + Math.max(timeoutMs, (this.#received / minBytesPerSecond) * 1000);
-    const due = Math.min(this.#last + timeoutMs, slowest) - performance.now();
-    let timer: ReturnType<typeof setTimeout> | undefined;
     // A body stream that fails is the client gone mid-body (connection reset, aborted upload): a client
     // error, answered 400 and logged in one line by main.ts, never a fault with a stack.
     const reading =
       (this.reader instanceof ReadableStreamBYOBReader ? this.reader.read(into!) : this.reader.read())
         .catch((error) => Promise.reject(new ClientAbortError(error)));
-    const read = await Promise.race([
-      reading,
-      new Promise<"overdue">((resolve) => timer = setTimeout(resolve, Math.max(0, due), "overdue")),
-    ]).finally(() => clearTimeout(timer));
+    let read;
+    try {
+      read = await (this.#dueWhole ? this.#byDeadline(reading) : this.#byNextDue(reading));
+    } catch (error) {
+      this.stop();
+      throw error;
+    }
     if (read === "overdue") {
       await this.#release(reading);
       throw new BodyTooSlow();
     }
-    if (!read.done) {
+    if (read.done) this.stop();
+    else if (!this.#dueWhole) {
       this.#received += read.value.length;
       this.#last = performance.now();
     }
     return read;
+  }
+
+  /** Done with the body before its end (the caller cancels it): its deadline timer, if any, is cleared. */
+  stop(): void {
+    clearTimeout(this.#deadline?.timer);
+  }
+
+  #byDeadline<T>(reading: Promise<T>): Promise<T | "overdue"> {
+    if (!this.#deadline) {
+      let timer!: ReturnType<typeof setTimeout>;
+      const overdue = new Promise<"overdue">((resolve) => {
+        const due = this.#start + this.pace.timeoutMs - performance.now();
+        timer = setTimeout(resolve, Math.max(0, due), "overdue");
+      });
+      this.#deadline = { overdue, timer };
+    }
+    return Promise.race([reading, this.#deadline.overdue]);
+  }
+
+  #byNextDue<T>(reading: Promise<T>): Promise<T | "overdue"> {
+    const { timeoutMs, minBytesPerSecond } = this.pace;
+    const slowest = this.#start + Math.max(timeoutMs, (this.#received / minBytesPerSecond) * 1000);
+    const due = Math.min(this.#last + timeoutMs, slowest) - performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return Promise.race([
+      reading,
+      new Promise<"overdue">((resolve) => timer = setTimeout(resolve, Math.max(0, due), "overdue")),
+    ]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -240,13 +281,15 @@ async function readAtMost(
   body: ReadableStream<Uint8Array>,
   pace: Pace,
   maxSize: number,
+  declaredLength: number | null,
 ): Promise<Uint8Array | null> {
-  const paced = new PacedReader(body.getReader(), pace);
+  const paced = new PacedReader(body.getReader(), pace, declaredLength);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let read = await paced.read(); !read.done; read = await paced.read()) {
     size += read.value.length;
     if (size > maxSize) {
+      paced.stop();
       await paced.reader.cancel().catch(() => {});
       return null;
     }
@@ -281,7 +324,7 @@ export function bufferedBodies(
       return await tooLarge(c);
     }
     if (!raw.body) return await next();
-    const bytes = await readAtMost(raw.body, pace, maxSize);
+    const bytes = await readAtMost(raw.body, pace, maxSize, length);
     if (!bytes) return await tooLarge(c);
     c.set("bufferedBody", bytes);
     // Built from the parts the routes read, not from `raw` itself: copying a Request copies its abort signal,
