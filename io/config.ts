@@ -101,7 +101,7 @@ export interface Config {
   /** Set when S3_BUCKET is (always when photoStore is s3): io/photo_stores/s3.ts. */
   s3: S3Config | undefined;
   /** A request body that sends nothing for `timeoutMs`, or less than `minBytesPerSecond` on average once
-   * `timeoutMs` have passed, is refused with 408 (routes/web/body_limits.ts). */
+   * `timeoutMs` have passed, is refused with 408 (routes/web/body_pace.ts). */
   bodyPace: { timeoutMs: number; minBytesPerSecond: number };
   /** Peer addresses whose X-Forwarded-For is believed (routes/web/rate_limits.ts). */
   trustedProxies: string[];
