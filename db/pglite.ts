@@ -4,6 +4,7 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { SizeRememberingNodeFS } from "@/db/pglite_file_sizes.ts";
 
 /**
  * PGlite's buffer cache. PostgreSQL's default (128 MB, which initdb writes into postgresql.conf) is touched
@@ -13,10 +14,15 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
  */
 export const PGLITE_SHARED_BUFFERS = "16MB";
 
-/** A PGlite instance with the extensions and type parsers the service relies on. */
-export function newPGlite(options: { dataDir?: string; loadDataDir?: Blob }): PGlite {
+/**
+ * A PGlite instance with the extensions and type parsers the service relies on. A data folder is opened
+ * through db/pglite_file_sizes.ts (what `dataDir` alone would open, with file sizes remembered); without
+ * one, the database lives in memory.
+ */
+export function newPGlite({ dataDir, loadDataDir }: { dataDir?: string; loadDataDir?: Blob }): PGlite {
   return new PGlite({
-    ...options,
+    ...(dataDir === undefined ? {} : { fs: new SizeRememberingNodeFS(dataDir) }),
+    loadDataDir,
     // Command-line settings win over postgresql.conf, so an existing data folder gets them too.
     startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
     extensions: { pg_trgm },
