@@ -4,7 +4,9 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { SizeRememberingNodeFS } from "@/db/pglite_file_sizes.ts";
+import { NodeFS } from "@electric-sql/pglite/nodefs";
+import { type NodeFsOperations, rememberFileSizes } from "@/db/pglite_file_sizes.ts";
+import { addFsync, DURABLE_START_PARAMS, type SyncableNodeFs } from "@/db/pglite_fsync.ts";
 
 /**
  * PGlite's buffer cache. PostgreSQL's default (128 MB, which initdb writes into postgresql.conf) is touched
@@ -15,16 +17,31 @@ import { SizeRememberingNodeFS } from "@/db/pglite_file_sizes.ts";
 export const PGLITE_SHARED_BUFFERS = "16MB";
 
 /**
- * A PGlite instance with the extensions and type parsers the service relies on. A data folder is opened
- * through db/pglite_file_sizes.ts (what `dataDir` alone would open, with file sizes remembered); without
- * one, the database lives in memory.
+ * PGlite's file system for a data folder (what `dataDir` alone opens), with two start-up steps of its own
+ * before the folder is mounted: a real fsync (db/pglite_fsync.ts), then file sizes remembered between changes
+ * (db/pglite_file_sizes.ts), which wraps the operations as they are by then.
+ */
+class DataFolderFS extends NodeFS {
+  override async init(pg: PGlite, opts: Parameters<NodeFS["init"]>[1]) {
+    const { emscriptenOpts } = await super.init(pg, opts);
+    const adapt = (mod: { NODEFS: unknown }) => {
+      addFsync(mod.NODEFS as SyncableNodeFs);
+      rememberFileSizes(mod.NODEFS as NodeFsOperations);
+    };
+    return { emscriptenOpts: { ...emscriptenOpts, preRun: [adapt, ...emscriptenOpts.preRun ?? []] } };
+  }
+}
+
+/**
+ * A PGlite instance with the extensions and type parsers the service relies on, committing durably. A data
+ * folder is opened through `DataFolderFS`; without one, the database lives in memory.
  */
 export function newPGlite({ dataDir, loadDataDir }: { dataDir?: string; loadDataDir?: Blob }): PGlite {
   return new PGlite({
-    ...(dataDir === undefined ? {} : { fs: new SizeRememberingNodeFS(dataDir) }),
+    ...(dataDir === undefined ? {} : { fs: new DataFolderFS(dataDir) }),
     loadDataDir,
     // Command-line settings win over postgresql.conf, so an existing data folder gets them too.
-    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    startParams: [...DURABLE_START_PARAMS, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
     extensions: { pg_trgm },
     // int8 (count) and numeric arrive as numbers on both databases (see the pg parsers above).
     parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },

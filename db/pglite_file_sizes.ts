@@ -10,19 +10,19 @@
  *
  * Why this is safe: every byte PostgreSQL writes, and every truncate, create, rename and unlink, reaches
  * the folder through NODEFS's operations, which every file and stream of the mount share. Each of those
- * operations except the few that only read is wrapped to forget every kept size (not just its own file's:
+ * operations except the few that only read (or sync) is wrapped to forget every kept size (not just its own file's:
  * nothing has to be known about what an operation touches). Nothing else writes the folder while the
  * database is open: db/embedded_lock.ts keeps other processes out. A size is therefore only ever served
  * when no change has happened since it was read from the file itself.
  */
-import { NodeFS } from "@electric-sql/pglite/nodefs";
-import type { PGlite } from "@electric-sql/pglite";
-
 // Emscripten's `whence` for a seek relative to the end of the file.
 const SEEK_END = 2;
 
-/** The operations of NODEFS that read and never change a file's size or the set of files. */
-const READ_ONLY = new Set([
+/**
+ * The operations of NODEFS that never change a file's size or the set of files: they only read, or (fsync,
+ * db/pglite_fsync.ts) force what is written to the disk.
+ */
+const KEEP_SIZES = new Set([
   "read",
   "llseek",
   "getattr",
@@ -32,6 +32,7 @@ const READ_ONLY = new Set([
   "statfs",
   "close",
   "dup",
+  "fsync",
 ]);
 
 /** A stream as NODEFS's `llseek` sees it: its file system node is the file's identity. */
@@ -50,13 +51,14 @@ export interface NodeFsOperations {
 
 /**
  * Makes `nodefs` remember file sizes (see the module comment). Call once per Emscripten module, before the
- * folder is mounted; `nodefs` is that module's own NODEFS (each PGlite instance has one).
+ * folder is mounted and after any operation is added (db/pglite.ts); `nodefs` is that module's own NODEFS
+ * (each PGlite instance has one).
  */
 export function rememberFileSizes(nodefs: NodeFsOperations): void {
   const sizes = new Map<object, number>();
   for (const ops of [nodefs.node_ops, nodefs.stream_ops]) {
     for (const [name, operation] of Object.entries(ops)) {
-      if (typeof operation !== "function" || READ_ONLY.has(name)) continue;
+      if (typeof operation !== "function" || KEEP_SIZES.has(name)) continue;
       ops[name] = function (this: unknown, ...args: never[]) {
         try {
           return operation.apply(this, args);
@@ -77,19 +79,4 @@ export function rememberFileSizes(nodefs: NodeFsOperations): void {
     // A position before the start: NODEFS's own refusal (EINVAL), as without the kept size.
     return offset + size < 0 ? llseek.call(this, stream, offset, whence) : offset + size;
   } as unknown as Operation;
-}
-
-/** PGlite's file system for a data folder (what `dataDir` gives), with file sizes remembered. */
-export class SizeRememberingNodeFS extends NodeFS {
-  override async init(pg: PGlite, opts: Parameters<NodeFS["init"]>[1]) {
-    const { emscriptenOpts } = await super.init(pg, opts);
-    const mount = emscriptenOpts.preRun ?? [];
-    return {
-      emscriptenOpts: {
-        ...emscriptenOpts,
-        // Before NodeFS's own step mounts the folder, so no operation runs unwrapped.
-        preRun: [(mod: { NODEFS: unknown }) => rememberFileSizes(mod.NODEFS as NodeFsOperations), ...mount],
-      },
-    };
-  }
 }

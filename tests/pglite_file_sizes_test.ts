@@ -10,6 +10,7 @@ import fs from "node:fs";
 import fc from "fast-check";
 import type { PGlite } from "@electric-sql/pglite";
 import { newPGlite } from "@/db/pglite.ts";
+import { countingCalls } from "@/tests/helpers/count_calls.ts";
 
 const SEEK_END = 2;
 
@@ -39,30 +40,21 @@ async function openFolder(dir: string): Promise<{ pglite: PGlite; fs: Emscripten
   };
 }
 
-/** Counts `node:fs` fstatSync calls (NODEFS's only way to learn a size) while `fn` runs. */
-function countingFstat<T>(fn: () => T): { result: T; calls: number } {
-  const original = fs.fstatSync;
-  let calls = 0;
-  fs.fstatSync =
-    ((...args: Parameters<typeof fs.fstatSync>) => (calls++, original(...args))) as typeof fs.fstatSync;
-  try {
-    return { result: fn(), calls };
-  } finally {
-    fs.fstatSync = original;
-  }
-}
-
 Deno.test("pglite file sizes: a size is asked of the folder once, then remembered until the file changes", async () => {
   const dir = await Deno.makeTempDir();
   const { pglite, fs: efs, root } = await openFolder(dir);
   try {
     const stream = efs.open(`${root}/size-once`, "w+");
     efs.write(stream, new Uint8Array(100), 0, 100, 0);
-    const first = countingFstat(() => [1, 2, 3].map(() => efs.llseek(stream, 0, SEEK_END)));
+    const first = await countingCalls(
+      fs,
+      "fstatSync",
+      () => [1, 2, 3].map(() => efs.llseek(stream, 0, SEEK_END)),
+    );
     assert.deepEqual(first.result, [100, 100, 100]);
     assert.equal(first.calls, 1, "asked once, then remembered");
     efs.write(stream, new Uint8Array(50), 0, 50, 100);
-    const after = countingFstat(() => efs.llseek(stream, 0, SEEK_END));
+    const after = await countingCalls(fs, "fstatSync", () => efs.llseek(stream, 0, SEEK_END));
     assert.equal(after.result, 150);
     assert.equal(after.calls, 1, "a write forgets the remembered size");
     assert.equal(efs.llseek(stream, -10, SEEK_END), 140, "the offset counts from the end");
