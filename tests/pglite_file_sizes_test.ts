@@ -30,20 +30,27 @@ interface EmscriptenFs {
   unlink(path: string): void;
 }
 
-async function openFolder(dir: string): Promise<{ pglite: PGlite; fs: EmscriptenFs; root: string }> {
+/** Runs `fn` on a new data folder's database and its Emscripten file system, then removes the folder. */
+async function onFolder(
+  fn: (folder: { fs: EmscriptenFs; root: string; dir: string }) => void | Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir();
   const pglite = newPGlite({ dataDir: dir });
-  await pglite.waitReady;
-  return {
-    pglite,
-    fs: pglite.Module.FS as unknown as EmscriptenFs,
-    root: (pglite.Module as unknown as { ENV: { PGDATA: string } }).ENV.PGDATA,
-  };
+  try {
+    await pglite.waitReady;
+    await fn({
+      fs: pglite.Module.FS as unknown as EmscriptenFs,
+      root: (pglite.Module as unknown as { ENV: { PGDATA: string } }).ENV.PGDATA,
+      dir,
+    });
+  } finally {
+    await pglite.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
-Deno.test("pglite file sizes: a size is asked of the folder once, then remembered until the file changes", async () => {
-  const dir = await Deno.makeTempDir();
-  const { pglite, fs: efs, root } = await openFolder(dir);
-  try {
+Deno.test("pglite file sizes: a size is asked of the folder once, then remembered until the file changes", () =>
+  onFolder(async ({ fs: efs, root }) => {
     const stream = efs.open(`${root}/size-once`, "w+");
     efs.write(stream, new Uint8Array(100), 0, 100, 0);
     const first = await countingCalls(
@@ -60,11 +67,7 @@ Deno.test("pglite file sizes: a size is asked of the folder once, then remembere
     assert.equal(efs.llseek(stream, -10, SEEK_END), 140, "the offset counts from the end");
     assert.throws(() => efs.llseek(stream, -151, SEEK_END), "before the start is refused, as before");
     efs.close(stream);
-  } finally {
-    await pglite.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 type Command =
   | { kind: "write"; file: number; offset: number; length: number }
@@ -88,11 +91,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constant("unlink"), file }),
 );
 
-Deno.test("pglite file sizes: after any sequence of changes, every open stream's end is its file's real size", async () => {
-  const dir = await Deno.makeTempDir();
-  const { pglite, fs: efs, root } = await openFolder(dir);
-  let run = 0;
-  try {
+Deno.test("pglite file sizes: after any sequence of changes, every open stream's end is its file's real size", () =>
+  onFolder(({ fs: efs, root, dir }) => {
+    let run = 0;
     fc.assert(
       fc.property(fc.array(command, { minLength: 1, maxLength: 25 }), (commands) => {
         const base = `${root}/sizes-${run++}`;
@@ -136,11 +137,7 @@ Deno.test("pglite file sizes: after any sequence of changes, every open stream's
       }),
       { numRuns: 150 },
     );
-  } finally {
-    await pglite.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 type Step =
   | { kind: "insert"; table: number; rows: number; pad: number }
