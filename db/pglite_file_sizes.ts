@@ -10,10 +10,10 @@
  *
  * Why this is safe: every byte PostgreSQL writes, and every truncate, create, rename and unlink, reaches
  * the folder through NODEFS's operations, which every file and stream of the mount share. Each of those
- * operations except the few that only read (or sync) is wrapped to forget every kept size (not just its own file's:
- * nothing has to be known about what an operation touches). Nothing else writes the folder while the
- * database is open: db/embedded_lock.ts keeps other processes out. A size is therefore only ever served
- * when no change has happened since it was read from the file itself.
+ * operations except the few that only read or sync is wrapped to forget every kept size (not just its own
+ * file's: nothing has to be known about what an operation touches). Nothing else writes the folder while
+ * the database is open: db/embedded_lock.ts keeps other processes out. A size is therefore only ever
+ * served when no change has happened since it was read from the file itself.
  */
 // Emscripten's `whence` for a seek relative to the end of the file.
 const SEEK_END = 2;
