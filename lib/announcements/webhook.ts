@@ -5,6 +5,7 @@
  * Nothing here throws for a chat problem: every failure becomes a `retry` result whose `error` is
  * short and safe for the dashboard. The webhook URL is never part of it: the URL is the secret.
  */
+import { concatBytes } from "@/io/concat_bytes.ts";
 
 export type WebhookResult =
   | { outcome: "delivered"; status: number }
@@ -198,13 +199,7 @@ async function readSome(response: Response, limit: number): Promise<string> {
   } finally {
     await reader.cancel().catch(() => {});
   }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.byteLength;
-  }
-  return new TextDecoder().decode(all.subarray(0, limit));
+  return new TextDecoder().decode(concatBytes(chunks, size).subarray(0, limit));
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { HTTPException } from "hono/http-exception";
 import type { Config } from "@/io/config.ts";
+import { concatBytes } from "@/io/concat_bytes.ts";
 import { ClientAbortError } from "@/io/multipart.ts";
 
 type Pace = Config["bodyPace"];
@@ -226,12 +227,5 @@ export async function readAtMost(
     }
     chunks.push(read.value);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return concatBytes(chunks, size);
 }
