@@ -10,17 +10,22 @@ import { countingCalls } from "@/tests/helpers/count_calls.ts";
 
 Deno.test("pglite fsync: a data folder's and an in-memory database run with fsync on, by a method that reaches the disk", async () => {
   const dir = await Deno.makeTempDir();
-  for (const db of [newPGlite({ dataDir: dir }), newPGlite({})]) {
-    try {
-      const { rows } = await db.query<{ fsync: string; method: string }>(
-        "select current_setting('fsync') as fsync, current_setting('wal_sync_method') as method",
-      );
-      assert.deepEqual(rows, [{ fsync: "on", method: "fsync" }]);
-    } finally {
-      await db.close();
+  try {
+    // One at a time, each closed before the next opens, and the folder removed whatever the outcome.
+    for (const open of [() => newPGlite({ dataDir: dir }), () => newPGlite({})]) {
+      const db = open();
+      try {
+        const { rows } = await db.query<{ fsync: string; method: string }>(
+          "select current_setting('fsync') as fsync, current_setting('wal_sync_method') as method",
+        );
+        assert.deepEqual(rows, [{ fsync: "on", method: "fsync" }]);
+      } finally {
+        await db.close();
+      }
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
-  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("pglite fsync: each commit syncs the WAL, a checkpoint the data files, a read nothing", async () => {
