@@ -7,9 +7,8 @@
  * the checks a successful bench submission passes through (user, claim, parts, photos, shop) and answers
  * anything else as a failure. Run as a child by bench/drop_off.ts (`BARE_DROP_OFF`); PORT from env.
  */
-import pg from "pg";
-import type { PGlite } from "@electric-sql/pglite";
 import type { CompiledQuery } from "kysely";
+import { openBareDb } from "@/bench/bare_db.ts";
 import { sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeNewMovementSql } from "@/db/queries/movements.ts";
 import { type SubmissionRead, submissionReadSql } from "@/db/queries/submission_reads.ts";
@@ -20,18 +19,6 @@ import { submissionReadQuery } from "@/lib/movements/submission.ts";
 
 /** Runs one statement (the drop-off's two statements run on their own, as the service's optimistic path). */
 type Run = <R>(q: CompiledQuery<R>) => Promise<R[]>;
-
-/** Opens the database; PGlite's module only on the embedded one, as the service does (db/client.ts). */
-async function connect(): Promise<Run> {
-  const url = Deno.env.get("DATABASE_URL");
-  if (url) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
-    return async (q) => (await pool.query(q.sql, [...q.parameters])).rows;
-  }
-  const { newPGlite } = await import("@/db/pglite.ts");
-  const pglite: PGlite = newPGlite({ dataDir: `${Deno.env.get("DATA_DIR")}/db` });
-  return async <R>(q: CompiledQuery<R>) => (await pglite.query<R>(q.sql, [...q.parameters])).rows;
-}
 
 const config = testConfig();
 const flow = FLOWS.direct;
@@ -121,7 +108,8 @@ async function dropOff(run: Run, email: string, d: DropOffDetails) {
 }
 
 if (import.meta.main) {
-  const run = await connect();
+  const query = await openBareDb();
+  const run: Run = (q) => query(q.sql, q.parameters);
   Deno.serve(
     { port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen: () => {} },
     async (req) => {

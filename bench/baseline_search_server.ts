@@ -6,26 +6,12 @@
  * answers once the database does (`select 1`), like the service's, so it is also the floor of the restart
  * and idle memory figures (bench/startup.ts): a bare Deno process opening the same database.
  */
-import pg from "pg";
 import { sql } from "kysely";
 import { claimResolutionColumns, claimResolutionCtes } from "@/db/queries/claims.ts";
 import { sqlCompiler } from "@/db/queries/compiled.ts";
+import { openBareDb } from "@/bench/bare_db.ts";
 
-type Query = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
-
-/** Opens the database; PGlite's module only on the embedded one, as the service does (db/client.ts). */
-async function connect(): Promise<Query> {
-  const url = Deno.env.get("DATABASE_URL");
-  if (url) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
-    return async (text, params) => (await pool.query(text, params)).rows;
-  }
-  const { newPGlite } = await import("@/db/pglite.ts");
-  const pglite = newPGlite({ dataDir: `${Deno.env.get("DATA_DIR")}/db` });
-  return async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows;
-}
-
-const query = await connect();
+const query = await openBareDb();
 
 // The service resolves the claim (D11) in one statement; its text is compiled here, once, from the
 // service's own builder (no Kysely at request time), with markers where each request's values go.
@@ -91,6 +77,3 @@ Deno.serve({ port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen
   const body = await req.json();
   return Response.json(await search(body.payload.user_email, body.payload.details.rego));
 });
-
-// A clean exit on SIGTERM (bench/process.ts stops children so), so a `--cpu-prof` run writes its profile.
-Deno.addSignalListener("SIGTERM", () => Deno.exit(0));

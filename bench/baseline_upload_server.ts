@@ -6,24 +6,12 @@
  * (embedded) from the environment; run only by tasks/bench.ts.
  */
 import { createHash } from "node:crypto";
-import pg from "pg";
+import { openBareDb } from "@/bench/bare_db.ts";
 
 const dir = Deno.env.get("UPLOAD_DIR")!;
 await Deno.mkdir(`${dir}/tmp`, { recursive: true });
 
-type Query = (text: string, params: unknown[]) => Promise<unknown>;
-/** Opens the database; PGlite's module only on the embedded one, as the service does (db/client.ts). */
-async function connect(): Promise<Query> {
-  const url = Deno.env.get("DATABASE_URL");
-  if (url) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
-    return (text, params) => pool.query(text, params);
-  }
-  const { newPGlite } = await import("@/db/pglite.ts");
-  const pglite = newPGlite({ dataDir: `${Deno.env.get("DATA_DIR")}/db` });
-  return (text, params) => pglite.query(text, params);
-}
-const query = await connect();
+const query = await openBareDb();
 
 Deno.serve({ port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
   if (new URL(req.url).pathname === "/healthz") {

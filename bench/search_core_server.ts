@@ -17,6 +17,7 @@ import { parseInput } from "@/lib/validation.ts";
 import { success } from "@/routes/api/envelope.ts";
 import { eventOf } from "@/routes/api/events/mod.ts";
 import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
+import { closeOnSigterm } from "@/bench/bare_db.ts";
 
 const config = configOrExit();
 const db = await openConfiguredDb(config, "serving the bench's search core");
@@ -34,5 +35,5 @@ Deno.serve({ port: config.port, hostname: "127.0.0.1", onListen: () => {} }, asy
   return Response.json(success(await event.run(deps, { email: input.user_email }, input)));
 });
 
-// A clean exit on SIGTERM (bench/process.ts stops children so), so a `--cpu-prof` run writes its profile.
-Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+// The database closed before the exit, as the service does (bench/bare_db.ts says why).
+closeOnSigterm(() => db.destroy());
