@@ -6,6 +6,7 @@
  */
 import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import { takeEarlyPgliteWasm } from "@/db/pglite_wasm.ts";
 import pg from "pg";
 import { getLogger } from "@logtape/logtape";
 import type { Database } from "@/db/schema.ts";
@@ -166,10 +167,13 @@ export function openDb(target: DbTarget): Db {
     return db;
   }
   // Opened on first use, by the first query or the first `listen`, whichever comes first. PGlite's module is
-  // imported only here, so a process on the server database never loads it (~13 MB resident, issue 14).
+  // imported only here, so a process on the server database never loads it (~13 MB resident, issue 14). Its
+  // WebAssembly may have been compiled while the program loaded (db/pglite_wasm.ts).
   let pglite: Promise<PGlite> | undefined = target.pglite && Promise.resolve(target.pglite);
   const instance = () =>
-    pglite ??= import("@/db/pglite.ts").then(({ newPGlite }) => newPGlite({ dataDir: target.dir }));
+    pglite ??= import("@/db/pglite.ts").then(async ({ newPGlite }) =>
+      newPGlite({ dataDir: target.dir, wasm: await takeEarlyPgliteWasm() })
+    );
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: instance }) });
   pglites.set(db, instance);
   return db;

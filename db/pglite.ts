@@ -34,10 +34,14 @@ class DataFolderFS extends NodeFS {
 
 /**
  * A PGlite instance with the extensions and type parsers the service relies on, committing durably. A data
- * folder is opened through `DataFolderFS`; without one, the database lives in memory.
+ * folder is opened through `DataFolderFS`; without one, the database lives in memory. `wasm`: PGlite's
+ * WebAssembly already compiled (db/pglite_wasm.ts); without it PGlite compiles its own.
  */
-export function newPGlite({ dataDir, loadDataDir }: { dataDir?: string; loadDataDir?: Blob }): PGlite {
+export function newPGlite(
+  { dataDir, loadDataDir, wasm }: { dataDir?: string; loadDataDir?: Blob; wasm?: WebAssembly.Module },
+): PGlite {
   return new PGlite({
+    pgliteWasmModule: wasm,
     ...(dataDir === undefined ? {} : { fs: new DataFolderFS(dataDir) }),
     loadDataDir,
     // Command-line settings win over postgresql.conf, so an existing data folder gets them too.

@@ -11,7 +11,10 @@
  * lock for this graph; `DENO_LOG=debug`). With `--node-modules-dir=manual` the same dynamic import cost no more
  * CPU than the static one (0.13 s against 0.12 s), but a fresh clone would then need `deno install` before
  * `deno task start`, so the static imports stay while "auto" does.
+ *
+ * tasks/start_first.ts comes first: it starts compiling PGlite's WebAssembly before the rest evaluate.
  */
+import "@/tasks/start_first.ts"; // first: see above
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
