@@ -172,7 +172,8 @@ export async function currentCommit(): Promise<string> {
   try {
     const head = await git("rev-parse", "--short", "HEAD");
     if (!head.success) return "unknown";
-    const dirty = (await git("status", "--porcelain")).stdout.length > 0;
+    // The history file itself does not count: a run not yet committed would mark the next one.
+    const dirty = (await git("status", "--porcelain", "--", ".", ":!bench/results.jsonl")).stdout.length > 0;
     return new TextDecoder().decode(head.stdout).trim() + (dirty ? "+" : "");
   } catch {
     return "unknown";
