@@ -7,7 +7,7 @@
  * interleaved runs (bench/pairs.ts) after an untimed one of each.
  */
 import sharp from "sharp";
-import type { Page } from "playwright-core";
+import type { Page } from "@/tests/browser/browser.ts";
 import { openDb } from "@/db/client.ts";
 import { newPGlite } from "@/db/pglite.ts";
 import { importData } from "@/lib/import.ts";

@@ -11,7 +11,8 @@
  */
 import { parseArgs } from "node:util";
 import { Hono, type MiddlewareHandler } from "hono";
-import { MemoryStore, rateLimiter } from "hono-rate-limiter";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
+import { MemoryStore, rateLimiter } from "npm:hono-rate-limiter@0.5.4";
 import { systemClock } from "@/io/clock.ts";
 import { RateLimiter } from "@/routes/web/rate_limiter.ts";
 import { tooMany } from "@/routes/web/rate_limits.ts";

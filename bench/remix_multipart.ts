@@ -13,7 +13,8 @@ import {
   MaxTotalSizeExceededError,
   MultipartParseError,
   parseMultipartStream,
-} from "@remix-run/multipart-parser";
+  // deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
+} from "npm:@remix-run/multipart-parser@0.16.3";
 import {
   ENVELOPE_ALLOWANCE,
   type FilePartInfo,

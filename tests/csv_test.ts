@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { csvCell, csvRow, csvStream, parseCsv } from "@/io/csv.ts";
 
 Deno.test("csv: cells are quoted only when needed, quotes doubled", () => {

@@ -3,7 +3,7 @@
  * arrives, the answer is never a 5xx, never a stack trace, and always one of the envelopes of D7/D8.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
 

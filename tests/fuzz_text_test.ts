@@ -5,7 +5,7 @@
  * a few are in tests/text_rules_test.ts. Runs on PGlite and, with TEST_DATABASE_URL, on the server.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { appTest, type TestApp } from "@/tests/helpers/app.ts";
 import { makeClaim, makeRepairer } from "@/tests/helpers/factories.ts";
 import { type HqClient, signedIn } from "@/tests/helpers/hq.ts";

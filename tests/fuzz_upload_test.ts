@@ -4,7 +4,7 @@
  * stored photo, else `{"code":<non-3000>,"message":…}`; and nothing is left in the storage's temp folder.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { appTest } from "@/tests/helpers/app.ts";
 import { jpegPhoto, pngPhoto } from "@/tests/helpers/photos.ts";
 import { concat } from "@/tests/helpers/multipart.ts";

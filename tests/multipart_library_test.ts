@@ -5,7 +5,7 @@
  * does; docs/build-or-buy.md sums the differences up. If a library upgrade changes one, this test says so.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { join } from "node:path";
 import {
   ENVELOPE_ALLOWANCE,

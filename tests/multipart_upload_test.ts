@@ -10,7 +10,7 @@ import {
   PhotoTooLargeError,
   readFilePart,
 } from "@/io/multipart.ts";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { ByteSearch } from "@/io/byte_search.ts";
 import { EmptyPhotoError } from "@/io/photo_storage.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import type { PGlite } from "@electric-sql/pglite";
 import { newPGlite } from "@/db/pglite.ts";
 import { countingCalls } from "@/tests/helpers/count_calls.ts";

@@ -11,7 +11,7 @@
  * commands also run in concurrent waves, so the invariants hold under real races.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { sql } from "kysely";
 import { PART_STATUSES, type PartStatus, type User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { type ClientRateLimitInfo, rateLimiter, type Store } from "hono-rate-limiter";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
+import { type ClientRateLimitInfo, rateLimiter, type Store } from "npm:hono-rate-limiter@0.5.4";
 import { FakeClock } from "@/io/clock.ts";
 import { RateLimiter } from "@/routes/web/rate_limiter.ts";
 import { tooMany } from "@/routes/web/rate_limits.ts";

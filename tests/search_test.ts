@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { importData } from "@/lib/import.ts";
 import type { PartOrder } from "@/db/schema.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";

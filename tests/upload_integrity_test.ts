@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import fc from "fast-check";
+import fc from "@/tests/helpers/fast_check.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { openDb } from "@/db/client.ts";
 import { appTest } from "@/tests/helpers/app.ts";

@@ -2,7 +2,9 @@
  * Helpers for Chromium tests: launch the Debian Chromium through playwright-core, serve a Hono
  * app on a free local port, and save screenshots for humans to look at.
  */
-import { type Browser, chromium, type Page } from "playwright-core";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
+import { type Browser, chromium, type Page } from "npm:playwright-core@1.65.1";
+export type { Browser, BrowserContext, BrowserContextOptions, Page } from "npm:playwright-core@1.65.1";
 import { CHROMIUM_PATH, chromiumInstallCommand } from "@/tasks/prepare_tests.ts";
 const SCREENSHOT_DIR = new URL("../../test-output/screenshots/", import.meta.url);
 

@@ -6,8 +6,9 @@
  * its own box). Screenshots: test-output/screenshots/hq_*.png.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
-import axe from "axe-core";
+import type { Page } from "@/tests/browser/browser.ts";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
+import axe from "npm:axe-core@4.14.1";
 import { screenshot } from "./browser.ts";
 import { DEMO, type HqWorld, hqWorld, signInAs } from "./hq_setup.ts";
 

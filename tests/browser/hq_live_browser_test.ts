@@ -3,7 +3,7 @@
  * open parts page, a part's page, a movement's page and the announcement feed, without a reload.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Page } from "@/tests/browser/browser.ts";
 import { confirmed, dropOffReversePayload, stageFor } from "@/tests/helpers/movements.ts";
 import { makeClaim } from "@/tests/helpers/factories.ts";
 import { screenshot } from "./browser.ts";

@@ -4,7 +4,7 @@
  * a local port, and Chromium. Helpers sign in through the real sign-in page.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "@/tests/browser/browser.ts";
 import { importData } from "@/lib/import.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";

@@ -7,7 +7,7 @@
  * take at most a fifth of a 1280×800 landscape screen.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Page } from "@/tests/browser/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { launchBrowser } from "./browser.ts";
 import {

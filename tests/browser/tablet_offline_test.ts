@@ -5,7 +5,7 @@
  * fetches); "back online" is the server started again on the same port.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "@/tests/browser/browser.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { launchBrowser, screenshot, serveApp } from "./browser.ts";

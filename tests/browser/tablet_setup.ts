@@ -5,7 +5,7 @@
  * target check.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page } from "@/tests/browser/browser.ts";
 import { importData } from "@/lib/import.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";

@@ -8,7 +8,8 @@
  *   startService({ ...s3.env, ... });           // a child process
  *   await s3.stop(); await s3.start();         // the store goes down and comes back on the same port
  */
-import S3rver from "s3rver";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
+import S3rver from "npm:s3rver@3.7.1";
 import type { S3Config } from "@/io/config.ts";
 
 export interface S3Server extends AsyncDisposable {
