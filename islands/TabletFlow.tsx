@@ -11,7 +11,7 @@
  * hooks in _tablet_store.ts and _tablet_flow_hooks.ts).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type FoundClaim, type JobName, JOBS } from "./_tablet_jobs.ts";
+import { type FoundClaim, type JobName, JOBS } from "@/components/tablet_jobs.ts";
 import { useFlowStore, useLeaveGuard, useTickWhile } from "./_tablet_flow_hooks.ts";
 import { ClaimCard, FLOW_HEADING_ID } from "./_tablet_flow_ui.tsx";
 import { SearchStep, useClaimSearch } from "./_tablet_search.tsx";

@@ -4,7 +4,7 @@
  * prepared, and the once-a-second tick for countdowns.
  */
 import { useEffect, useReducer, useRef } from "preact/hooks";
-import type { JobName } from "./_tablet_jobs.ts";
+import type { JobName } from "@/components/tablet_jobs.ts";
 import { EVENTS } from "./_tablet_net.ts";
 import { type Queue, queueFor } from "./_tablet_queue.ts";
 import { createFlowStore, type FlowStore } from "./_tablet_store.ts";

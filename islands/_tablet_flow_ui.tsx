@@ -4,7 +4,7 @@
  * the thumb.
  */
 import type { ComponentChildren, RefObject } from "preact";
-import type { FoundClaim, JobName } from "./_tablet_jobs.ts";
+import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
 import type { FlowStore } from "./_tablet_store.ts";
 
 /** The heading of the shown step; focused when the step changes. */

@@ -4,7 +4,7 @@
  * made before the review. A part that needs attention is scrolled into view and focused.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { FoundClaim, Job, JobName } from "./_tablet_jobs.ts";
+import type { FoundClaim, Job, JobName } from "@/components/tablet_jobs.ts";
 import { type FlowStore, type PartState, STORAGE_LOW } from "./_tablet_store.ts";
 import { ActionBar, type HeadingRef, type Sending, StepHeading } from "./_tablet_flow_ui.tsx";
 import { onItsWay, PartCard } from "./_tablet_parts.tsx";

@@ -15,7 +15,7 @@
  * Tabs: a Web Lock per driver lets one tab send at a time; a BroadcastChannel tells the other tabs to
  * re-read the queue and to look for work.
  */
-import type { JobName, SubmittedMovement } from "./_tablet_jobs.ts";
+import type { JobName, StoredPhoto, SubmittedMovement } from "@/components/tablet_jobs.ts";
 import { backoffMs, isRetryable, postJson, uploadBlob } from "./_tablet_net.ts";
 import {
   deleteMovement,
@@ -28,7 +28,6 @@ import {
   type QueuedPhoto,
   updatePhoto,
 } from "./_tablet_queue_db.ts";
-import type { StoredPhoto } from "./_tablet_jobs.ts";
 
 /** What one record is doing right now (kept in memory: progress is not worth a disk write). */
 export interface Transfer {

@@ -12,7 +12,7 @@
  *   later (`refused`, with the message and the part it names).
  */
 import { type DBSchema, type IDBPDatabase, openDB } from "idb";
-import type { FoundClaim, JobName } from "./_tablet_jobs.ts";
+import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
 
 export interface QueuedPhoto {
   key: string;

@@ -5,7 +5,7 @@
  * before a sign-out that would leave work unsent.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { JOBS } from "./_tablet_jobs.ts";
+import { JOBS } from "@/components/tablet_jobs.ts";
 import { type Queue, queueFor, type QueueSummary } from "./_tablet_queue.ts";
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;

@@ -6,7 +6,7 @@
  * part twice. The receipt opens when the server has it; a refusal sends the driver back to the parts.
  */
 import { useEffect } from "preact/hooks";
-import type { FoundClaim, Job, JobName } from "./_tablet_jobs.ts";
+import type { FoundClaim, Job, JobName } from "@/components/tablet_jobs.ts";
 import type { Queue } from "./_tablet_queue.ts";
 import type { FlowStore } from "./_tablet_store.ts";
 import { ActionBar, type HeadingRef, type Sending, StepHeading } from "./_tablet_flow_ui.tsx";

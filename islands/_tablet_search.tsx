@@ -4,7 +4,7 @@
  * matched, are one tap each.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from "./_tablet_jobs.ts";
+import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from "@/components/tablet_jobs.ts";
 import { postJson } from "./_tablet_net.ts";
 import { recentRegos, rememberRego } from "./_tablet_recent.ts";
 import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";

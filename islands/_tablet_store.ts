@@ -7,7 +7,7 @@
  * the part they name.
  */
 import { prepareJpeg } from "./_tablet_net.ts";
-import type { FoundClaim, JobName } from "./_tablet_jobs.ts";
+import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
 import { type Queue, storageRoom } from "./_tablet_queue.ts";
 import {
   deleteMovement,

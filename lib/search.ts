@@ -1,46 +1,66 @@
-/** The search operation (docs/protocol.md §1, D11, D12): what a driver may move for a rego. */
-import type { Db } from "@/db/client.ts";
+/**
+ * The search operation (docs/protocol.md §1, D11, D12): what a driver may move for a rego. Each face shapes
+ * the result in its own words (the handler: the protocol's answer, routes/api/events/search.ts; the tablet:
+ * lib/tablet_search.ts).
+ */
+import { type Db, onOneConnection } from "@/db/client.ts";
 import { latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
 import { partsOnTruck } from "@/db/queries/movements.ts";
 import { arrivedPartsOf, partsAwaitingPickUp } from "@/db/queries/parts.ts";
 import { hqLocationById } from "@/db/queries/places.ts";
 import { resolveClaim } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
+import { type Actor, actorUser } from "@/lib/users.ts";
 
-export interface DirectSearchResult {
-  repairer: number | null;
-  form_name: "pickup";
-  movement_type: "direct";
-  rego: string;
-  parts_list: { parts_order_id: number; description: string; order_status: "Arrived"; part_no: string }[];
-  /** Extra to the protocol (D10): the claim's repairer name and claim number, for pages. */
-  repairer_name: string | null;
-  claim_number: string;
+/** A part a search offers, in id order (on the truck: in Deliver_Parts order). */
+export interface OfferedPart {
+  id: number;
+  partNo: string;
+  description: string;
 }
 
-export interface ReversePickupResult {
-  form_name: "pickup";
-  movement_type: "reverse";
-  rego: string;
+/** Direct delivery: the claim's Arrived parts and its repair shop (preselected in the app's dropdown). */
+export interface DirectSearch {
+  claimNumber: string;
+  repairer: { id: number | null; name: string | null };
+  parts: OfferedPart[];
+}
+
+/** Reverse, leg 1: the parts flagged for return at the repair shop. */
+export interface ReversePickupSearch {
   stage: "pickup";
-  parts_list: { parts_order_id: number; description: string; part_no: string }[];
-  claim_number: string;
+  claimNumber: string;
+  parts: OfferedPart[];
 }
 
-export interface ReverseDropoffResult {
-  form_name: "dropoff";
-  movement_type: "reverse";
-  rego: string;
+/** Reverse, leg 2: the open trip and what is still on the truck (D12). */
+export interface ReverseDropoffSearch {
   stage: "dropoff";
-  parts_list: { delivery_id: number; parts_order_id: number; description: string; part_no: string }[];
-  hq_location: { id: number; name: string };
-  parts_movement_id: number;
-  claim_number: string;
+  claimNumber: string;
+  parts: (OfferedPart & { deliveryId: number })[];
+  hqLocation: { id: number; name: string };
+  movementId: number;
 }
 
-export type ReverseSearchResult = ReversePickupResult | ReverseDropoffResult;
+export type ReverseSearch = ReversePickupSearch | ReverseDropoffSearch;
 
-export async function searchDirect(db: Db, rego: string): Promise<DirectSearchResult> {
+/**
+ * A search as a request makes it: the actor's user first (D13: `User not found.`), then `search`, all its
+ * statements on one pooled connection (db/client.ts onOneConnection).
+ */
+export function searchAs<T>(
+  db: Db,
+  actor: Actor,
+  search: (db: Db, rego: string) => Promise<T>,
+  rego: string,
+): Promise<T> {
+  return onOneConnection(db, async (db) => {
+    await actorUser(db, actor);
+    return await search(db, rego);
+  });
+}
+
+export async function searchDirect(db: Db, rego: string): Promise<DirectSearch> {
   const claim = await resolveClaim(db, rego, "direct");
   if (!claim) throw new DomainError("not_found", "Rego not found");
   const management = await managementOf(db, claim.id);
@@ -50,22 +70,13 @@ export async function searchDirect(db: Db, rego: string): Promise<DirectSearchRe
     throw new DomainError("nothing_to_move", "No parts ready for delivery to a repair shop");
   }
   return {
-    repairer: management.repairer_id,
-    form_name: "pickup",
-    movement_type: "direct",
-    rego,
-    parts_list: parts.map((p) => ({
-      parts_order_id: p.id,
-      description: p.description,
-      order_status: "Arrived",
-      part_no: p.part_no,
-    })),
-    repairer_name: management.repairer_name,
-    claim_number: claim.claim_number,
+    claimNumber: claim.claim_number,
+    repairer: { id: management.repairer_id, name: management.repairer_name },
+    parts: parts.map((p) => ({ id: p.id, partNo: p.part_no, description: p.description })),
   };
 }
 
-export async function searchReverse(db: Db, rego: string): Promise<ReverseSearchResult> {
+export async function searchReverse(db: Db, rego: string): Promise<ReverseSearch> {
   const claim = await resolveClaim(db, rego, "reverse");
   if (!claim) throw new DomainError("not_found", "Rego not found");
   const trip = await latestReverseMovement(db, claim.id);
@@ -76,14 +87,16 @@ export async function searchReverse(db: Db, rego: string): Promise<ReverseSearch
       hqLocationById(db, trip.hq_location_id!),
     ]);
     return {
-      form_name: "dropoff",
-      movement_type: "reverse",
-      rego,
       stage: "dropoff",
-      parts_list: parts,
-      hq_location: hq,
-      parts_movement_id: trip.id,
-      claim_number: claim.claim_number,
+      claimNumber: claim.claim_number,
+      parts: parts.map((p) => ({
+        id: p.parts_order_id,
+        partNo: p.part_no,
+        description: p.description,
+        deliveryId: p.delivery_id,
+      })),
+      hqLocation: hq,
+      movementId: trip.id,
     };
   }
   const parts = await partsAwaitingPickUp(db, claim.id);
@@ -91,11 +104,8 @@ export async function searchReverse(db: Db, rego: string): Promise<ReverseSearch
     throw new DomainError("nothing_to_move", "No parts flagged for return at a repair shop");
   }
   return {
-    form_name: "pickup",
-    movement_type: "reverse",
-    rego,
     stage: "pickup",
-    parts_list: parts,
-    claim_number: claim.claim_number,
+    claimNumber: claim.claim_number,
+    parts: parts.map((p) => ({ id: p.parts_order_id, partNo: p.part_no, description: p.description })),
   };
 }

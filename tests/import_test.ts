@@ -349,7 +349,7 @@ dbTest("import: the demo data imports cleanly and covers every case the demo nee
   assert.ok(sharing, "two vehicles sharing a fragment");
   // The regos the start-up hint names work as it says.
   assert.equal(normaliseRego("XYZ 789"), "XYZ789");
-  assert.equal((await searchDirect(db, "ABC123")).parts_list.length, 2);
+  assert.equal((await searchDirect(db, "ABC123")).parts.length, 2);
   await assert.rejects(searchDirect(db, "456"), { message: /^Several vehicles match 456: / });
   // Users to sign in with, one per role.
   const roles = (await db.selectFrom("users").select("role").distinct().execute()).map((r) => r.role).sort();

@@ -11,7 +11,7 @@ import type { Flow } from "@/lib/flows.ts";
 import type { SubmittedPart } from "@/lib/movements/input.ts";
 
 /** What the use cases need of the app's dependencies. */
-export type MovementDeps = Pick<AppDeps, "db" | "config" | "clock">;
+export type MovementDeps = Pick<AppDeps, "db" | "config" | "clock" | "metrics">;
 
 export interface ConfirmedPart {
   partId: number;

@@ -2,17 +2,13 @@
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import type { MovementDeps } from "@/lib/movements/checks.ts";
-import type { DeliveryPart, DropOffInput } from "@/lib/movements/input.ts";
-import { submitNewMovement } from "@/lib/movements/new_movement.ts";
+import type { DropOffInput } from "@/lib/movements/input.ts";
+import { type NewMovementResult, submitNewMovement } from "@/lib/movements/new_movement.ts";
+import { countedSubmission } from "@/lib/movements/outcomes.ts";
 import type { Actor } from "@/lib/users.ts";
 
-export interface DropOffResult {
-  delivery_parts: DeliveryPart[];
-  parts_movement_id: number;
-}
-
-export async function dropOff(deps: MovementDeps, actor: Actor, input: DropOffInput): Promise<DropOffResult> {
-  const result = await submitNewMovement(deps, actor, {
+function recordDropOff(deps: MovementDeps, actor: Actor, input: DropOffInput): Promise<NewMovementResult> {
+  return submitNewMovement(deps, actor, {
     flow: FLOWS.direct,
     claimFlow: "direct",
     title: "Parts Delivered",
@@ -30,5 +26,6 @@ export async function dropOff(deps: MovementDeps, actor: Actor, input: DropOffIn
       };
     },
   }, input);
-  return { delivery_parts: result.deliveryParts, parts_movement_id: result.movementId };
 }
+
+export const dropOff = countedSubmission("parts_drop_off", recordDropOff);

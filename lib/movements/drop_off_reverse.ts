@@ -20,20 +20,21 @@ import {
   type MovementDeps,
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, DropOffReverseInput } from "@/lib/movements/input.ts";
+import { countedSubmission } from "@/lib/movements/outcomes.ts";
 import { replayOf } from "@/lib/movements/replay.ts";
 import { submit } from "@/lib/movements/submission.ts";
 import type { Actor } from "@/lib/users.ts";
 
 export interface DropOffReverseResult {
-  delivery_parts: DeliveryPart[];
-  movement_type: "reverse";
-  parts_movement_id: number;
-  movement_status: MovementStatus;
+  movementId: number;
+  deliveryParts: DeliveryPart[];
+  /** `Parts Dropped off` once every part of the trip is back, else still `Parts Picked Up`. */
+  movementStatus: MovementStatus;
 }
 
 const flow = FLOWS.reverse_dropoff;
 
-export async function dropOffReverse(
+async function recordDropOffReverse(
   deps: MovementDeps,
   actor: Actor,
   input: DropOffReverseInput,
@@ -41,10 +42,9 @@ export async function dropOffReverse(
   const { db, config, clock } = deps;
   const now = clock.now();
   const answer = (movementStatus: MovementStatus, deliveryParts: DeliveryPart[]): DropOffReverseResult => ({
-    delivery_parts: deliveryParts,
-    movement_type: "reverse",
-    parts_movement_id: input.movementId,
-    movement_status: movementStatus,
+    movementId: input.movementId,
+    deliveryParts,
+    movementStatus,
   });
   const scope = {
     flow,
@@ -126,3 +126,5 @@ export async function dropOffReverse(
   if (wrote) announcementsWritten(db);
   return data;
 }
+
+export const dropOffReverse = countedSubmission("parts_drop_off_reverse", recordDropOffReverse);

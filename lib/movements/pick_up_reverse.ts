@@ -2,25 +2,20 @@
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import type { MovementDeps } from "@/lib/movements/checks.ts";
-import type { DeliveryPart, PickUpReverseInput } from "@/lib/movements/input.ts";
-import { submitNewMovement } from "@/lib/movements/new_movement.ts";
+import type { PickUpReverseInput } from "@/lib/movements/input.ts";
+import { type NewMovementResult, submitNewMovement } from "@/lib/movements/new_movement.ts";
+import { countedSubmission } from "@/lib/movements/outcomes.ts";
 import type { Actor } from "@/lib/users.ts";
 
 export const OPEN_TRIP_EXISTS =
   "Parts of this claim are already on a return trip to HQ. Drop them off at HQ before collecting more.";
 
-export interface PickUpReverseResult {
-  delivery_parts: DeliveryPart[];
-  movement_type: "reverse";
-  parts_movement_id: number;
-}
-
-export async function pickUpReverse(
+function recordPickUpReverse(
   deps: MovementDeps,
   actor: Actor,
   input: PickUpReverseInput,
-): Promise<PickUpReverseResult> {
-  const result = await submitNewMovement(deps, actor, {
+): Promise<NewMovementResult> {
+  return submitNewMovement(deps, actor, {
     flow: FLOWS.reverse_pickup,
     claimFlow: "reverse",
     title: "Parts Picked Up From Repair Shop",
@@ -44,9 +39,6 @@ export async function pickUpReverse(
       };
     },
   }, input);
-  return {
-    delivery_parts: result.deliveryParts,
-    movement_type: "reverse",
-    parts_movement_id: result.movementId,
-  };
 }
+
+export const pickUpReverse = countedSubmission("parts_pick_up_reverse", recordPickUpReverse);

@@ -36,7 +36,7 @@ import { hashToken } from "@/io/tokens.ts";
 import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
 import { isId } from "@/lib/validation.ts";
 
-/** Why an upload was refused; routes/api/codes.ts UPLOAD_REFUSALS maps each to its HTTP status and code. */
+/** Why an upload was refused; each face maps it to its answer (routes/web/upload_refusals.ts: the status). */
 export type UploadRefusal =
   | "bad_path"
   | "unknown_address"

@@ -1,8 +1,8 @@
 /**
- * The mobile protocol's answer codes (docs/protocol.md "Common" and 2b), one name per number, and the one
- * table of upload refusals → HTTP status and code. Every answer that carries a `code` takes it from here.
+ * The mobile protocol's answer codes (docs/protocol.md "Common" and 2b), one name per number, and the code
+ * of each upload refusal (its HTTP status: routes/web/upload_refusals.ts). Every answer that carries a
+ * `code` takes it from here.
  */
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { UploadRefusal } from "@/lib/photos/upload.ts";
 
 export const CODE = {
@@ -22,24 +22,18 @@ export const CODE = {
   badPublicKey: 9370,
 } as const;
 
-/**
- * Every refusal of a photo upload, for both faces that store photos: call 2b (`/api/v2.1`, which answers
- * `{code, message}` with `status`) and the tablet (`/tablet/api/photos`, which answers `{message, part_id}`
- * with `status`). One status column serves both: the refusals on which the two faces used to differ
- * (`bad_path`, `unknown_address`, `environment`, and the multipart ones) are about 2b's address, header
- * and multipart envelope, which the tablet never sends, so the tablet cannot meet them.
- */
-export const UPLOAD_REFUSALS: Record<UploadRefusal, { status: ContentfulStatusCode; code: number }> = {
-  bad_path: { status: 400, code: 1060 },
-  unknown_address: { status: 404, code: 1070 },
-  environment: { status: 400, code: 1040 },
-  unauthorized: { status: 401, code: 1030 },
-  not_multipart: { status: 400, code: 1050 },
-  no_file: { status: 400, code: 1051 },
-  empty: { status: 400, code: 1052 },
-  too_large: { status: 413, code: 1053 },
-  not_image: { status: 415, code: 1054 },
-  too_many_pixels: { status: 422, code: 1055 },
-  // The photo store failed (down, full, slow): the protocol's retryable fault answer; nothing was recorded.
-  store_unavailable: { status: 503, code: CODE.unavailable },
+/** The protocol's code of each upload refusal (call 2b). */
+export const UPLOAD_REFUSAL_CODE: Record<UploadRefusal, number> = {
+  bad_path: 1060,
+  unknown_address: 1070,
+  environment: 1040,
+  unauthorized: 1030,
+  not_multipart: 1050,
+  no_file: 1051,
+  empty: 1052,
+  too_large: 1053,
+  not_image: 1054,
+  too_many_pixels: 1055,
+  // The protocol's retryable fault answer.
+  store_unavailable: CODE.unavailable,
 };

@@ -2,7 +2,8 @@
  * Call 2b, the file upload (docs/protocol.md 2b, D18), mounted at `/api/v2.1`:
  * `POST /data/{app_owner}/{app_name}/report/{report_name}/{record_id}/{field_name}/upload`.
  * Answers `{"code":3000,"data":{filename,message}}` or `{"code":<non-3000>,"message":…}` with the HTTP
- * status of routes/api/codes.ts UPLOAD_REFUSALS (docs/photos.md); never a stack trace.
+ * status of routes/web/upload_refusals.ts and the code of routes/api/codes.ts (docs/photos.md); never a
+ * stack trace.
  */
 import { type Context, Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
@@ -16,10 +17,11 @@ import {
   UploadRefused,
   uploadTokenOf,
 } from "@/lib/photos/upload.ts";
-import { CODE, UPLOAD_REFUSALS } from "@/routes/api/codes.ts";
+import { CODE, UPLOAD_REFUSAL_CODE } from "@/routes/api/codes.ts";
 import { fault } from "@/routes/api/envelope.ts";
 import { limitStreamedBody } from "@/routes/web/body_limits.ts";
 import { limitPerAddress, LIMITS } from "@/routes/web/rate_limits.ts";
+import { UPLOAD_REFUSAL_STATUS } from "@/routes/web/upload_refusals.ts";
 
 /** The request path exactly as sent (`new URL()` would resolve `..` and hide it). */
 function rawPath(url: string): string {
@@ -34,8 +36,7 @@ async function refuse(c: Context, deps: AppDeps, error: UploadRefused) {
   deps.metrics?.uploadRefused(error.reason);
   // Whatever of the body is still unread is not wanted (a no-op once the upload reader cancelled it).
   await c.req.raw.body?.cancel().catch(() => {});
-  const { status, code } = UPLOAD_REFUSALS[error.reason];
-  return c.json(fault(code, error.message), status);
+  return c.json(fault(UPLOAD_REFUSAL_CODE[error.reason], error.message), UPLOAD_REFUSAL_STATUS[error.reason]);
 }
 
 export function uploadRoutes(deps: AppDeps) {

@@ -1,12 +1,13 @@
 /**
  * The tablet islands' JSON endpoints (`/tablet/api/…`): each checks its body size first (an oversized
  * body is refused before anything else, signed in or not), then the signed-in driver or admin, then the
- * X-CSRF-Token header. Searches and submissions run the mobile handler's own events (routes/api/events),
- * with the payload the phone would send for the job, so rules and messages are the handler's; photos go
- * through 2a and the one upload entry point. A refusal answers `{message, part_id?}` (refusalAnswer).
+ * X-CSRF-Token header. Each parses its own input (the schemas below, in the tablet's words) into the use
+ * cases' input types and calls them (lib/tablet_search.ts, lib/movements/, lib/photos/), so rules and
+ * messages are the handler's without going through the handler. A refusal answers `{message, part_id?}`
+ * (refusalAnswer).
  *
  *   POST /search      {job, rego}                                → FoundClaim (refused: {message, next_step?, regos?})
- *   POST /photos?job=&rego=&part_id=   body: the photo bytes      → {image_id, photo_id} (calls 2a + 2b)
+ *   POST /photos?job=&rego=&part_id=   body: the photo bytes      → {image_id, photo_id} (2a + 2b)
  *   POST /movements   {job, rego, repairer_id?, movement_id?, parts[]} → {movement_id, receipt_url}
  *   POST /ping        keeps the session alive (the idle warning's "Stay signed in")
  */
@@ -20,43 +21,59 @@ import {
   type JobName,
   JOBS,
   PART_STATUS_WORDS,
-} from "@/islands/_tablet_jobs.ts";
+} from "@/components/tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
-import { claimParts, matchingRegos } from "@/lib/tablet_data.ts";
-import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";
+import { dropOff } from "@/lib/movements/drop_off.ts";
+import { dropOffReverse } from "@/lib/movements/drop_off_reverse.ts";
+import { MAX_SUBMITTED_PARTS, type SubmittedPart } from "@/lib/movements/input.ts";
+import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
 import { photoTooLarge, storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
-import { idField, parseId, parseInput, regoField } from "@/lib/validation.ts";
-import { UPLOAD_REFUSALS } from "@/routes/api/codes.ts";
-import { handlerEvents } from "@/routes/api/events/mod.ts";
+import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
+import { type ClaimPart, matchingRegos } from "@/lib/tablet_data.ts";
+import { type FlowClaim, searchForFlow } from "@/lib/tablet_search.ts";
+import { idField, isId, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
 import { limitStreamedBody, smallBodies } from "@/routes/web/body_limits.ts";
 import { withOwnMiddleware } from "@/routes/web/mount.ts";
 import { csrfProtect, type SessionEnv } from "@/routes/web/session.ts";
+import { UPLOAD_REFUSAL_STATUS } from "@/routes/web/upload_refusals.ts";
 
 const jobField = z.enum(JOB_NAMES as [JobName, ...JobName[]]);
+
+/** The parts of a submission as the tablet's queue sends them: every part of the claim, confirmed or not. */
+const partsField = z.array(z.object({
+  parts_order_id: idField,
+  confirm: z.boolean(),
+  // The staged photo of a confirmed part; null for a part not moved.
+  image_id: idField.nullable(),
+})).max(MAX_SUBMITTED_PARTS).transform((items): SubmittedPart[] =>
+  items.map((p) => ({ partId: p.parts_order_id, confirm: p.confirm, imageId: p.image_id }))
+);
 
 const searchSchema = z.object({ job: jobField, rego: regoField });
 const photoQuery = z.object({ job: jobField, rego: regoField, part_id: idField });
 const movementSchema = z.object({
   job: jobField,
   rego: regoField,
-  repairer_id: repairShopIdField,
+  // The shop picked in the dropdown; none (or not an ID) is the use case's `Choose a repair shop.` (D15).
+  repairer_id: z.unknown().optional().transform((v) => isId(v) ? v : null),
+  // A return finishes the open trip its search found.
   movement_id: idField.optional(),
-  parts: submittedPartsField,
+  parts: partsField,
 });
 type MovementRequest = z.output<typeof movementSchema>;
 
 /**
  * The tablet's one mapping of refusals to answers: `{message, part_id}` with 422 for any domain error
- * (the page shows it next to the part it names), and the upload table's status for a refused photo (about
+ * (the page shows it next to the part it names), and the upload's status for a refused photo (about
  * the part the request names).
  */
 function refusalAnswer(c: Context, error: DomainError | UploadRefused): Response {
   if (error instanceof DomainError) return c.json({ message: error.message, part_id: error.partId }, 422);
   const partId = parseId(c.req.query("part_id")) ?? undefined;
-  return c.json({ message: error.message, part_id: partId }, UPLOAD_REFUSALS[error.reason].status);
+  return c.json({ message: error.message, part_id: partId }, UPLOAD_REFUSAL_STATUS[error.reason]);
 }
 
 async function readJson(c: Context): Promise<unknown> {
@@ -67,40 +84,21 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
+const offeredPart = ({ id, part_no, description, qty }: ClaimPart) => ({ id, part_no, description, qty });
+
 /**
  * What every job's answer says of the claim a search found: its rego, number, the parts offered with their
  * quantity, and the claim's other parts (not movable in this job now) with their status in a driver's words.
  */
-async function claimFound(
-  deps: AppDeps,
-  job: JobName,
-  r: {
-    rego: string;
-    claim_number: string;
-    parts_list: { parts_order_id: number; part_no: string; description: string }[];
-  },
-): Promise<FoundClaim> {
-  const all = await claimParts(deps.db, r.claim_number);
-  const offered = new Set(r.parts_list.map((p) => p.parts_order_id));
-  const qty = new Map(all.map((p) => [p.id, p.qty]));
+function foundClaim(job: JobName, rego: string, claim: FlowClaim): FoundClaim {
   return {
     job,
-    rego: r.rego,
-    claim_number: r.claim_number,
-    parts: r.parts_list.map((p) => ({
-      id: p.parts_order_id,
-      part_no: p.part_no,
-      description: p.description,
-      // No code deletes a part row, so every offered part is among the claim's parts read just after.
-      qty: qty.get(p.parts_order_id)!,
-    })),
-    not_ready: all.filter((p) => !offered.has(p.id)).map((p) => ({
-      id: p.id,
-      part_no: p.part_no,
-      description: p.description,
-      qty: p.qty,
-      status: PART_STATUS_WORDS[p.status],
-    })),
+    rego,
+    claim_number: claim.claimNumber,
+    parts: claim.parts.map(offeredPart),
+    not_ready: claim.otherParts.map((p) => ({ ...offeredPart(p), status: PART_STATUS_WORDS[p.status] })),
+    ...(claim.repairer ? { repairer_id: claim.repairer.id, repairer_name: claim.repairer.name } : {}),
+    ...(claim.trip ? { hq_location: claim.trip.hqLocation, movement_id: claim.trip.id } : {}),
   };
 }
 
@@ -123,71 +121,35 @@ async function searchRefusal(deps: AppDeps, rego: string, error: DomainError): P
   return { message: error.message, ...(next ? { next_step: next } : {}) };
 }
 
-/** What the job finds for a rego. "collect" with an open return trip, and "return" without one, say so. */
+/** What the job finds for a rego; a claim in the other leg's state is said in the tablet's words. */
 async function findForJob(
   deps: AppDeps,
   user: User,
   job: JobName,
   rego: string,
 ): Promise<FoundClaim | ApiRefusal> {
-  const movement_type = job === "deliver" ? "direct" : "reverse";
-  let r;
-  try {
-    r = await handlerEvents.Parts_search_details.run(deps, { user }, {
-      user_email: user.email,
-      details: { rego, movement_type },
-    });
-  } catch (error) {
-    // Nothing to collect and no trip open: for "return" the trip is what is missing.
-    if (job === "return" && error instanceof DomainError && error.kind === "nothing_to_move") {
-      return { message: "Return trip not found." };
-    }
-    throw error;
-  }
-  if (!("stage" in r)) {
-    return { ...await claimFound(deps, job, r), repairer_id: r.repairer, repairer_name: r.repairer_name };
-  }
-  if (r.stage === "dropoff" && job === "collect") {
-    return {
-      message:
-        `${rego.trim()} has a return trip in progress (parts on the truck). Finish it with "${JOBS.return.title}" first.`,
-      switch_to: "return",
-    };
-  }
-  if (r.stage === "pickup" && job === "return") return { message: "Return trip not found." };
+  const found = await searchForFlow(deps.db, user, JOBS[job].flow, rego);
+  if (!("mismatch" in found)) return foundClaim(job, rego, found);
+  if (found.mismatch === "no_return_trip") return { message: "Return trip not found." };
   return {
-    ...await claimFound(deps, job, r),
-    ...(r.stage === "dropoff" ? { hq_location: r.hq_location, movement_id: r.parts_movement_id } : {}),
+    message:
+      `${rego.trim()} has a return trip in progress (parts on the truck). Finish it with "${JOBS.return.title}" first.`,
+    switch_to: "return",
   };
 }
 
-/** Each job's submission is one handler event, given the payload the phone would send for it. */
+/** Each job's submission: its use case, given the tablet's input. */
 const SUBMIT: Record<
   JobName,
-  (deps: AppDeps, user: User, m: MovementRequest) => Promise<{ parts_movement_id: number }>
+  (deps: AppDeps, user: User, m: MovementRequest) => Promise<{ movementId: number }>
 > = {
   deliver: (deps, user, m) =>
-    handlerEvents.parts_drop_off.run(deps, { user }, {
-      user_email: user.email,
-      details: {
-        rego: m.rego,
-        movement_type: "direct",
-        delivery_location: { id: m.repairer_id },
-        parts: m.parts,
-      },
-    }),
-  collect: (deps, user, m) =>
-    handlerEvents.parts_pick_up_reverse.run(deps, { user }, {
-      user_email: user.email,
-      details: { rego: m.rego, movement_type: "reverse", parts: m.parts },
-    }),
+    dropOff(deps, { user }, { rego: m.rego, repairShopId: m.repairer_id, parts: m.parts }),
+  collect: (deps, user, m) => pickUpReverse(deps, { user }, { rego: m.rego, parts: m.parts }),
   return: (deps, user, m) => {
     // The search hands the page the open trip; a return without one has nothing to finish.
     if (m.movement_id === undefined) throw new DomainError("not_found", "Return trip not found.");
-    return handlerEvents.parts_drop_off_reverse.run(deps, { user }, {
-      user_email: user.email,
-      details: { rego: m.rego, movement_type: "reverse", parts_movement_id: m.movement_id, parts: m.parts },
-    });
+    return dropOffReverse(deps, { user }, { rego: m.rego, movementId: m.movement_id, parts: m.parts });
   },
 };
 
@@ -210,7 +172,7 @@ function jsonRoutes(deps: AppDeps) {
 
   app.post("/movements", async (c) => {
     const input = parseInput(movementSchema, await readJson(c));
-    const movementId = (await SUBMIT[input.job](deps, c.var.session!.user, input)).parts_movement_id;
+    const { movementId } = await SUBMIT[input.job](deps, c.var.session!.user, input);
     return c.json({ movement_id: movementId, receipt_url: `/tablet/movements/${movementId}` });
   });
   return app;
@@ -231,11 +193,10 @@ function photoRoutes(deps: AppDeps) {
   app.post("/", async (c) => {
     const { job, rego, part_id } = parseInput(photoQuery, c.req.query());
     // 2a: checks the part may be photographed for this flow and creates the staged row (D17).
-    const staged = await handlerEvents.parts_movement_upload_token.run(deps, { user: c.var.session!.user }, {
-      Parts_Order: part_id,
-      Movement_Stage: FLOWS[JOBS[job].flow].stage,
+    const staged = await createUploadToken(deps, c.var.session!.user, {
+      partId: part_id,
+      stage: FLOWS[JOBS[job].flow].stage,
       rego,
-      user_email: c.var.session!.user.email,
     });
     // 2b: stores the bytes (type, size and pixel checks) and attaches them to the staged row (D18).
     const stored = await storeStagedPhoto(deps, {

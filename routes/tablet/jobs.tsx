@@ -5,7 +5,7 @@
 import { type Context, Hono } from "hono";
 import { TabletHeader, type TabletHeaderProps } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
-import { JOB_NAMES, type JobName, JOBS } from "@/islands/_tablet_jobs.ts";
+import { JOB_NAMES, type JobName, JOBS } from "@/components/tablet_jobs.ts";
 import TabletFlow, { type TabletFlowProps } from "@/islands/TabletFlow.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { FLOWS } from "@/lib/flows.ts";

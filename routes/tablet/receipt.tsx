@@ -8,7 +8,7 @@ import type { TabletHeaderProps } from "@/components/TabletHeader.tsx";
 import { TabletHeader } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
 import { formatDepotTime } from "@/io/time_zone.ts";
-import { JOBS, MOVEMENT_STATUS_WORDS, PART_STATUS_WORDS } from "@/islands/_tablet_jobs.ts";
+import { JOBS, MOVEMENT_STATUS_WORDS, PART_STATUS_WORDS } from "@/components/tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { renderPage } from "@/render/page.tsx";
 import { loadReceipt, type Receipt } from "@/lib/tablet_data.ts";

@@ -1,8 +1,8 @@
 /** `parts_drop_off` (docs/protocol.md 3a). */
 import { z } from "zod";
 import { dropOff } from "@/lib/movements/drop_off.ts";
-import { repairShopIdField, submittedPartsField } from "@/lib/movements/input.ts";
 import { emailField, lineTextField, regoField } from "@/lib/validation.ts";
+import { repairShopIdField, submittedPartsField } from "@/routes/api/events/fields.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 
 export const dropOffEvent = defineEvent({
@@ -15,10 +15,12 @@ export const dropOffEvent = defineEvent({
       parts: submittedPartsField,
     }),
   }),
-  run: (deps, actor, { details }) =>
-    dropOff(deps, actor, {
+  run: async (deps, actor, { details }) => {
+    const recorded = await dropOff(deps, actor, {
       rego: details.rego,
       repairShopId: details.delivery_location.id,
       parts: details.parts,
-    }),
+    });
+    return { delivery_parts: recorded.deliveryParts, parts_movement_id: recorded.movementId };
+  },
 });

@@ -1,8 +1,8 @@
 /** `parts_pick_up_reverse` (docs/protocol.md 3b). */
 import { z } from "zod";
-import { submittedPartsField } from "@/lib/movements/input.ts";
 import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
 import { emailField, regoField } from "@/lib/validation.ts";
+import { submittedPartsField } from "@/routes/api/events/fields.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
 
 export const pickUpReverseEvent = defineEvent({
@@ -16,5 +16,12 @@ export const pickUpReverseEvent = defineEvent({
       parts: submittedPartsField,
     }),
   }),
-  run: (deps, actor, { details }) => pickUpReverse(deps, actor, { rego: details.rego, parts: details.parts }),
+  run: async (deps, actor, { details }) => {
+    const recorded = await pickUpReverse(deps, actor, { rego: details.rego, parts: details.parts });
+    return {
+      delivery_parts: recorded.deliveryParts,
+      movement_type: "reverse" as const,
+      parts_movement_id: recorded.movementId,
+    };
+  },
 });

@@ -1,15 +1,63 @@
-/** `Parts_search_details` (docs/protocol.md §1). */
+/** `Parts_search_details` (docs/protocol.md §1): the search's result in the protocol's answer. */
 import { z } from "zod";
-import { onOneConnection } from "@/db/client.ts";
 import {
-  type DirectSearchResult,
-  type ReverseSearchResult,
+  type DirectSearch,
+  type ReverseSearch,
+  searchAs,
   searchDirect,
   searchReverse,
 } from "@/lib/search.ts";
-import { actorUser } from "@/lib/users.ts";
 import { emailField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
+
+/** Stage `pickup` of a direct search, with D10's extras (the repairer's name, the claim number). */
+const directAnswer = (rego: string, r: DirectSearch) => ({
+  repairer: r.repairer.id,
+  form_name: "pickup" as const,
+  movement_type: "direct" as const,
+  rego,
+  parts_list: r.parts.map((p) => ({
+    parts_order_id: p.id,
+    description: p.description,
+    order_status: "Arrived" as const,
+    part_no: p.partNo,
+  })),
+  repairer_name: r.repairer.name,
+  claim_number: r.claimNumber,
+});
+
+/** Stage `pickup` (leg 1) or `dropoff` (leg 2, the open trip) of a reverse search, with the claim number. */
+function reverseAnswer(rego: string, r: ReverseSearch) {
+  if (r.stage === "pickup") {
+    return {
+      form_name: "pickup" as const,
+      movement_type: "reverse" as const,
+      rego,
+      stage: "pickup" as const,
+      parts_list: r.parts.map((p) => ({
+        parts_order_id: p.id,
+        description: p.description,
+        part_no: p.partNo,
+      })),
+      claim_number: r.claimNumber,
+    };
+  }
+  return {
+    form_name: "dropoff" as const,
+    movement_type: "reverse" as const,
+    rego,
+    stage: "dropoff" as const,
+    parts_list: r.parts.map((p) => ({
+      delivery_id: p.deliveryId,
+      parts_order_id: p.id,
+      description: p.description,
+      part_no: p.partNo,
+    })),
+    hq_location: r.hqLocation,
+    parts_movement_id: r.movementId,
+    claim_number: r.claimNumber,
+  };
+}
 
 export const searchEvent = defineEvent({
   schema: z.object({
@@ -19,12 +67,8 @@ export const searchEvent = defineEvent({
       movement_type: z.enum(["direct", "reverse"]),
     }),
   }),
-  // Its statements share one pooled connection (db/client.ts onOneConnection).
-  run: ({ db }, actor, { details }): Promise<DirectSearchResult | ReverseSearchResult> =>
-    onOneConnection(db, async (db) => {
-      await actorUser(db, actor);
-      return details.movement_type === "direct"
-        ? await searchDirect(db, details.rego)
-        : await searchReverse(db, details.rego);
-    }),
+  run: async ({ db }, actor, { details: { rego, movement_type } }) =>
+    movement_type === "direct"
+      ? directAnswer(rego, await searchAs(db, actor, searchDirect, rego))
+      : reverseAnswer(rego, await searchAs(db, actor, searchReverse, rego)),
 });

@@ -1,16 +1,17 @@
 /**
- * The three jobs a driver picks on the tablet and the words each one uses, shared by the server pages
- * (routes/tablet) and the browser islands. Pure data and types: safe on both sides.
+ * The three jobs a driver picks on the tablet, the words each one uses, and the shapes of the tablet API's
+ * answers: shared by the tablet's routes (routes/tablet) and its islands, which may import components/
+ * (render/assets/js.ts). Pure data, and types only from server modules: safe on both sides.
  */
 import type { MovementStatus, PartStatus } from "@/db/schema.ts";
+import type { FlowName } from "@/lib/flows.ts";
 
 export type JobName = "deliver" | "collect" | "return";
-/** lib/flows.ts FlowName of each job (kept as a string union here: islands import no server code). */
-export type JobFlow = "direct" | "reverse_pickup" | "reverse_dropoff";
 
 export interface Job {
   name: JobName;
-  flow: JobFlow;
+  /** The movement flow the job records (lib/flows.ts). */
+  flow: FlowName;
   title: string;
   /** One line under the title on the job chooser. */
   hint: string;

@@ -1,0 +1,24 @@
+/**
+ * The HTTP status of every refusal of a photo upload, for both faces that store photos: call 2b
+ * (`/api/v2.1`, routes/api/upload.ts, which adds the protocol's code from routes/api/codes.ts) and the tablet
+ * (`/tablet/api/photos`, which answers `{message, part_id}`). One status serves both: the refusals on which
+ * the two faces used to differ (`bad_path`, `unknown_address`, `environment`, and the multipart ones) are
+ * about 2b's address, header and multipart envelope, which the tablet never sends, so it cannot meet them.
+ */
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { UploadRefusal } from "@/lib/photos/upload.ts";
+
+export const UPLOAD_REFUSAL_STATUS: Record<UploadRefusal, ContentfulStatusCode> = {
+  bad_path: 400,
+  unknown_address: 404,
+  environment: 400,
+  unauthorized: 401,
+  not_multipart: 400,
+  no_file: 400,
+  empty: 400,
+  too_large: 413,
+  not_image: 415,
+  too_many_pixels: 422,
+  // The photo store failed (down, full, slow): retryable; nothing was recorded.
+  store_unavailable: 503,
+};
