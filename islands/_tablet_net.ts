@@ -151,19 +151,6 @@ export function uploadBlob<T>(
   });
 }
 
-/** Resolves after `ms`, or at once when the network comes back (the `online` event). */
-export function waitOrOnline(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      globalThis.removeEventListener("online", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    globalThis.addEventListener("online", done);
-  });
-}
-
 /** The longest edge a photo is sent with; phones take 4000+ px, which is slow over depot Wi-Fi. */
 export const MAX_PHOTO_EDGE = 2048;
 

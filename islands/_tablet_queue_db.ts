@@ -83,11 +83,6 @@ export async function movementsOf(userId: number): Promise<QueuedMovement[]> {
   return byAge(await (await db()).getAllFromIndex("movements", "userId", userId));
 }
 
-export async function getPhoto(userId: number, key: string): Promise<QueuedPhoto | undefined> {
-  const photo = await (await db()).get("photos", key);
-  return photo?.userId === userId ? photo : undefined;
-}
-
 export async function getMovement(userId: number, key: string): Promise<QueuedMovement | undefined> {
   const movement = await (await db()).get("movements", key);
   return movement?.userId === userId ? movement : undefined;

@@ -1,10 +1,10 @@
 /**
  * The dashboard's one mapping of a refused form (a DomainError, by kind) to its page answer
- * (components/hq/refusals.ts), and the parsing of its list queries (lib/dashboard/lists.ts).
+ * (routes/hq/refusals.ts), and the parsing of its list queries (lib/dashboard/lists.ts).
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { answerRefusal } from "@/components/hq/refusals.ts";
+import { answerRefusal } from "@/routes/hq/refusals.ts";
 import { hqPage } from "@/components/hq/page.tsx";
 import { cursorParam, movementQueryOf, PAGE_SIZE, partPageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import { DomainError, type ErrorKind, ValidationError } from "@/lib/errors.ts";

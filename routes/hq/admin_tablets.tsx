@@ -13,7 +13,7 @@ import { parseId } from "@/lib/validation.ts";
 import { deviceCookie, requestDevice, setDeviceCookie } from "@/routes/web/device.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
-import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
+import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import { AddForm } from "@/components/hq/admin_forms.tsx";
 import {
   buttonClass,

@@ -9,7 +9,7 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
-import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
+import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import { ActiveToggle, AddForm } from "@/components/hq/admin_forms.tsx";
 import {
   buttonClass,

@@ -2,16 +2,15 @@
 import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
-import { movementPageOf, movementQueryOf, pageLinks } from "@/lib/dashboard/lists.ts";
+import { movementPageOf, movementQueryOf } from "@/lib/dashboard/lists.ts";
 import { type MovementRow, movementsPage, type MovementsPageData } from "@/lib/dashboard/movements.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
 import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import type { Heading } from "@/components/hq/sort_heading.tsx";
 import type { MovementSortColumn } from "@/db/queries/movement_reads.ts";
-import type { ListSort } from "@/db/queries/sorting.ts";
+import { listPage, type ListPageExtras } from "@/routes/hq/list_page.tsx";
 import {
   Field,
   inputClass,
@@ -27,34 +26,23 @@ import {
 export function movementsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
-  app.get("/", async (c) => {
-    const raw = c.req.query();
-    let list, paging;
-    try {
-      list = movementQueryOf(raw);
-      paging = movementPageOf(raw, list.sort);
-    } catch (error) {
-      return refusedQueryPage(c, error, "/hq/movements");
-    }
-    const { query, filters, sort } = list;
-    const data = await movementsPage(deps.db, filters, paging, sort);
-    return hqPage(
-      c,
-      { title: "Movements", section: "movements" },
-      <Page data={{ ...data, query, sort, links: pageLinks("/hq/movements", query, sort, data) }} />,
-    );
-  });
+  app.get(
+    "/",
+    listPage({
+      path: "/hq/movements",
+      title: "Movements",
+      section: "movements",
+      queryOf: movementQueryOf,
+      pageOf: movementPageOf,
+      load: (filters, paging, sort) => movementsPage(deps.db, filters, paging, sort),
+      render: (data) => <Page data={data} />,
+    }),
+  );
 
   return app;
 }
 
-interface Data extends MovementsPageData {
-  /** The filters as typed, for the form and the paging and export links. */
-  query: Record<string, string>;
-  /** The "Previous" and "Next" links (keyset cursors). */
-  links: { prev?: string; next?: string };
-  sort: ListSort<MovementSortColumn>;
-}
+type Data = MovementsPageData & ListPageExtras<MovementSortColumn>;
 
 /** "To Southside Collision Centre" for a direct movement, "From Southside … to HQ Main Depot" for a return. */
 function placeOf(m: Pick<MovementRow, "movement_type" | "repairer_name" | "hq_name">): string {

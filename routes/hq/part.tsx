@@ -14,7 +14,7 @@ import { changeStatusByDispatcher } from "@/lib/part_status.ts";
 import { parseId } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
-import { answerRefusal, type Refusal } from "@/components/hq/refusals.ts";
+import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import { ClaimLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import {
   buttonClass,

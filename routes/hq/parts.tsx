@@ -3,15 +3,14 @@ import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { PART_STATUSES } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { pageLinks, partPageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
+import { partPageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import { partsPage, type PartsPageData } from "@/lib/dashboard/parts.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
 import { ClaimLink, PartCells, RegoLink } from "@/components/hq/part_cells.tsx";
 import type { Heading } from "@/components/hq/sort_heading.tsx";
 import type { PartSortColumn } from "@/db/queries/parts.ts";
-import type { ListSort } from "@/db/queries/sorting.ts";
+import { listPage, type ListPageExtras } from "@/routes/hq/list_page.tsx";
 import {
   Field,
   inputClass,
@@ -26,34 +25,23 @@ import {
 export function partsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
 
-  app.get("/", async (c) => {
-    const raw = c.req.query();
-    let list, paging;
-    try {
-      list = partQueryOf(raw);
-      paging = partPageOf(raw, list.sort);
-    } catch (error) {
-      return refusedQueryPage(c, error, "/hq/parts");
-    }
-    const { query, filters, sort } = list;
-    const data = await partsPage(deps.db, filters, paging, sort);
-    return hqPage(
-      c,
-      { title: "Parts", section: "parts" },
-      <Page data={{ ...data, query, sort, links: pageLinks("/hq/parts", query, sort, data) }} />,
-    );
-  });
+  app.get(
+    "/",
+    listPage({
+      path: "/hq/parts",
+      title: "Parts",
+      section: "parts",
+      queryOf: partQueryOf,
+      pageOf: partPageOf,
+      load: (filters, paging, sort) => partsPage(deps.db, filters, paging, sort),
+      render: (data) => <Page data={data} />,
+    }),
+  );
 
   return app;
 }
 
-interface Data extends PartsPageData {
-  /** The filters as typed, for the form and the paging and export links. */
-  query: Record<string, string>;
-  /** The "Previous" and "Next" links (keyset cursors). */
-  links: { prev?: string; next?: string };
-  sort: ListSort<PartSortColumn>;
-}
+type Data = PartsPageData & ListPageExtras<PartSortColumn>;
 
 const COLUMNS: Heading[] = [
   { label: "Photo" },

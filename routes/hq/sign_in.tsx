@@ -13,7 +13,7 @@ import {
   setSessionCookie,
 } from "@/routes/web/session.ts";
 import { type HqContext, hqPage } from "@/components/hq/page.tsx";
-import { answerRefusal } from "@/components/hq/refusals.ts";
+import { answerRefusal } from "@/routes/hq/refusals.ts";
 import { buttonClass, Field, inputClass, type Notice, NoticeBox } from "@/components/hq/ui.tsx";
 
 const HOME = "/hq/parts";
