@@ -36,7 +36,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   // A scraper's bearer token; long enough that guessing it is hopeless. Unset: no /metrics at all.
   METRICS_TOKEN: z.string().min(16).optional(),
-  // Not in D2 (issue 15): database time bounds, in milliseconds; 0 turns a server-side one off.
+  // Not in D2 (docs/security.md "Database time bounds and text input"): database time bounds, in
+  // milliseconds; 0 turns a server-side one off.
   DB_CONNECT_TIMEOUT_MS: positiveInt(5_000),
   DB_STATEMENT_TIMEOUT_MS: wholeOrZero(15_000),
   DB_LOCK_TIMEOUT_MS: wholeOrZero(5_000),
@@ -58,7 +59,8 @@ const envSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
-  // Slow clients (issue 15): how long a request body may stall, and the slowest average it may arrive at.
+  // Slow clients (docs/security.md "Slow clients: what the app does, what the proxy does"): how long a
+  // request body may stall, and the slowest average it may arrive at.
   BODY_TIMEOUT_SECONDS: positiveInt(20),
   BODY_MIN_BYTES_PER_SECOND: positiveInt(4096),
   // Seconds without a request after which the process gives memory back (io/memory_reducer.ts); 0: never.

@@ -50,7 +50,7 @@ const BARE_ESCAPES = { sgr: "escape", newlines: "escape" } as const;
 
 /**
  * LogTape's `value: "bare"` (strings as they are, escaped; anything else inspected), with numbers written
- * directly: Deno.inspect of the request line's status and duration was ~15 µs of every request (issue 14),
+ * directly: Deno.inspect of the request line's status and duration was ~15 µs of every request,
  * and gives the same text for a number (`-0` included).
  */
 function bareValue(value: unknown, inspect: (value: unknown) => string): string {
@@ -91,7 +91,8 @@ export function configureLogging({ format, level, write }: LogSetup): void {
  * Marks a sink as done with each record before it returns (LogTape's own stream and console sinks are marked
  * so, through this registered symbol). Without the mark LogTape copies every record, and its properties,
  * through property descriptors into a new object before handing it over: a third of the request line's cost
- * (issue 14). Both sinks here format and write the record synchronously, so the copy guards nothing.
+ * (docs/performance.md "Search path"). Both sinks here format and write the record synchronously, so the copy
+ * guards nothing.
  */
 function immediate(sink: Sink): Sink {
   return Object.defineProperty(sink, Symbol.for("LogTape.sinkSnapshotPolicy.immediate"), { value: true });

@@ -1,12 +1,12 @@
 /**
- * Gives memory back to the system once the service goes quiet (issue 14, memory): `idleMs` after the last
- * request (start-up counts as one), a single full collection of the kind V8 runs when memory runs short,
- * which also shrinks the young generation to its smallest size. Under load V8 grows the young generation so
- * that its collections stay cheap (about 10 MB committed after start-up alone, a tenth of an idle server on
- * the PostgreSQL server) and never shrinks it by itself while the process is idle; a depot's small VM
- * should not hold that between one driver's confirmation and the next. One collection per quiet spell,
- * ~30 ms on the shared 2-core machine; the next request finds a small young generation, which grows again
- * as the load does (docs/performance.md "Memory and start-up").
+ * Gives memory back to the system once the service goes quiet: `idleMs` after the last request (start-up
+ * counts as one), a single full collection of the kind V8 runs when memory runs short, which also shrinks the
+ * young generation to its smallest size. Under load V8 grows the young generation so that its collections
+ * stay cheap (about 10 MB committed after start-up alone, a tenth of an idle server on the PostgreSQL server)
+ * and never shrinks it by itself while the process is idle; a depot's small VM should not hold that between
+ * one driver's confirmation and the next. One collection per quiet spell, ~30 ms on the shared 2-core
+ * machine; the next request finds a small young generation, which grows again as the load does
+ * (docs/performance.md "Memory and start-up").
  */
 import v8 from "node:v8";
 import vm from "node:vm";

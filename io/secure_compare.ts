@@ -12,9 +12,10 @@ const encoder = new TextEncoder();
 
 /**
  * `secureEquals` against one fixed secret (the handler checks its public key on every call), without a
- * digest per call: hashing the candidate through node:crypto was ~20 µs of a search (issue 14). The loop
- * always runs over the secret's own bytes, whatever the candidate, so its time depends on nothing the
- * candidate could learn (not even the secret's length); a length mismatch only sets a bit of the result.
+ * digest per call: hashing the candidate through node:crypto was ~20 µs of a search (docs/performance.md
+ * "Search path"). The loop always runs over the secret's own bytes, whatever the candidate, so its time
+ * depends on nothing the candidate could learn (not even the secret's length); a length mismatch only sets a
+ * bit of the result.
  */
 export function secretMatcher(secret: string): (candidate: string) => boolean {
   const expected = encoder.encode(secret);

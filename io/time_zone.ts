@@ -92,7 +92,7 @@ export function formatDepotTime(d: Date, zone: string): string {
 /**
  * ISO 8601 in the zone with its offset, to the millisecond: "2026-11-21T20:30:05.123+11:00"; "Z" when
  * the offset is zero (so in UTC it is exactly `toISOString()`). An instant as a Date or as epoch
- * milliseconds (the CSV export reads its times as numbers: no Date a cell, issue 14).
+ * milliseconds (the CSV export reads its times as numbers: no Date a cell).
  */
 export function isoInZone(t: Date | number, zone: string): string {
   // Whole milliseconds, as a Date holds them.
@@ -118,7 +118,7 @@ function isoOf(ms: number, zone: string): string {
   if (offset !== null) {
     // The wall clock is the instant shifted by the offset, read as UTC: its hour's "2026-11-21T20:" is
     // remembered (Date's own ISO writer, once an hour), minutes, seconds and milliseconds are arithmetic.
-    // A CSV export formats millions of dates (issue 14).
+    // A CSV export formats millions of dates (docs/performance.md "Dashboard at 1M claims").
     const local = ms + offset.ms;
     const hour = Math.floor(local / HOUR_MS);
     const prefix = hourPrefix(hour);
@@ -165,7 +165,7 @@ const hourOffsets = new Map<string, Map<number, { ms: number; text: string } | n
  * The zone's offset over the UTC hour holding the instant `ms`, when the hour starts and ends with the same offset of
  * whole minutes (zones change offset at most once an hour, on a minute); null otherwise (the hour of a
  * change, or a historical offset in seconds): the caller then asks Intl for that instant. Intl's
- * formatToParts costs ~20 µs a call, most of a CSV export's time when asked for every date (issue 14).
+ * formatToParts costs ~20 µs a call, most of a CSV export's time when asked for every date.
  */
 function hourOffset(ms: number, zone: string): { ms: number; text: string } | null {
   const hour = Math.floor(ms / HOUR_MS);

@@ -1,10 +1,10 @@
 /**
- * Enrolled depot tablets (issue 15). The tablet's driver list and PIN sign-in answer only on a browser an
- * admin enrolled from the dashboard (routes/hq/admin_tablets.tsx), done on the tablet itself while signed
- * in there: it gets a long-lived device cookie holding a random token, of which only the SHA-256 is
- * stored. Revoking deletes the row (and the tablet's PIN windows), so the cookie is worthless at once.
- * Wrong PINs on a tablet count per user and device (lib/pin_attempts.ts), so a stranger's device, which
- * cannot be enrolled, cannot lock a driver out of the depot's own tablets.
+ * Enrolled depot tablets (docs/tablet.md "Enrolling a tablet"). The tablet's driver list and PIN sign-in
+ * answer only on a browser an admin enrolled from the dashboard (routes/hq/admin_tablets.tsx), done on the
+ * tablet itself while signed in there: it gets a long-lived device cookie holding a random token, of which
+ * only the SHA-256 is stored. Revoking deletes the row (and the tablet's PIN windows), so the cookie is
+ * worthless at once. Wrong PINs on a tablet count per user and device (lib/pin_attempts.ts), so a stranger's
+ * device, which cannot be enrolled, cannot lock a driver out of the depot's own tablets.
  */
 import type { Db } from "@/db/client.ts";
 import { insertAuditEntry } from "@/db/queries/audit.ts";
@@ -59,7 +59,7 @@ export async function enrolDevice(
       enrolledBy: input.enrolledBy,
       at,
     });
-    // Audit trail (issue 13); never the token.
+    // Audit trail (docs/dashboard.md "Audit trail"); never the token.
     await insertAuditEntry(tx, {
       actorId: input.enrolledBy,
       action: "tablet.enrol",
@@ -91,7 +91,7 @@ export async function revokeDevice(db: Db, id: number, actorId: number): Promise
     const device = await deleteDevice(tx, id);
     if (!device) throw new DomainError("not_found", "Tablet not found.");
     await clearClientPinWindows(tx, tabletClient(id));
-    // Audit trail (issue 13).
+    // Audit trail (docs/dashboard.md "Audit trail").
     await insertAuditEntry(tx, { actorId, action: "tablet.revoke", subject: `device:${id}`, before: device });
   });
 }

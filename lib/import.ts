@@ -280,7 +280,7 @@ export async function importData(
       parts,
       status_changes: changes,
     };
-    // Audit trail (issue 13): one entry with the counts, not one per row.
+    // Audit trail (docs/dashboard.md "Audit trail"): one entry with the counts, not one per row.
     await insertAuditEntry(tx, {
       actorId,
       action: "import",

@@ -158,7 +158,7 @@ export async function changeStatusByDispatcher(
       via: "dashboard",
       reason,
     });
-    // Audit trail (issue 13): the dispatcher's action, on the claim's timeline too.
+    // Audit trail (docs/dashboard.md "Audit trail"): the dispatcher's action, on the claim's timeline too.
     await insertAuditEntry(tx, {
       actorId: input.userId,
       action: "part.status",

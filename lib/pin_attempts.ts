@@ -1,6 +1,6 @@
 /**
- * The PIN-check limit of sign-in (D23, issue 15): at most MAX_PIN_CHECKS wrong PINs per subject and client
- * in a window, whatever the concurrency, on both databases.
+ * The PIN-check limit of sign-in (D23, docs/security.md "PIN checks"): at most MAX_PIN_CHECKS wrong PINs per
+ * subject and client in a window, whatever the concurrency, on both databases.
  *
  * The rule. A window holds a count of reserved checks; it opens at its first check and closes LOCKOUT_MS
  * later, or LOCKOUT_MS after the wrong PIN that filled it (the lock), whichever is later.

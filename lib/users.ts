@@ -10,7 +10,7 @@ export type ActingUser = Pick<User, "id" | "name" | "home_hq_id">;
 /**
  * Who makes a request: a user already known (the tablet's session user), or the handler's `user_email`
  * (lower-cased by its schema), which the movement submissions look up in their first statement instead of
- * a round trip of its own (issue 14); other events look it up with `actorUser`.
+ * a round trip of its own (docs/performance.md "Round trips"); other events look it up with `actorUser`.
  */
 export type Actor = { user: User } | { email: string };
 

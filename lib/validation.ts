@@ -24,10 +24,11 @@ export const idField = z.union([z.number(), z.string().trim().regex(/^\d+$/, { m
   .refine(isId, { message: "must be an ID" });
 
 /**
- * Text rules (issue 15), one per kind of field, for every face. Why: PostgreSQL refuses U+0000 in text (it
- * used to surface as a 503), the other C0 controls and DEL have no business in what people type, and the
- * Unicode bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) make a page, a CSV
- * cell or a chat line read differently from what it holds ("Trojan Source").
+ * Text rules (docs/security.md "Database time bounds and text input"), one per kind of field, for every face.
+ * Why: PostgreSQL refuses U+0000 in text (it used to surface as a 503), the other C0 controls and DEL have no
+ * business in what people type, and the Unicode bidirectional controls (U+061C, U+200E, U+200F,
+ * U+202A–U+202E, U+2066–U+2069) make a page, a CSV cell or a chat line read differently from what it holds
+ * ("Trojan Source").
  * - Names and identifiers (rego, e-mail, part no., claim number, names of people and places, list filters,
  *   `event_type`): any of those controls is refused, as a validation error of the field
  *   ("must not contain control characters"): nobody types one on purpose, and silently changing a key

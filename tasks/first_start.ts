@@ -3,7 +3,7 @@
  * the migrations and the demo data load. What they use (initdb's own WebAssembly instance, the import's
  * buffers, memory PGlite grew and never gives back) leaves with the child, so the server then opens the
  * prepared folder as on any warm restart: 798 MB idle after a first start became about the warm figure
- * (issue 14, docs/performance.md "Memory and start-up"). The parent holds the embedded lock meanwhile.
+ * (docs/performance.md "Memory and start-up"). The parent holds the embedded lock meanwhile.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";

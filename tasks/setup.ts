@@ -48,7 +48,8 @@ export async function lockEmbeddedOrExit(config: Config, purpose: string, altern
 /**
  * The photo store `PHOTO_STORE` names (or `kind`, for photos:migrate), over `db` for `postgres`. Every
  * backend stages uploads in `${DATA_DIR}/photos/tmp`; `disk` keeps the photos beside it. The S3 client is
- * imported only when chosen: the AWS SDK is about 25 MB of an idle process's memory (issue 14).
+ * imported only when chosen: the AWS SDK is about 25 MB of an idle process's memory
+ * (docs/performance.md "Memory and start-up").
  */
 export async function openPhotoStore(
   config: Config,

@@ -2,7 +2,7 @@
  * Running the service as a program: configuration, database, migrations, assets, then tasks/serve.ts
  * (demo data, HTTP server, background workers, a clean stop on SIGINT/SIGTERM).
  *
- * Every module is imported statically, tasks/serve.ts too (issue 14, warm restart): a dynamic `import()`
+ * Every module is imported statically, tasks/serve.ts too (warm restart): a dynamic `import()`
  * of the server's graph, meant to load it while the database opened, cost Deno about 0.4 s more CPU to
  * healthy than the same graph imported statically (server database 0.70–0.81 s against 0.34 s, embedded
  * 1.38–1.46 s against 1.00–1.04 s; docs/performance.md "Memory and start-up"): more than it overlapped.

@@ -1,8 +1,9 @@
 /**
- * A claim's page (issue 13), shared by the dashboard page (routes/hq/claim.tsx) and the printable copy in
- * the evidence ZIP: the claim, vehicle and repair shop, every part with its legs and photos (one part per
- * printed A4 page: `claim-part`, static/styles.css @media print), and the timeline. Only where a photo is
- * found differs: the dashboard's photo routes, or the file beside the page in the ZIP.
+ * A claim's page (docs/dashboard.md "Claim page and evidence pack"), shared by the dashboard page
+ * (routes/hq/claim.tsx) and the printable copy in the evidence ZIP: the claim, vehicle and repair shop, every
+ * part with its legs and photos (one part per printed A4 page: `claim-part`, static/styles.css @media print),
+ * and the timeline. Only where a photo is found differs: the dashboard's photo routes, or the file beside the
+ * page in the ZIP.
  */
 import type { ComponentChildren } from "preact";
 import type { ClaimPageData, Leg, TimelineEvent } from "@/lib/dashboard/claim.ts";

@@ -1,7 +1,7 @@
 /**
- * A region of a dashboard page that updates itself (issue 13, live dashboard): `<Live topics={[…]}>` marks
- * its children with `data-live` and adds the HqLive island, which swaps the region for a fresh copy of the
- * page's when one of `topics` changes (islands/HqLive.tsx, routes/hq/live.ts).
+ * A region of a dashboard page that updates itself (docs/dashboard.md "Live updates"): `<Live topics={[…]}>`
+ * marks its children with `data-live` and adds the HqLive island, which swaps the region for a fresh copy of
+ * the page's when one of `topics` changes (islands/HqLive.tsx, routes/hq/live.ts).
  */
 import type { ComponentChildren } from "preact";
 import HqLive from "@/islands/HqLive.tsx";

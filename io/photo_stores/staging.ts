@@ -168,7 +168,8 @@ export abstract class StagingPhotoStore implements PhotoStore {
 
   /**
    * A new temporary file. Its folder is made only when it is missing (the first upload, or after someone
-   * removed it), not before every upload: a mkdir per upload cost as much as the rename (issue 14).
+   * removed it), not before every upload: a mkdir per upload cost as much as the rename (docs/performance.md
+   * "Upload path").
    */
   async #createTemp(path: string): Promise<Deno.FsFile> {
     try {

@@ -1,6 +1,7 @@
 /**
- * The audit trail's reads for the admin page (issue 13): its query string (actor, action, keyset cursor),
- * validated, and its CSV export, streamed in batches by keyset (io/csv.ts) with times in the depot's zone.
+ * The audit trail's reads for the admin page (docs/dashboard.md "Audit trail"): its query string (actor,
+ * action, keyset cursor), validated, and its CSV export, streamed in batches by keyset (io/csv.ts) with times
+ * in the depot's zone.
  */
 import { z } from "zod";
 import type { Db } from "@/db/client.ts";

@@ -117,7 +117,7 @@ function feedItemOf(r: AnnouncementRow, timeZone: string): FeedItem {
 export async function retryAnnouncement(db: Db, id: number, actorId: number): Promise<boolean> {
   return await db.transaction().execute(async (tx) => {
     const retried = await requeueFailedAnnouncement(tx, id);
-    // Audit trail (issue 13): a retry that happened, by whom.
+    // Audit trail (docs/dashboard.md "Audit trail"): a retry that happened, by whom.
     if (retried) {
       await insertAuditEntry(tx, {
         actorId,

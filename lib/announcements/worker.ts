@@ -44,7 +44,7 @@ export interface WorkerOptions {
   /**
    * Wait before the first round (default 0: at once); a wake ends it early. `deno task start` waits a
    * second: a round at start queued its transaction ahead of a warm restart's first `/healthz` on
-   * the embedded database's one connection (issue 14), and rows left from before the restart can wait.
+   * the embedded database's one connection, and rows left from before the restart can wait.
    */
   firstDelayMs?: number;
   /** Rows posted per channel per round; default 10. */

@@ -17,7 +17,8 @@ import { stripBidi } from "@/lib/validation.ts";
 
 /**
  * Rows per batch: one batch (a few MB of rows and their CSV text) is all an export holds at once. 500 spent
- * a round trip and a plan per 500 rows, a tenth of the time of a 3-million-part export (issue 14).
+ * a round trip and a plan per 500 rows, a tenth of the time of a 3-million-part export (docs/performance.md
+ * "Dashboard at 1M claims").
  */
 export const EXPORT_BATCH = 2000;
 
@@ -113,8 +114,8 @@ const text = (s: string | null) => s === null ? "" : csvText(stripBidi(s));
 
 /**
  * The parts CSV's line, the cells csvRow would write for [id, part no., …, returned at] cleaned by
- * cleanCells, built without a cell array or a Date (a 3 000 000-part export, issue 14); tests/hq_exports_test.ts
- * checks it against csvRow.
+ * cleanCells, built without a cell array or a Date (a 3 000 000-part export: docs/performance.md "Dashboard
+ * at 1M claims"); tests/hq_exports_test.ts checks it against csvRow.
  */
 function partLine(p: PartExportRow, zone: string): string {
   const time = (ms: number | null) =>

@@ -136,7 +136,7 @@ export const tripQueryOf = (raw: Record<string, string>) => parseInput(tripQuery
  * base64url of JSON `[column, dir, value, id]`, written by `cursorParam` from the last (first) row shown.
  * It names the order it was made in, so a cursor of another order (a forged or hand-edited link), a value
  * that is not of the column's kind, or both parameters at once is refused (400) before it reaches SQL.
- * The old `?page=N` links (offset paging, before issue 14) are ignored: they show the first page.
+ * The old `?page=N` links (the offset paging keyset paging replaced) are ignored: they show the first page.
  */
 function keysetOf<C extends string>(
   raw: Record<string, string>,

@@ -1,7 +1,8 @@
 /**
- * A claim's evidence pack (issue 13): one ZIP with the original photo of every leg of every part, named
- * `<part no>_<leg>_<time>.jpg`, a `manifest.csv` and `manifest.json` listing each file with the SHA-256
- * recorded when the photo was stored (its storage key), and the printable page as HTML.
+ * A claim's evidence pack (docs/dashboard.md "Claim page and evidence pack"): one ZIP with the original photo
+ * of every leg of every part, named `<part no>_<leg>_<time>.jpg`, a `manifest.csv` and `manifest.json`
+ * listing each file with the SHA-256 recorded when the photo was stored (its storage key), and the printable
+ * page as HTML.
  *
  * Streamed, never built in memory: a pull-driven generator reads one photo at a time from the store and
  * hands fflate's output on as the client takes it, so memory stays at a few chunks however many photos the
@@ -100,7 +101,8 @@ async function* zipChunks(
   files: EvidenceFile[],
   extra: { name: string; text: string }[],
 ) {
-  // Loaded on the first download, not at start: fflate was about 15 MB of every idle process (issue 14).
+  // Loaded on the first download, not at start: fflate was about 15 MB of every idle process
+  // (docs/performance.md "Memory and start-up").
   const { Zip, ZipDeflate, ZipPassThrough } = await import("fflate");
   const out: Uint8Array[] = [];
   let failure: Error | null = null;

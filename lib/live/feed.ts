@@ -1,8 +1,8 @@
 /**
- * The change feed of the live dashboard (issue 13): one LISTEN per database and process, fanned out to
- * every open `/hq/live` stream. The NOTIFYs come from the transactions that change things
- * (db/queries/changes.ts), so a change made by any instance on the same database reaches every instance's
- * streams when it commits. The listener opens with the first subscriber and closes with the last.
+ * The change feed of the live dashboard (docs/dashboard.md "Live updates"): one LISTEN per database and
+ * process, fanned out to every open `/hq/live` stream. The NOTIFYs come from the transactions that change
+ * things (db/queries/changes.ts), so a change made by any instance on the same database reaches every
+ * instance's streams when it commits. The listener opens with the first subscriber and closes with the last.
  */
 import { type Db, listen } from "@/db/client.ts";
 import { CHANGE_CHANNEL, CHANGE_TOPICS, type ChangeTopic } from "@/db/queries/changes.ts";

@@ -1,9 +1,9 @@
 /**
- * How every movement submission talks to the database (issue 14). The locked path is four round trips
- * whatever the number of parts — BEGIN, one "lock and read" statement (db/queries/submission_reads.ts: the
- * acting user, the claim of the rego, the row locks and every read of the checks), the write statement,
- * COMMIT; a retry of an applied submission (D16) is three: it writes nothing. A drop-off first tries two
- * (the optimistic path, below).
+ * How every movement submission talks to the database (docs/performance.md "Round trips"). The locked path is
+ * four round trips whatever the number of parts — BEGIN, one "lock and read" statement
+ * (db/queries/submission_reads.ts: the acting user, the claim of the rego, the row locks and every read of
+ * the checks), the write statement, COMMIT; a retry of an applied submission (D16) is three: it writes
+ * nothing. A drop-off first tries two (the optimistic path, below).
  *
  * The checks run in JS in the order of D13 over what that statement read: the user, the rego and claim,
  * then the use case's own (`decide`). The statement's snapshot is taken before it waits for its locks, so

@@ -67,7 +67,8 @@ export async function isFresh(manifest: AssetManifest, project: AssetProject): P
     ...manifest.compressed,
   ];
   for (const deps of Object.values(manifest.imports)) outputs.push(...deps);
-  // Checked at once rather than one after another: this runs on every start (issue 14, restart time).
+  // Checked at once rather than one after another: this runs on every start (docs/performance.md
+  // "Memory and start-up").
   const present = await Promise.all(outputs.map((file) => exists(join(project.distDir, file))));
   if (!present.every(Boolean)) return false;
   return manifest.fingerprint === await fingerprint(project, manifest.watch);

@@ -60,7 +60,7 @@ export function handlerRoutes(deps: AppDeps) {
         const input = parseInput(event.schema, payload) as { user_email: string };
         // Keyed on the e-mail (lower-cased by the schema, unique per user), so a request over the limit costs
         // no database round trip and the submissions can read their user in their first statement
-        // (issue 14). An unknown e-mail is limited like a known one.
+        // (docs/performance.md "Round trips"). An unknown e-mail is limited like a known one.
         const decision = perUser?.hit(input.user_email);
         if (decision && !decision.allowed) return tooMany(c, decision, "json");
         return c.json(success(await event.run(deps, { email: input.user_email }, input)));

@@ -1,8 +1,9 @@
 /**
  * `/hq/admin/tablets` (admins only): enrol the browser in hand as a depot tablet, list the enrolled tablets
- * (name, enrolled by, enrolled at, last used) and revoke one (issue 15, lib/devices.ts). Enrolment happens on
- * the tablet itself: the admin signs in to the dashboard there, names it and presses "Enrol this browser as
- * a depot tablet", which gives that browser the device cookie (routes/web/device.ts).
+ * (name, enrolled by, enrolled at, last used) and revoke one (docs/tablet.md "Enrolling a tablet",
+ * lib/devices.ts). Enrolment happens on the tablet itself: the admin signs in to the dashboard there, names
+ * it and presses "Enrol this browser as a depot tablet", which gives that browser the device cookie
+ * (routes/web/device.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,8 +1,8 @@
 /**
- * `/hq/claims/:claim_number`: a claim's chain of custody (issue 13), printable on A4, and
- * `/hq/claims/:claim_number/evidence.zip`: its evidence pack (lib/evidence/zip.ts), streamed: the original
- * photos, manifest.csv and manifest.json with each photo's recorded SHA-256, and this page as claim.html.
- * Staff only (mounted in the staff area of routes/hq/mod.ts).
+ * `/hq/claims/:claim_number`: a claim's chain of custody (docs/dashboard.md "Claim page and evidence pack"),
+ * printable on A4, and `/hq/claims/:claim_number/evidence.zip`: its evidence pack (lib/evidence/zip.ts),
+ * streamed: the original photos, manifest.csv and manifest.json with each photo's recorded SHA-256, and this
+ * page as claim.html. Staff only (mounted in the staff area of routes/hq/mod.ts).
  */
 import { join } from "node:path";
 import { Hono } from "hono";

@@ -1,11 +1,12 @@
 /**
- * `GET /hq/live`: the live dashboard's event stream (server-sent events, issue 13). Staff only (mounted in
- * the staff area). Events: `ready` once the stream listens (nothing committed after it is missed), then
- * `change` with the topic (`movements`, `parts`, `announcements`, or `all` after the database listener
- * reconnected) for every change committed by any instance on the database, and `end` when the session's
- * idle time is up: the stream does not keep a session alive (it is a passive request, routes/web/session.ts),
- * so it ends with it and the page stops listening. A stopping server ends every stream (stopChangeFeed); the
- * browser then reconnects, to another instance or this one once it is back. A comment every 25 s keeps proxies from closing it.
+ * `GET /hq/live`: the live dashboard's event stream (server-sent events, docs/dashboard.md "Live updates").
+ * Staff only (mounted in the staff area). Events: `ready` once the stream listens (nothing committed after it
+ * is missed), then `change` with the topic (`movements`, `parts`, `announcements`, or `all` after the
+ * database listener reconnected) for every change committed by any instance on the database, and `end` when
+ * the session's idle time is up: the stream does not keep a session alive (it is a passive request,
+ * routes/web/session.ts), so it ends with it and the page stops listening. A stopping server ends every
+ * stream (stopChangeFeed); the browser then reconnects, to another instance or this one once it is back. A
+ * comment every 25 s keeps proxies from closing it.
  */
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";

@@ -1,7 +1,7 @@
 /**
- * The HQ dashboard (issue 6), mounted at /hq: server-rendered pages for dispatchers and admins. Every
- * request loads the session; each area then carries, in this order, its role check (so nobody unauthorised
- * makes us read a body), its body limit and the cross-site check (which reads form bodies):
+ * The HQ dashboard (docs/dashboard.md), mounted at /hq: server-rendered pages for dispatchers and admins.
+ * Every request loads the session; each area then carries, in this order, its role check (so nobody
+ * unauthorised makes us read a body), its body limit and the cross-site check (which reads form bodies):
  * - sign-in and sign-out: open to all; sign-in attempts limited per address;
  * - /admin: admins; the import takes a file, the other forms are small;
  * - everything else (the staff pages, and any unknown path: deny by default): dispatchers and admins.

@@ -95,7 +95,7 @@ export function jobRoutes(deps: AppDeps) {
   };
   // One plain route per job, not one `/:job{deliver|collect|return}`: Hono's RegExpRouter cannot take that
   // pattern beside the app's other routes, so SmartRouter fell back to the trie router for every request
-  // of the app, whose lookup was ~3 µs of each search on the handler (issue 14; tests/router_test.ts).
+  // of the app, whose lookup was ~3 µs of each search on the handler (tests/router_test.ts).
   for (const job of JOB_NAMES) app.get(`/${job}`, (c) => jobPage(c, job));
 
   return app;

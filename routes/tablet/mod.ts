@@ -1,6 +1,6 @@
 /**
- * The depot tablet (issue 5), mounted at /tablet. Every request loads the session and gets the idle time
- * left; each area then carries its own body limit (first: an oversized body is refused, signed in or
+ * The depot tablet (docs/tablet.md), mounted at /tablet. Every request loads the session and gets the idle
+ * time left; each area then carries its own body limit (first: an oversized body is refused, signed in or
  * not), guard and cross-site check (D23, D24):
  * - sign-in and sign-out: open to all, small form bodies, sign-in attempts limited per address;
  * - /api: the islands' endpoints, for signed-in drivers and admins (routes/tablet/api.ts);

@@ -3,9 +3,10 @@
  * PIN pad, `POST /tablet/sign-in` checks the PIN (lib/sessions.ts: wrong PIN, tries left, lockout), `POST
  * /tablet/sign-out` ends the session and clears what the site stored on the tablet.
  *
- * Both sign-in routes answer only on an enrolled tablet (issue 15, lib/devices.ts): anywhere else they show
- * "not an enrolled depot tablet" (403), with no driver list, and a POST is refused before any PIN check.
- * In development with the demo data loaded, the GET enrols the browser by itself (lib/demo_data.ts).
+ * Both sign-in routes answer only on an enrolled tablet (docs/tablet.md "Enrolling a tablet",
+ * lib/devices.ts): anywhere else they show "not an enrolled depot tablet" (403), with no driver list, and a
+ * POST is refused before any PIN check. In development with the demo data loaded, the GET enrols the browser
+ * by itself (lib/demo_data.ts).
  */
 import { Hono } from "hono";
 import type { Device } from "@/db/schema.ts";

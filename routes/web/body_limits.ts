@@ -28,7 +28,7 @@ declare module "hono" {
     /**
      * The bytes `bufferedBodies` read. A context variable, not a WeakMap keyed by the request: V8's young
      * generation collections keep a WeakMap's values alive, so every body would be copied into the old
-     * generation and freed only by a full collection (issue 14).
+     * generation and freed only by a full collection (docs/performance.md "Search path").
      */
     bufferedBody: Uint8Array;
   }
@@ -49,7 +49,7 @@ type Rebuilt = HonoRequest & { [BUILD]: () => Request; [BUILT]?: Request };
  * The one accessor pair of every rebuilt `raw`, its state in the request's own (symbol) properties. An
  * accessor made of new closures for each request gave each HonoRequest a hidden class of its own; V8 keeps
  * hidden classes in the old generation, so through them every request's raw Request, body and headers
- * survived young-generation collections and were copied into the old generation (issue 14: about 2 KB of
+ * survived young-generation collections and were copied into the old generation (about 2 KB of
  * every search's garbage, left for the full collections).
  */
 const REBUILT_RAW: PropertyDescriptor = {
@@ -66,7 +66,7 @@ const REBUILT_RAW: PropertyDescriptor = {
 /**
  * Makes `c.req.raw` the Request that `build` returns, built on first use. Building one costs more than
  * parsing the handler's JSON (its URL parsed again, its headers copied: ~70 µs a search on the shared
- * 2-core machine, issue 14); the handler reads `bufferedBody` instead and never pays it, while the routes
+ * 2-core machine); the handler reads `bufferedBody` instead and never pays it, while the routes
  * and guards that read `c.req.raw` (forms, csrfProtect) get the same Request as before.
  */
 function rebuiltLazily(req: HonoRequest, build: () => Request): void {
@@ -97,7 +97,8 @@ export function bufferedBodies(
     if (!bytes) return await tooLarge(c);
     c.set("bufferedBody", bytes);
     // Built from the parts the routes read, not from `raw` itself: copying a Request copies its abort signal,
-    // which makes Deno create that signal and a DOMException for it on every answer (issue 14, search path).
+    // which makes Deno create that signal and a DOMException for it on every answer (docs/performance.md
+    // "Search path").
     rebuiltLazily(c.req, () => {
       const request = new Request(raw.url, {
         method: raw.method,

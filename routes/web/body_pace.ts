@@ -57,7 +57,7 @@ type BodyReader = ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Ar
  * `timeoutMs` after the start: that is what the rule above gives each of its reads (its average is judged
  * only once the grace time is over, when it must be complete, and no byte comes before the start). One
  * timer then serves all its reads, instead of a timer started and cleared for each (a JSON body's two
- * reads, each a Node timer object: issue 14, search path).
+ * reads, each a Node timer object: docs/performance.md "Search path").
  */
 class PacedReader {
   #start = performance.now();
@@ -150,7 +150,8 @@ const DEFAULT_READ_BYTES = 64 * 1024;
  * `body` as a byte stream read under the pace rule (for the streaming readers); `onTooSlow` when it is cut.
  * A BYOB read of it reads the source straight into the reader's buffer: Deno then fills it as far as the
  * socket has bytes (256 KiB for the multipart parser) where a default read gets at most 64 KiB, so a
- * 4 MB photo takes about 17 reads (each with its pace timer) instead of 70 (issue 14, upload path).
+ * 4 MB photo takes about 17 reads (each with its pace timer) instead of 70 (docs/performance.md "Upload
+ * path").
  */
 export function pacedBody(
   body: ReadableStream<Uint8Array>,

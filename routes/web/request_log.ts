@@ -77,7 +77,7 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
       // JSON) without its work per request: `log.info` parses the template again, and its record's getters
       // are new closures each time, which gives every record a hidden class of its own in V8's old
       // generation; through it each record and its properties survived young-generation collections into
-      // the old generation (issue 14).
+      // the old generation (docs/performance.md "Search path").
       message: ["", method, " ", route, " ", status, " in ", duration_ms, " ms"],
       properties: {
         request_id: requestId,
