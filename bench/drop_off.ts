@@ -13,9 +13,10 @@ import type { Db } from "@/db/client.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import { compare, interleave, ROUNDS, sized } from "@/bench/pairs.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { startChild } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
 import { buildTestApp } from "@/tests/helpers/app.ts";
 import { COUNTED_SUBMISSIONS, countingDb } from "@/tests/helpers/round_trips.ts";
 

@@ -13,9 +13,10 @@ import { startDelayProxy } from "@/bench/delay_proxy.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import { compare, interleave, ROUNDS, sized, spreadOf } from "@/bench/pairs.ts";
 import { startChild } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
 import { formatValue } from "@/bench/report.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 
 const DELAY_MS = 2;
 /** Issue 14: 4 round trips of 2 × 2 ms. */

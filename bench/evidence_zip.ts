@@ -9,7 +9,7 @@
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { type EvidenceFile, evidenceZip } from "@/lib/evidence/zip.ts";
 import type { Leg } from "@/lib/dashboard/claim.ts";
-import type { BenchRow } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
 import { readRss, withPeakRss } from "@/bench/process.ts";
 import { compare, interleave } from "@/bench/pairs.ts";
 

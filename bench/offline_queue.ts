@@ -21,7 +21,7 @@ import { createApp } from "@/main.ts";
 import { demoDriverForm, enrolBenchTablet } from "@/bench/tablet_sign_in.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
 import { launchBrowser, serveApp } from "@/tests/browser/browser.ts";
-import type { BenchRow } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
 
 const PHOTOS = 10;
 const RUNS = sized(5, 3);

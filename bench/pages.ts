@@ -20,7 +20,7 @@ import { sessionCookie } from "@/routes/web/session.ts";
 import { demoDriverForm, enrolBenchTablet } from "@/bench/tablet_sign_in.ts";
 import { percentile } from "@/bench/load.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
-import type { BenchRow } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
 import type { Hono } from "hono";
 
 const PAGES = ["/tablet/sign-in", "/tablet", "/tablet/deliver", "/tablet/collect", "/tablet/return"];

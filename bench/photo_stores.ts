@@ -12,8 +12,9 @@ import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import { compare, interleave, ROUNDS, sized } from "@/bench/pairs.ts";
 import { startChild } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { startS3Server } from "@/tests/helpers/s3_server.ts";
 
 const STORES = ["disk", "postgres", "s3"] as const;

@@ -17,7 +17,8 @@ import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
-import { BENCH_PUBLIC_KEY, measureSearch, WARMUP } from "@/bench/search.ts";
+import { measureSearch, WARMUP } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY } from "@/bench/target.ts";
 import { readCpuMs, startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({

@@ -8,25 +8,15 @@
 import { BENCH_DRIVER, sampleRegos } from "@/bench/generate.ts";
 import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import { type BenchRow, formatValue } from "@/bench/report.ts";
+import { BENCH_PUBLIC_KEY, type BenchTarget, serviceEnv } from "@/bench/target.ts";
 import { startChild, withPeakRss } from "@/bench/process.ts";
-import { formatValue } from "@/bench/report.ts";
 import { MEMORY_BUDGET_MB } from "@/bench/budgets.ts";
 
-export const BENCH_PUBLIC_KEY = "bench-public-key";
 const CONCURRENCY = 16;
 const REQUESTS = sized(4000, 600);
 export const WARMUP = sized(400, 100);
 const MB = 1e6;
-
-/** Environment for the service child: development (no demo data: the database is not empty). */
-export const serviceEnv = (target: BenchTarget) => ({
-  ...target.env,
-  APP_ENV: "development",
-  PUBLIC_KEY: BENCH_PUBLIC_KEY,
-  // The whole load comes from one address and one user: the per-client limits would refuse most of it.
-  RATE_LIMITS: "off",
-});
 
 /** The search load (after its warm-up) against `url`; every answer must be a success. */
 export async function measureSearch(url: string, regos: string[]): Promise<LoadResult> {

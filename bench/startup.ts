@@ -11,10 +11,11 @@
  */
 import { compare, interleave, type PairSamples, QUICK, sized, spreadOf } from "@/bench/pairs.ts";
 import { type Memory, readCpuMs, startChild } from "@/bench/process.ts";
-import { serviceEnv } from "@/bench/search.ts";
+import { serviceEnv } from "@/bench/target.ts";
 import { formatValue } from "@/bench/report.ts";
 import { MEMORY_BUDGET_MB, MEMORY_TARGET } from "@/bench/budgets.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 
 const MB = 1e6;
 const IDLE_MS = sized(5000, 1000);

@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims } from "@/bench/generate.ts";
-import type { BenchTarget } from "@/tasks/bench.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { runLoad } from "@/bench/load.ts";
 import { readFilePart } from "@/io/multipart.ts";

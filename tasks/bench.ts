@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { type Db, openDb } from "@/db/client.ts";
+import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims } from "@/bench/generate.ts";
 import { QUICK } from "@/bench/pairs.ts";
@@ -39,18 +39,7 @@ import { benchObservability } from "@/bench/observability.ts";
 import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 import { benchDashboard } from "@/bench/dashboard.ts";
-
-export type { BenchRow };
-
-/** Where the bench's database lives and how a child process reaches it. */
-export interface BenchTarget {
-  kind: "embedded" | "server";
-  /** Environment for child processes (DATABASE_URL or DATA_DIR). */
-  env: Record<string, string>;
-  dataDir: string;
-  /** Opens an in-process connection (embedded: only while no child holds the database). */
-  open(): Db;
-}
+import type { BenchTarget } from "@/bench/target.ts";
 
 /**
  * The groups, in running order: a group runs once per database, or once with `database: false`. An
