@@ -18,7 +18,7 @@ import {
 import { EmptyPhotoError } from "@/io/photo_storage.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { readFilePartWithRemix } from "@/bench/remix_multipart.ts";
-import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 import {
   concat,
   enc,
