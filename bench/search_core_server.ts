@@ -8,7 +8,7 @@
  * Beside the bare baseline (bench/baseline_search_server.ts: the same SQL, none of the service's code), it
  * splits the service's gap in two: service ÷ this one is what the HTTP layer costs, this one ÷ baseline what
  * the code under it costs. Reads the service's own configuration (DATABASE_URL or DATA_DIR, PORT) and opens
- * the database as tasks/start.ts does; run by bench/search.ts and bench/profile_search.ts.
+ * the database as tasks/start.ts does; run by bench/search.ts and bench/profiles/search.ts.
  */
 import { sql } from "kysely";
 import { systemClock } from "@/io/clock.ts";
