@@ -1,6 +1,6 @@
 /**
  * Per tablet page: JavaScript and CSS on the wire as the assets route serves them to a browser that
- * accepts brotli, against the issue's 30 KB JavaScript budget; the page's bytes on the wire (HTML, scripts,
+ * accepts brotli, against the 30 KB JavaScript budget; the page's bytes on the wire (HTML, scripts,
  * stylesheet) compressed against the same files uncompressed, both fetched in this run; and the server's
  * render time (session, queries, render) against the cheapest request through the same app (/healthz),
  * the two timed in interleaved rounds (bench/pairs.ts), each after an untimed warm-up. Every answer

@@ -62,7 +62,7 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
     () => sample("tasks/start.ts", serviceEnv(target), `/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos),
     () => sample("bench/baseline_search_server.ts", target.env, "/", regos),
   );
-  // Where the gap goes (issue 14 item 3): the service's own code under a bare Deno.serve, in a pair of its own.
+  // Where the gap goes (docs/performance.md "Search path"): the service's own code under a bare Deno.serve, in a pair of its own.
   const core = await interleave(
     () => sample("bench/search_core_server.ts", serviceEnv(target), "/", regos),
     () => sample("bench/baseline_search_server.ts", target.env, "/", regos),
@@ -114,9 +114,7 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
       vs: "budget",
       baseline: budget,
       ratio: memory.service.median / budget,
-      note: `the issue's idle budget; the bare search server under the same load: ${
-        formatValue(memory.baseline)
-      } MB`,
+      note: `the idle budget; the bare search server under the same load: ${formatValue(memory.baseline)} MB`,
     },
   ];
 }

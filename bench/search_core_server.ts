@@ -1,5 +1,6 @@
 /**
- * The service's search without its HTTP layer (issue 14 item 3: where the gap to the bare baseline goes).
+ * The service's search without its HTTP layer (docs/performance.md "Search path": where the gap to the bare
+ * baseline goes).
  * A bare `Deno.serve` handler doing, with the service's own code, what routes/api/handler.ts does between
  * the body and the answer: JSON, the event's zod schema, the event (its statements on one pooled connection,
  * through the service's query layer) and the success envelope. No Hono and none of the app's middleware:

@@ -1,6 +1,6 @@
 /**
- * Start-up figures (issue 14): seconds from starting the service on an existing database to its first
- * healthy answer (a warm restart), and its resident memory once idle, each beside the issue's budget and
+ * Start-up figures (docs/performance.md "Memory and start-up"): seconds from starting the service on an existing database to its first
+ * healthy answer (a warm restart), and its resident memory once idle, each beside its budget and
  * beside a bare baseline measured in the same rounds: bench/baseline_search_server.ts, a bare Deno process
  * opening the same database and answering /healthz after `select 1`. On the embedded database, also the
  * memory after a first start with demo data (APP_ENV=development on an empty data folder).

@@ -1,12 +1,13 @@
 /**
- * `deno task bench [--claims N] [--only group,…]`: every figure of issue 14 beside what it is compared with
+ * `deno task bench [--claims N] [--only group,…]`: every figure beside what it is compared with
  * (a baseline measured in the same run, a budget, or the same service under other conditions), on the
  * embedded database always and on the PostgreSQL server too when DATABASE_URL is set (in a scratch
  * database it creates and drops). Paired figures run interleaved, ROUNDS times a side (bench/pairs.ts).
  * Prints a Markdown table and appends the run to bench/results.jsonl. `--latest [--headline]` prints the
  * latest table from that history instead of running. `BENCH_QUICK=1` reduces every sample (a smoke run).
  * The dashboard group runs only with `--only dashboard` (it generates its own `--claims` database).
- * Loopback traffic only; every loop is bounded.
+ * Loopback traffic only; every loop is bounded. Method and groups: docs/performance.md "How `deno task bench`
+ * measures" and "Running it".
  */
 import { parseArgs } from "node:util";
 import { Kysely, PostgresDialect, sql } from "kysely";
@@ -65,7 +66,7 @@ const GROUPS: {
   { name: "pages", database: false, run: () => benchPages() },
   { name: "queue", database: false, run: () => benchOfflineQueue() },
   { name: "evidence", database: false, run: () => benchEvidenceZip() },
-  // 1M claims take minutes to generate: `--only dashboard --claims 1000000` (docs/performance.md).
+  // 1M claims take minutes to generate: `--only dashboard --claims 1000000` (docs/performance.md "Running it").
   { name: "dashboard", database: true, onlyWhenAsked: true, run: (t, claims) => benchDashboard(t, claims) },
 ];
 
