@@ -150,7 +150,9 @@ export async function latestTable(opts: { headline?: boolean; groupOrder: string
     (opts.headline ? 0 : ["embedded", "server", "—"].indexOf(r.database) * 1000) +
     opts.groupOrder.indexOf(r.group);
   const rows = [...newest.values()].flatMap((v) => v.rows).sort((a, b) => order(a) - order(b));
-  return [...used.map(runHeading), "", opts.headline ? headlineTable(rows) : markdownTable(rows)].join("\n");
+  // A blank line between the runs' headings keeps each a paragraph of its own when pasted into Markdown.
+  return [used.map(runHeading).join("\n\n"), "", opts.headline ? headlineTable(rows) : markdownTable(rows)]
+    .join("\n");
 }
 
 /** Host, CPU, cores, memory and load of this machine, for the history line. */
