@@ -8,7 +8,7 @@
  * process opens it next runs PostgreSQL's crash recovery first (with fsync on it syncs every file of the
  * folder): the bench's warm restart row, which alternates the service with the bare baseline, timed the
  * service's starts after the baseline's unclean exits and the baseline's after the service's clean stops
- * (docs/performance.md "Ninth pass"). Exiting also lets a `--cpu-prof` run write its profile.
+ * (docs/performance.md "Memory and start-up"). Exiting also lets a `--cpu-prof` run write its profile.
  */
 import pg from "pg";
 

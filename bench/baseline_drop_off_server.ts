@@ -1,5 +1,5 @@
 /**
- * Baseline for the drop-off benchmark (issue 14 item 8): a bare `Deno.serve` that takes the handler's
+ * Baseline for the drop-off benchmark (docs/performance.md "Round trips"): a bare `Deno.serve` that takes the handler's
  * `parts_drop_off` JSON and runs the service's own statements — its optimistic path: the read without
  * locks, then the all-or-nothing write statement, each on its own — on bare `pg` (DATABASE_URL) or PGlite (DATA_DIR/db), with no Hono, no zod and
  * no Kysely execution. The SQL text cannot drift from the service's: it is compiled from the same query

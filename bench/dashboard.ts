@@ -1,5 +1,5 @@
 /**
- * The HQ dashboard at scale (issue 14 item 7): each list, filter and sort of the dashboard as the service
+ * The HQ dashboard at scale (docs/performance.md "Dashboard at 1M claims"): each list, filter and sort of the dashboard as the service
  * answers it (session, queries, render), beside the same SQL replayed on a bare driver ("bare SQL",
  * bench/dashboard_bare.ts); the parts CSV export's rows/s beside its batch statement in a bare keyset loop;
  * and the service's peak memory while it streams, beside the same service idle. Interleaved rounds
@@ -17,10 +17,11 @@ import pg from "pg";
 import { type Db, openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { BENCH_DISPATCHER, fillScale } from "@/bench/generate_scale.ts";
-import { serviceEnv } from "@/bench/search.ts";
+import { serviceEnv } from "@/bench/target.ts";
 import { startChild, withPeakRss } from "@/bench/process.ts";
 import { compare, interleave, spreadOf } from "@/bench/pairs.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { mintToken, randomToken } from "@/io/tokens.ts";
 import { type DashPage, dashPages, timedMs } from "@/bench/dashboard_pages.ts";
 import { bareSample, type Recording } from "@/bench/dashboard_bare.ts";
@@ -109,7 +110,7 @@ async function serviceSample(target: BenchTarget, pages: DashPage[], cookie: str
 
 /**
  * Every page and the export, the service and the same SQL bare, interleaved rounds (bench/pairs.ts);
- * `target` is already filled. Two budget rows carry the issue's 100 ms target: the slowest list or filter
+ * `target` is already filled. Two budget rows carry the 100 ms target: the slowest list or filter
  * (default orders, the deep page, filters, the feed) and the slowest sort.
  */
 export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]> {

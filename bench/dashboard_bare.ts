@@ -7,7 +7,7 @@ import { type CompiledQuery, PostgresQueryCompiler } from "kysely";
 import pg from "pg";
 import { type Db, openDb } from "@/db/client.ts";
 import { newPGlite } from "@/db/pglite.ts";
-import type { BenchTarget } from "@/tasks/bench.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { type DashPage, timedMs } from "@/bench/dashboard_pages.ts";
 import { EXPORT_BATCH } from "@/lib/dashboard/exports.ts";
 import { partExportBatch } from "@/db/queries/part_export.ts";

@@ -1,5 +1,5 @@
 /**
- * A loopback TCP proxy that delays every chunk by a fixed time in each direction (issue 14): put between
+ * A loopback TCP proxy that delays every chunk by a fixed time in each direction: put between
  * the service and the PostgreSQL server, it shows what each database round trip costs over a real network
  * (a managed database 2–5 ms away). Chunks keep their order; the delay is added per chunk, not per byte, so
  * a round trip costs twice `delayMs` however much it carries.

@@ -1,8 +1,8 @@
 /**
- * Direct drop-offs through the real handler (issue 14):
- * - round trips per submission (each statement, BEGIN and COMMIT counted, tests/helpers/round_trips.ts) for
+ * Direct drop-offs through the real handler (docs/performance.md "Round trips", "Per-part cost"):
+ * - round trips per submission (each statement, BEGIN and COMMIT counted, testkit/round_trips.ts) for
  *   the drop-off, the reverse pickup and its leg 2, at 1 and 50 parts, on an in-process app, against the
- *   issue's budget of 4;
+ *   budget of 4;
  * - movements/s at concurrency 4 of 1-part and 50-part drop-offs against a measured bare baseline
  *   (BARE_DROP_OFF: the same statements through bare pg/PGlite under a bare Deno.serve, no framework), and
  *   the 50-part rate against the same service's 1-part rate. Interleaved rounds (bench/pairs.ts): each round
@@ -13,14 +13,15 @@ import type { Db } from "@/db/client.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import { compare, interleave, ROUNDS, sized } from "@/bench/pairs.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { startChild } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
-import { buildTestApp } from "@/tests/helpers/app.ts";
-import { COUNTED_SUBMISSIONS, countingDb } from "@/tests/helpers/round_trips.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
+import { buildTestApp } from "@/testkit/app.ts";
+import { COUNTED_SUBMISSIONS, countingDb } from "@/testkit/round_trips.ts";
 
 /**
- * The bare drop-off baseline (helper "rt"): a child script like bench/baseline_search_server.ts. Reads PORT
+ * The bare drop-off baseline: a child script like bench/baseline_search_server.ts. Reads PORT
  * and DATABASE_URL or DATA_DIR; GET /healthz answers 200 once the database does; POST with the handler's
  * JSON body (`{ payload }` of parts_drop_off) runs the service's drop-off statements and answers
  * `{ result: { status: "success" } }`.
@@ -134,7 +135,7 @@ export async function benchRoundTrips(target: BenchTarget): Promise<BenchRow[]> 
     baseline: ROUND_TRIP_BUDGET,
     ratio: most / ROUND_TRIP_BUDGET,
     note: `the same at 1 and ${SIZES[1]} parts unless shown as 1→${SIZES[1]}; every statement, BEGIN and ` +
-      "COMMIT counted (tests/helpers/round_trips.ts)",
+      "COMMIT counted (testkit/round_trips.ts)",
     target: `≤ ${ROUND_TRIP_BUDGET}`,
   }];
 }

@@ -1,8 +1,8 @@
 /**
- * What a network costs a drop-off (issue 14): 1-part drop-offs one at a time against the service talking
+ * What a network costs a drop-off (docs/performance.md "Round trips"): 1-part drop-offs one at a time against the service talking
  * to the PostgreSQL server directly, and against a second instance reaching it through a loopback proxy
  * that adds 2 ms each way (bench/delay_proxy.ts). The difference of the p50s is what the round trips cost
- * on a network 2 ms away, compared with the issue's budget: 4 round trips × 4 ms = 16 ms. On a loaded
+ * on a network 2 ms away, compared with the budget: 4 round trips × 4 ms = 16 ms. On a loaded
  * machine the proxy's timers overshoot: the bench measures one bare round trip through it and gives the
  * quotient too. Server database only (PGlite runs in-process). Both instances stay up and are warmed up;
  * the rounds are interleaved (bench/pairs.ts), proxied and direct alternating which goes first.
@@ -13,12 +13,13 @@ import { startDelayProxy } from "@/bench/delay_proxy.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import { compare, interleave, ROUNDS, sized, spreadOf } from "@/bench/pairs.ts";
 import { startChild } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
 import { formatValue } from "@/bench/report.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 
 const DELAY_MS = 2;
-/** Issue 14: 4 round trips of 2 × 2 ms. */
+/** The budget: 4 round trips of 2 × 2 ms. */
 const BUDGET_MS = 4 * 2 * DELAY_MS;
 /** Drop-offs per round and side, one at a time (concurrency 1: latency, not throughput). */
 const PER_ROUND = sized(40, 10);

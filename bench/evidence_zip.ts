@@ -1,6 +1,6 @@
 /**
- * Evidence pack memory (issue 13: "a claim with 50 parts and 100 photos of 1 MB stays under ~30 MB of memory
- * growth"): the peak RSS growth of a process while it streams the ZIP of such a claim (lib/evidence/zip.ts)
+ * Evidence pack memory (docs/performance.md "Evidence pack": a claim with 50 parts and 100 photos of 1 MB stays
+ * under ~30 MB of memory growth): the peak RSS growth of a process while it streams the ZIP of such a claim (lib/evidence/zip.ts)
  * to a reader that discards it, beside a baseline that streams the same 100 photos from the same store
  * concatenated, without a ZIP. Each run is a fresh child process (`--child zip|concat <store dir>`), so
  * no run inherits another's heap; interleaved runs (bench/pairs.ts). Streaming holds a few chunks whatever the claim's
@@ -9,7 +9,7 @@
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { type EvidenceFile, evidenceZip } from "@/lib/evidence/zip.ts";
 import type { Leg } from "@/lib/dashboard/claim.ts";
-import type { BenchRow } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
 import { readRss, withPeakRss } from "@/bench/process.ts";
 import { compare, interleave } from "@/bench/pairs.ts";
 
@@ -102,7 +102,7 @@ export async function benchEvidenceZip(): Promise<BenchRow[]> {
       baseline: growth.baseline,
       ratio: growth.ratio,
       note: `baseline: the same photos streamed concatenated, no ZIP; a fresh process a run; ${sizes}; ` +
-        "issue 13 asks < ~30 MB",
+        "budget < ~30 MB of growth",
     }];
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});

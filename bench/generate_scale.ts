@@ -1,5 +1,5 @@
 /**
- * Dashboard-scale bench data (issue 14 item 7): claims, three parts each, a movement per claim with its
+ * Dashboard-scale bench data (docs/performance.md "Dashboard at 1M claims"): claims, three parts each, a movement per claim with its
  * Deliver_Parts, an announcement per movement and a history row per part, written set-based by the
  * database itself (one `generate_series` statement per table, explicit ids), so 1 000 000 claims and
  * 3 000 000 parts load in a few minutes on the server. Every figure is a function of the claim's number

@@ -8,8 +8,10 @@
 import { sampleRegos } from "@/bench/generate.ts";
 import { compare, interleave, ROUNDS } from "@/bench/pairs.ts";
 import { startChild } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, measureSearch, serviceEnv } from "@/bench/search.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import { measureSearch } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 
 const OBSERVED = { LOG_FORMAT: "json", LOG_LEVEL: "info", METRICS_TOKEN: "bench-metrics-token-0123456789" };
 const QUIET = { LOG_FORMAT: "json", LOG_LEVEL: "warning" };

@@ -7,7 +7,7 @@
  * interleaved runs (bench/pairs.ts) after an untimed one of each.
  */
 import sharp from "sharp";
-import type { Page } from "@/tests/browser/browser.ts";
+import type { Page } from "@/testkit/browser.ts";
 import { openDb } from "@/db/client.ts";
 import { newPGlite } from "@/db/pglite.ts";
 import { importData } from "@/lib/import.ts";
@@ -20,8 +20,8 @@ import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { demoDriverForm, enrolBenchTablet } from "@/bench/tablet_sign_in.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
-import { launchBrowser, serveApp } from "@/tests/browser/browser.ts";
-import type { BenchRow } from "@/tasks/bench.ts";
+import { launchBrowser, serveApp } from "@/testkit/browser.ts";
+import type { BenchRow } from "@/bench/report.ts";
 
 const PHOTOS = 10;
 const RUNS = sized(5, 3);

@@ -1,6 +1,6 @@
 /**
  * Per tablet page: JavaScript and CSS on the wire as the assets route serves them to a browser that
- * accepts brotli, against the issue's 30 KB JavaScript budget; the page's bytes on the wire (HTML, scripts,
+ * accepts brotli, against the 30 KB JavaScript budget; the page's bytes on the wire (HTML, scripts,
  * stylesheet) compressed against the same files uncompressed, both fetched in this run; and the server's
  * render time (session, queries, render) against the cheapest request through the same app (/healthz),
  * the two timed in interleaved rounds (bench/pairs.ts), each after an untimed warm-up. Every answer
@@ -20,7 +20,7 @@ import { sessionCookie } from "@/routes/web/session.ts";
 import { demoDriverForm, enrolBenchTablet } from "@/bench/tablet_sign_in.ts";
 import { percentile } from "@/bench/load.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
-import type { BenchRow } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
 import type { Hono } from "hono";
 
 const PAGES = ["/tablet/sign-in", "/tablet", "/tablet/deliver", "/tablet/collect", "/tablet/return"];

@@ -1,5 +1,5 @@
 /**
- * Fair pairs (issue 14 item 8): a figure and what it is compared with run ROUNDS times each, interleaved
+ * Fair pairs (docs/performance.md "How `deno task bench` measures"): a figure and what it is compared with run ROUNDS times each, interleaved
  * (service, baseline, then baseline, service, …: the side that goes first alternates, so drift of a shared
  * machine and a warmer cache hit both alike), each sample after its own warm-up, with the same work on both
  * sides. Every paired row of the bench goes through `interleave` and `compare`; the row shows the median
@@ -15,7 +15,7 @@ export interface Spread {
   n: number;
 }
 
-/** Runs per side of every pair (the issue asks for at least 3). */
+/** Runs per side of every pair (at least 3). */
 export const ROUNDS = 3;
 
 /**

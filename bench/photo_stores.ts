@@ -4,7 +4,7 @@
  * photo (2a, 2b of a 1 MB photo, the submission) per second at c=4, each run after an untimed warm-up.
  * Each shared store is paired with disk (bench/pairs.ts: interleaved rounds, which goes first alternating):
  * the same service with the default store, not a bare baseline. The s3 store runs against
- * s3rver on loopback (tests/helpers/s3_server.ts): a protocol stand-in that writes to the same disk, so its
+ * s3rver on loopback (testkit/s3_server.ts): a protocol stand-in that writes to the same disk, so its
  * figure is the cost of the S3 path (signing, HTTP, verification), not of a real object store's network.
  */
 import { sql } from "kysely";
@@ -12,9 +12,10 @@ import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import { compare, interleave, ROUNDS, sized } from "@/bench/pairs.ts";
 import { startChild } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
-import { startS3Server } from "@/tests/helpers/s3_server.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
+import { startS3Server } from "@/testkit/s3_server.ts";
 
 const STORES = ["disk", "postgres", "s3"] as const;
 type Store = (typeof STORES)[number];

@@ -13,7 +13,7 @@ export interface BenchRow {
   service: Value;
   /**
    * What `baseline` is: "baseline" (the same work measured in this run without the service's framework),
-   * "budget" (a figure the issue sets, not measured), or "same service, …" (the service itself under
+   * "budget" (a target set for the service, not measured), or "same service, …" (the service itself under
    * other conditions). Never "baseline" for the last two.
    */
   vs: "baseline" | "budget" | `same service, ${string}`;
@@ -21,7 +21,7 @@ export interface BenchRow {
   /** service / baseline (the median of the per-round ratios for paired rows). */
   ratio: Value;
   note?: string;
-  /** A figure of issue 14's target table (the README shows these): the target, as "≥ 0.95" or "≤ 4". */
+  /** A target figure (the README's headline table shows these): the target, as "≥ 0.95" or "≤ 4". */
   target?: string;
 }
 
@@ -105,7 +105,7 @@ export async function appendHistory(run: BenchRun): Promise<void> {
 }
 
 /**
- * The issue's target figures only, one line a figure with a column per database: the service's figure for
+ * The target figures only, one line a figure with a column per database: the service's figure for
  * a budget, else the ratio to what it is compared with; medians only. Compact enough for the README.
  */
 export function headlineTable(rows: RecordedRow[]): string {
@@ -150,7 +150,9 @@ export async function latestTable(opts: { headline?: boolean; groupOrder: string
     (opts.headline ? 0 : ["embedded", "server", "—"].indexOf(r.database) * 1000) +
     opts.groupOrder.indexOf(r.group);
   const rows = [...newest.values()].flatMap((v) => v.rows).sort((a, b) => order(a) - order(b));
-  return [...used.map(runHeading), "", opts.headline ? headlineTable(rows) : markdownTable(rows)].join("\n");
+  // A blank line between the runs' headings keeps each a paragraph of its own when pasted into Markdown.
+  return [used.map(runHeading).join("\n\n"), "", opts.headline ? headlineTable(rows) : markdownTable(rows)]
+    .join("\n");
 }
 
 /** Host, CPU, cores, memory and load of this machine, for the history line. */

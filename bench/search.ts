@@ -8,25 +8,15 @@
 import { BENCH_DRIVER, sampleRegos } from "@/bench/generate.ts";
 import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import { type BenchRow, formatValue } from "@/bench/report.ts";
+import { BENCH_PUBLIC_KEY, type BenchTarget, serviceEnv } from "@/bench/target.ts";
 import { startChild, withPeakRss } from "@/bench/process.ts";
-import { formatValue } from "@/bench/report.ts";
 import { MEMORY_BUDGET_MB } from "@/bench/budgets.ts";
 
-export const BENCH_PUBLIC_KEY = "bench-public-key";
 const CONCURRENCY = 16;
 const REQUESTS = sized(4000, 600);
 export const WARMUP = sized(400, 100);
 const MB = 1e6;
-
-/** Environment for the service child: development (no demo data: the database is not empty). */
-export const serviceEnv = (target: BenchTarget) => ({
-  ...target.env,
-  APP_ENV: "development",
-  PUBLIC_KEY: BENCH_PUBLIC_KEY,
-  // The whole load comes from one address and one user: the per-client limits would refuse most of it.
-  RATE_LIMITS: "off",
-});
 
 /** The search load (after its warm-up) against `url`; every answer must be a success. */
 export async function measureSearch(url: string, regos: string[]): Promise<LoadResult> {
@@ -72,7 +62,7 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
     () => sample("tasks/start.ts", serviceEnv(target), `/api/handler?publickey=${BENCH_PUBLIC_KEY}`, regos),
     () => sample("bench/baseline_search_server.ts", target.env, "/", regos),
   );
-  // Where the gap goes (issue 14 item 3): the service's own code under a bare Deno.serve, in a pair of its own.
+  // Where the gap goes (docs/performance.md "Search path"): the service's own code under a bare Deno.serve, in a pair of its own.
   const core = await interleave(
     () => sample("bench/search_core_server.ts", serviceEnv(target), "/", regos),
     () => sample("bench/baseline_search_server.ts", target.env, "/", regos),
@@ -124,9 +114,7 @@ export async function benchSearch(target: BenchTarget): Promise<BenchRow[]> {
       vs: "budget",
       baseline: budget,
       ratio: memory.service.median / budget,
-      note: `the issue's idle budget; the bare search server under the same load: ${
-        formatValue(memory.baseline)
-      } MB`,
+      note: `the idle budget; the bare search server under the same load: ${formatValue(memory.baseline)} MB`,
     },
   ];
 }

@@ -1,5 +1,6 @@
 /**
- * The service's search without its HTTP layer (issue 14 item 3: where the gap to the bare baseline goes).
+ * The service's search without its HTTP layer (docs/performance.md "Search path": where the gap to the bare
+ * baseline goes).
  * A bare `Deno.serve` handler doing, with the service's own code, what routes/api/handler.ts does between
  * the body and the answer: JSON, the event's zod schema, the event (its statements on one pooled connection,
  * through the service's query layer) and the success envelope. No Hono and none of the app's middleware:
@@ -8,7 +9,7 @@
  * Beside the bare baseline (bench/baseline_search_server.ts: the same SQL, none of the service's code), it
  * splits the service's gap in two: service ÷ this one is what the HTTP layer costs, this one ÷ baseline what
  * the code under it costs. Reads the service's own configuration (DATABASE_URL or DATA_DIR, PORT) and opens
- * the database as tasks/start.ts does; run by bench/search.ts and bench/profile_search.ts.
+ * the database as tasks/start.ts does; run by bench/search.ts and bench/profiles/search.ts.
  */
 import { sql } from "kysely";
 import { systemClock } from "@/io/clock.ts";

@@ -1,6 +1,6 @@
 /**
- * Start-up figures (issue 14): seconds from starting the service on an existing database to its first
- * healthy answer (a warm restart), and its resident memory once idle, each beside the issue's budget and
+ * Start-up figures (docs/performance.md "Memory and start-up"): seconds from starting the service on an existing database to its first
+ * healthy answer (a warm restart), and its resident memory once idle, each beside its budget and
  * beside a bare baseline measured in the same rounds: bench/baseline_search_server.ts, a bare Deno process
  * opening the same database and answering /healthz after `select 1`. On the embedded database, also the
  * memory after a first start with demo data (APP_ENV=development on an empty data folder).
@@ -11,10 +11,11 @@
  */
 import { compare, interleave, type PairSamples, QUICK, sized, spreadOf } from "@/bench/pairs.ts";
 import { type Memory, readCpuMs, startChild } from "@/bench/process.ts";
-import { serviceEnv } from "@/bench/search.ts";
+import { serviceEnv } from "@/bench/target.ts";
 import { formatValue } from "@/bench/report.ts";
 import { MEMORY_BUDGET_MB, MEMORY_TARGET } from "@/bench/budgets.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 
 const MB = 1e6;
 const IDLE_MS = sized(5000, 1000);

@@ -10,7 +10,8 @@ import type { Database } from "@/db/schema.ts";
 import { matchingVehicles } from "@/db/queries/claims.ts";
 import { percentile } from "@/bench/load.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 
 const QUERIES = sized(300, 100);
 const WARMUP = sized(30, 10);

@@ -9,9 +9,10 @@ import { sql } from "kysely";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { assertNoFailures, runLoad } from "@/bench/load.ts";
 import { compare, interleave, sized, spreadOf } from "@/bench/pairs.ts";
-import type { BenchRow, BenchTarget } from "@/tasks/bench.ts";
+import type { BenchRow } from "@/bench/report.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { startChild, withPeakRss } from "@/bench/process.ts";
-import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY, serviceEnv } from "@/bench/target.ts";
 
 const PHOTO_BYTES = 4 * 1024 * 1024;
 const CONCURRENCY = 8;

@@ -1,17 +1,18 @@
 /**
- * `deno task bench [--claims N] [--only group,…]`: every figure of issue 14 beside what it is compared with
+ * `deno task bench [--claims N] [--only group,…]`: every figure beside what it is compared with
  * (a baseline measured in the same run, a budget, or the same service under other conditions), on the
  * embedded database always and on the PostgreSQL server too when DATABASE_URL is set (in a scratch
  * database it creates and drops). Paired figures run interleaved, ROUNDS times a side (bench/pairs.ts).
  * Prints a Markdown table and appends the run to bench/results.jsonl. `--latest [--headline]` prints the
  * latest table from that history instead of running. `BENCH_QUICK=1` reduces every sample (a smoke run).
  * The dashboard group runs only with `--only dashboard` (it generates its own `--claims` database).
- * Loopback traffic only; every loop is bounded.
+ * Loopback traffic only; every loop is bounded. Method and groups: docs/performance.md "How `deno task bench`
+ * measures" and "Running it".
  */
 import { parseArgs } from "node:util";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { type Db, openDb } from "@/db/client.ts";
+import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims } from "@/bench/generate.ts";
 import { QUICK } from "@/bench/pairs.ts";
@@ -39,18 +40,7 @@ import { benchObservability } from "@/bench/observability.ts";
 import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 import { benchDashboard } from "@/bench/dashboard.ts";
-
-export type { BenchRow };
-
-/** Where the bench's database lives and how a child process reaches it. */
-export interface BenchTarget {
-  kind: "embedded" | "server";
-  /** Environment for child processes (DATABASE_URL or DATA_DIR). */
-  env: Record<string, string>;
-  dataDir: string;
-  /** Opens an in-process connection (embedded: only while no child holds the database). */
-  open(): Db;
-}
+import type { BenchTarget } from "@/bench/target.ts";
 
 /**
  * The groups, in running order: a group runs once per database, or once with `database: false`. An
@@ -76,7 +66,7 @@ const GROUPS: {
   { name: "pages", database: false, run: () => benchPages() },
   { name: "queue", database: false, run: () => benchOfflineQueue() },
   { name: "evidence", database: false, run: () => benchEvidenceZip() },
-  // 1M claims take minutes to generate: `--only dashboard --claims 1000000` (docs/performance.md).
+  // 1M claims take minutes to generate: `--only dashboard --claims 1000000` (docs/performance.md "Running it").
   { name: "dashboard", database: true, onlyWhenAsked: true, run: (t, claims) => benchDashboard(t, claims) },
 ];
 

@@ -9,9 +9,9 @@ import { listAnnouncements, retryAnnouncement } from "@/lib/announcements/feed.t
 import { formatChatBody } from "@/lib/announcements/formats.ts";
 import type { Announcement } from "@/db/schema.ts";
 import { runAnnouncementWorkerOnce, startAnnouncementWorker } from "@/lib/announcements/worker.ts";
-import { appTest, buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, buildTestApp, type TestApp } from "@/testkit/app.ts";
 import { type ChatReceiver, startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { type DbKind, dbTest } from "@/tests/helpers/db.ts";
+import { type DbKind, dbTest } from "@/testkit/db.ts";
 import {
   confirmed,
   dropOffPayload,
@@ -19,8 +19,8 @@ import {
   flowSetup,
   pickUpPayload,
   stageFor,
-} from "@/tests/helpers/movements.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+} from "@/testkit/movements.ts";
+import { makeUser } from "@/testkit/factories.ts";
 
 const PM = "/parts-movement";
 const NRJ = "/new-repair-jobs";

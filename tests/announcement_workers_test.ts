@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { systemClock } from "@/io/clock.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { serverTest } from "@/tests/helpers/db.ts";
+import { serverTest } from "@/testkit/db.ts";
 import { assertNoHalfMovement, runPool, seedSubmissionLoad } from "@/tests/helpers/fault_load.ts";
 import { callHandler, type ServiceProcess, startService } from "@/tests/helpers/service_process.ts";
 

@@ -19,8 +19,8 @@ import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { PostgresPhotoStore } from "@/io/photo_stores/postgres.ts";
 import { createApp } from "@/main.ts";
 import { mintToken, submitDropOff, uploadPhoto, viaApp } from "@/tests/helpers/driver_flow.ts";
-import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
-import { jpegPhoto, pngPhoto } from "@/tests/helpers/photos.ts";
+import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
+import { jpegPhoto, pngPhoto } from "@/testkit/photos.ts";
 
 const TABLES = ["claims", "parts_orders", "parts_movements", "deliver_parts", "photos", "uploaded_images"];
 

@@ -2,7 +2,7 @@
  * bench/bare_db.ts: every bench child that opens the embedded database closes it when the bench stops it
  * (SIGTERM), as the service does. A folder left open is shut down uncleanly, and the next process to open it
  * pays PostgreSQL's crash recovery: the warm restart row timed exactly that for the service, after each of the
- * bare baseline's starts (docs/performance.md "Ninth pass"). Read from the folder's own pg_control: the
+ * bare baseline's starts (docs/performance.md "Memory and start-up"). Read from the folder's own pg_control: the
  * state PostgreSQL records, "in production" while a process has it open, "shut down" after a clean stop.
  */
 import assert from "node:assert/strict";

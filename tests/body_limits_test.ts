@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
 
 /** A declared length over every limit of the app (the largest, the CSV import's, is about 5 MB). */

@@ -3,8 +3,8 @@
  * change, so the parts list's shop sort finds the parts without a shop through claims_without_shop alone.
  */
 import assert from "node:assert/strict";
-import { dbTest } from "@/tests/helpers/db.ts";
-import { makeClaim, makeRepairer } from "@/tests/helpers/factories.ts";
+import { dbTest } from "@/testkit/db.ts";
+import { makeClaim, makeRepairer } from "@/testkit/factories.ts";
 import type { Db } from "@/db/client.ts";
 
 async function hasShop(db: Db, claimId: number): Promise<boolean> {

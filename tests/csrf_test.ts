@@ -5,7 +5,7 @@
  * development the cookie is `__Host-pm_session` and HSTS is on (item 7).
  */
 import assert from "node:assert/strict";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
 import { hugeUpload } from "@/tests/helpers/multipart.ts";
 import { makeDriver, TEST_PIN } from "@/tests/helpers/tablet.ts";

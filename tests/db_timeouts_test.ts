@@ -12,9 +12,9 @@ import { DatabaseUnreachable, isDatabaseUnavailable, openDb, type PoolTimeouts }
 import { LATEST_MIGRATION } from "@/db/health.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { parseConfig } from "@/io/config.ts";
-import { appTest, buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
-import { freshDb, serverTest, type TestDb } from "@/tests/helpers/db.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, buildTestApp, type TestApp } from "@/testkit/app.ts";
+import { freshDb, serverTest, type TestDb } from "@/testkit/db.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
 
 const SLACK_MS = 3_000;

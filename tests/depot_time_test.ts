@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { parseCsv } from "@/io/csv.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 
 appTest(

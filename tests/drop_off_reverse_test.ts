@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeUser, stagePhoto } from "@/testkit/factories.ts";
 import {
   assertConsistent,
   assertRefused,
@@ -12,7 +12,7 @@ import {
   stageFor,
   statusOf,
   writtenCounts,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 
 /** A claim whose `count` parts were picked up (leg 1 done), with drop-off photos staged for all. */
 async function openTrip(a: TestApp, count = 3) {

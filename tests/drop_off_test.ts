@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeClaim, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeClaim, makeRepairer, makeUser, stagePhoto } from "@/testkit/factories.ts";
 import {
   assertConsistent,
   assertRefused,
@@ -10,7 +10,7 @@ import {
   flowSetup,
   statusOf,
   writtenCounts,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 
 /** Asserts the failure text and that nothing at all was written. */
 

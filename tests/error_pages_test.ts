@@ -8,7 +8,7 @@ import { FakeClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 import { pageText, signedIn, withAssets } from "@/tests/helpers/hq.ts";
 
 /** The marks of a styled page: the stylesheet, and the shell's banner. */

@@ -4,7 +4,7 @@ import { parseCsv } from "@/io/csv.ts";
 import type { Leg } from "@/lib/dashboard/claim.ts";
 import { evidenceFiles } from "@/lib/evidence/zip.ts";
 import { UNZIP_PATH } from "@/tasks/prepare_tests.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 import { claimStory } from "@/tests/helpers/claim_story.ts";
 import { equalBytes } from "@/tests/helpers/multipart.ts";

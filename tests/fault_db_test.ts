@@ -17,7 +17,7 @@ import pg from "pg";
 import { systemClock } from "@/io/clock.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { serverTest, serverUrl } from "@/tests/helpers/db.ts";
+import { serverTest, serverUrl } from "@/testkit/db.ts";
 import { assertNoHalfMovement, runPool, seedSubmissionLoad } from "@/tests/helpers/fault_load.ts";
 import {
   callHandler,

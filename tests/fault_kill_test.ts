@@ -26,7 +26,7 @@ import { sql } from "kysely";
 import { systemClock } from "@/io/clock.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { serverTest } from "@/tests/helpers/db.ts";
+import { serverTest } from "@/testkit/db.ts";
 import {
   assertNoHalfMovement,
   runPool,

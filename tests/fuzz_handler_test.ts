@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "@/tests/helpers/fast_check.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 
 const EVENT_TYPES = [
   "Parts_search_details",

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "@/tests/helpers/fast_check.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeRepairer } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeRepairer } from "@/testkit/factories.ts";
 import { type HqClient, signedIn } from "@/tests/helpers/hq.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "@/tests/helpers/fast_check.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { jpegPhoto, pngPhoto } from "@/tests/helpers/photos.ts";
+import { appTest } from "@/testkit/app.ts";
+import { jpegPhoto, pngPhoto } from "@/testkit/photos.ts";
 import { concat } from "@/tests/helpers/multipart.ts";
 import { mint, UPLOAD_REPORT } from "@/tests/helpers/uploads.ts";
 

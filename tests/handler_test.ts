@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { HANDLER_BODY_LIMIT } from "@/routes/api/handler.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { captureLogs } from "@/tests/helpers/observed.ts";
 
 const JSON_TYPE = /^application\/json/;

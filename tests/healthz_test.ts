@@ -7,8 +7,8 @@ import { FakeClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { serverOnlyTest } from "@/tests/helpers/db.ts";
+import { appTest } from "@/testkit/app.ts";
+import { serverOnlyTest } from "@/testkit/db.ts";
 
 const JSON_TYPE = /^application\/json/;
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { hashPin } from "@/io/pin.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeUser } from "@/testkit/factories.ts";
 import { anonymous, pageText, signedIn, withAssets } from "@/tests/helpers/hq.ts";
 
 const form = (fields: Record<string, string>) => ({

@@ -8,8 +8,8 @@ import { auditEntriesOfClaim, insertAuditEntry } from "@/db/queries/audit.ts";
 import { parseCsv } from "@/io/csv.ts";
 import { AUDIT_HEADER } from "@/lib/admin/audit.ts";
 import { importData, type ImportRejected } from "@/lib/import.ts";
-import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 
 const activeAdmins = async (a: TestApp) =>

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { MAX_PIN_CHECKS, type PinClient } from "@/lib/pin_attempts.ts";
 import { signIn } from "@/lib/sessions.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 
 const DASHBOARD: PinClient = { kind: "dashboard" };

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "kysely";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
-import type { TestApp } from "@/tests/helpers/app.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
+import type { TestApp } from "@/testkit/app.ts";
 
 /** A real drop-off (Parts Delivered: two channels, both feed only without webhooks); its movement id. */
 async function delivered(a: TestApp, registration: string): Promise<number> {

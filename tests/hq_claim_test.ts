@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeClaim } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeClaim } from "@/testkit/factories.ts";
 import { pageText, signedIn, textOf } from "@/tests/helpers/hq.ts";
 import { claimStory } from "@/tests/helpers/claim_story.ts";
 

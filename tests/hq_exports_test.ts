@@ -6,10 +6,10 @@ import type { PartFilters } from "@/db/queries/parts.ts";
 import { stripBidi } from "@/lib/validation.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
 import { EXPORT_BATCH, MOVEMENT_HEADER, PART_HEADER, partsCsv } from "@/lib/dashboard/exports.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 
 async function csvOf(res: Response) {
   assert.equal(res.status, 200);

@@ -4,9 +4,9 @@
  * them; and the parts and movements lists show a lazy-loaded, sized thumbnail of a photo.
  */
 import assert from "node:assert/strict";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 
 appTest("hq lists: rego, claim, part, movement and driver cells link, with photo thumbnails", async (a) => {
   const s = await flowSetup(a, {

@@ -8,12 +8,12 @@ import { sql } from "kysely";
 import { openDb } from "@/db/client.ts";
 import { stopChangeFeed } from "@/lib/live/feed.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { buildTestApp } from "@/tests/helpers/app.ts";
-import { serverTest } from "@/tests/helpers/db.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { buildTestApp } from "@/testkit/app.ts";
+import { serverTest } from "@/testkit/db.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { anonymous, signedIn } from "@/tests/helpers/hq.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 
 /** Reads server-sent events off a response body, one `{ event, data }` at a time. */
 function sseReader(res: Response) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 import { claimPage } from "@/lib/dashboard/claim.ts";
-import { makeRepairer } from "@/tests/helpers/factories.ts";
+import { makeRepairer } from "@/testkit/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 import {
   confirmed,
@@ -10,7 +10,7 @@ import {
   flowSetup,
   pickUpPayload,
   stageFor,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 
 appTest("hq movements: list with filters, and a movement's page with each part's photos", async (a) => {
   const s = await flowSetup(a, {

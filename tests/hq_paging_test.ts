@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { sql } from "kysely";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { type HqClient, pageText, signedIn } from "@/tests/helpers/hq.ts";
 import { PART_SORTS } from "@/db/queries/parts.ts";
 import { MOVEMENT_SORTS } from "@/db/queries/movement_reads.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeClaim, makeRepairer } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeClaim, makeRepairer } from "@/testkit/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
-import { confirmed, flowSetup, pickUpPayload, statusOf } from "@/tests/helpers/movements.ts";
+import { confirmed, flowSetup, pickUpPayload, statusOf } from "@/testkit/movements.ts";
 
 appTest("hq parts: search by rego, claim number, status and repair shop, paginated", async (a) => {
   const d = await signedIn(a, "dispatcher");

@@ -5,8 +5,8 @@
  * refused-query page. Runs on PGlite and, with TEST_DATABASE_URL, on the PostgreSQL server.
  */
 import assert from "node:assert/strict";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { type HqClient, pageText, signedIn } from "@/tests/helpers/hq.ts";
 import { MOVEMENT_SORTS, TRIP_SORTS } from "@/db/queries/movement_reads.ts";
 import { PART_SORTS } from "@/db/queries/parts.ts";

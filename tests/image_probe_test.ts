@@ -6,7 +6,7 @@ import {
   notAPhoto,
   PHOTO_FIXTURES,
   type PhotoFixtureName,
-} from "@/tests/helpers/photos.ts";
+} from "@/testkit/photos.ts";
 
 const names = Object.keys(PHOTO_FIXTURES) as PhotoFixtureName[];
 

@@ -9,7 +9,7 @@ import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { verifyPin } from "@/io/pin.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 import { searchDirect } from "@/lib/search.ts";
-import { dbTest, serverTest } from "@/tests/helpers/db.ts";
+import { dbTest, serverTest } from "@/testkit/db.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const fixture = async (name: string) =>

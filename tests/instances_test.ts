@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import type { Db } from "@/db/client.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { serverTest } from "@/tests/helpers/db.ts";
+import { serverTest } from "@/testkit/db.ts";
 import {
   type Driver,
   fetchPhoto,
@@ -23,8 +23,8 @@ import {
   uploadPhoto,
   viaUrl,
 } from "@/tests/helpers/driver_flow.ts";
-import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
-import { startS3Server } from "@/tests/helpers/s3_server.ts";
+import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
+import { startS3Server } from "@/testkit/s3_server.ts";
 import { type ServiceProcess, startService } from "@/tests/helpers/service_process.ts";
 
 const PM = "/parts-movement";

@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "@/io/config.ts";
 import { runAnnouncementWorkerOnce } from "@/lib/announcements/worker.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+import { makeUser } from "@/testkit/factories.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 import { captureLogs, METRICS_TOKEN, observedApp } from "@/tests/helpers/observed.ts";
-import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 import { startService } from "@/tests/helpers/service_process.ts";
 import { makeDriver, Tablet, TEST_PIN } from "@/tests/helpers/tablet.ts";
 

@@ -5,12 +5,12 @@
 import assert from "node:assert/strict";
 import type { MovementStage } from "@/db/schema.ts";
 import { runAnnouncementWorkerOnce } from "@/lib/announcements/worker.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 import { METRICS_TOKEN, observedApp } from "@/tests/helpers/observed.ts";
-import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 
 interface Sample {
   name: string;

@@ -4,15 +4,8 @@ import pg from "pg";
 import { type Db, openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { migrations } from "@/db/migrations/mod.ts";
-import { dbTest, serverTest, serverUrl } from "@/tests/helpers/db.ts";
-import {
-  makeClaim,
-  makeHq,
-  makePhoto,
-  makeRepairer,
-  makeUser,
-  stagePhoto,
-} from "@/tests/helpers/factories.ts";
+import { dbTest, serverTest, serverUrl } from "@/testkit/db.ts";
+import { makeClaim, makeHq, makePhoto, makeRepairer, makeUser, stagePhoto } from "@/testkit/factories.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 
 const CORE_TABLES = [

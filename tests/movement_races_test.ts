@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import type { PartStatus } from "@/db/schema.ts";
-import { buildTestApp, type HandlerAnswer, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
-import { serverTest } from "@/tests/helpers/db.ts";
-import { countingDb } from "@/tests/helpers/round_trips.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import { buildTestApp, type HandlerAnswer, serverAppTest, type TestApp } from "@/testkit/app.ts";
+import { serverTest } from "@/testkit/db.ts";
+import { countingDb } from "@/testkit/round_trips.ts";
+import { makeUser } from "@/testkit/factories.ts";
 import {
   assertConsistent,
   confirmed,
@@ -19,7 +19,7 @@ import {
   pickUpPayload,
   stageFor,
   statusOf,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 import {
   JITTER_MS,
   jittered,

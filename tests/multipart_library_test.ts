@@ -1,6 +1,6 @@
 /**
  * The cases of multipart_upload_test.ts and fuzz_upload_test.ts run through @remix-run/multipart-parser
- * (via bench/remix_multipart.ts, the drop-in the service would use) next to our parser, asserting what
+ * (via bench/comparisons/remix_multipart.ts, the drop-in the service would use) next to our parser, asserting what
  * each does. Where the library differs from ours, the test pins the library's behaviour and says what ours
  * does; docs/build-or-buy.md sums the differences up. If a library upgrade changes one, this test says so.
  */
@@ -17,8 +17,8 @@ import {
 } from "@/io/multipart.ts";
 import { EmptyPhotoError } from "@/io/photo_storage.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
-import { readFilePartWithRemix } from "@/bench/remix_multipart.ts";
-import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+import { readFilePartWithRemix } from "@/bench/comparisons/remix_multipart.ts";
+import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 import {
   concat,
   enc,

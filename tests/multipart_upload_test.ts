@@ -14,7 +14,7 @@ import fc from "@/tests/helpers/fast_check.ts";
 import { ByteSearch } from "@/io/byte_search.ts";
 import { EmptyPhotoError } from "@/io/photo_storage.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
-import { jpegPhoto, photoForm } from "@/tests/helpers/photos.ts";
+import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 import {
   byteSource,
   concat,

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
-import { dbKinds } from "@/tests/helpers/db.ts";
+import { dbKinds } from "@/testkit/db.ts";
 import { hugeUpload } from "@/tests/helpers/multipart.ts";
 import { requestHead, streamRequest } from "@/tests/helpers/raw_http.ts";
 import { serveWithSessions } from "@/tests/helpers/served_sessions.ts";

@@ -8,8 +8,8 @@ import {
   StatusRaced,
   transitionsFrom,
 } from "@/lib/part_status.ts";
-import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import {
   assertConsistent,
   confirmed,
@@ -17,7 +17,7 @@ import {
   flowSetup,
   pickUpPayload,
   statusOf,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 import {
   JITTER_MS,
   jittered,

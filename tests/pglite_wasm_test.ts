@@ -2,7 +2,7 @@
  * db/pglite_wasm.ts and tasks/start_first.ts: PGlite's WebAssembly compiled while the server's modules load
  * (issue 14, warm restart). The module is handed to the open once and opens a working database; the start
  * program begins the compile first, on the embedded database only. The time it saves is measured by
- * `bench/profile_memory.ts --ab`, never here.
+ * `bench/profiles/memory.ts --ab`, never here.
  */
 import assert from "node:assert/strict";
 import { compilePgliteWasmEarly, takeEarlyPgliteWasm } from "@/db/pglite_wasm.ts";

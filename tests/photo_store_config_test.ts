@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, parseConfig } from "@/io/config.ts";
 import { openPhotoStore } from "@/tasks/setup.ts";
-import { dbTest } from "@/tests/helpers/db.ts";
+import { dbTest } from "@/testkit/db.ts";
 
 const S3 = {
   PHOTO_STORE: "s3",

@@ -1,6 +1,6 @@
 /**
  * The photo store contract, run on every backend: disk, postgres (on PGlite and, with TEST_DATABASE_URL,
- * on the server) and s3 (against a real S3-protocol server, tests/helpers/s3_server.ts). What io/photo_storage.ts
+ * on the server) and s3 (against a real S3-protocol server, testkit/s3_server.ts). What io/photo_storage.ts
  * promises: content-addressed, byte-identical round trips (several chunks for postgres), deduplication that
  * refreshes the time a purge reads, nothing stored by a discarded or failed commit, verification of what the
  * store holds, removal with olderThan, safe keys, and a write probe.
@@ -12,8 +12,8 @@ import { InvalidPhotoKeyError, type PhotoStore, PhotoStoreUnavailable } from "@/
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { CHUNK_BYTES, PostgresPhotoStore } from "@/io/photo_stores/postgres.ts";
 import { S3PhotoStore } from "@/io/photo_stores/s3.ts";
-import { dbTest } from "@/tests/helpers/db.ts";
-import { startS3Server } from "@/tests/helpers/s3_server.ts";
+import { dbTest } from "@/testkit/db.ts";
+import { startS3Server } from "@/testkit/s3_server.ts";
 
 type Backend = "disk" | "postgres" | "s3";
 

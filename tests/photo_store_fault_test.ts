@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { S3PhotoStore } from "@/io/photo_stores/s3.ts";
 import { STORE_UNAVAILABLE } from "@/lib/photos/upload.ts";
 import { createApp } from "@/main.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import {
   fetchPhoto,
   type Minted,
@@ -19,8 +19,8 @@ import {
   submitDropOff,
   viaApp,
 } from "@/tests/helpers/driver_flow.ts";
-import { photoForm } from "@/tests/helpers/photos.ts";
-import { startS3Server } from "@/tests/helpers/s3_server.ts";
+import { photoForm } from "@/testkit/photos.ts";
+import { startS3Server } from "@/testkit/s3_server.ts";
 
 /** A JPEG of ~3 MB: the fixture, then random padding (decoders stop at the end of the image). */
 async function bigJpeg(): Promise<Uint8Array> {

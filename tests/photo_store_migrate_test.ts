@@ -13,8 +13,8 @@ import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { CHUNK_BYTES, PostgresPhotoStore } from "@/io/photo_stores/postgres.ts";
 import { S3PhotoStore } from "@/io/photo_stores/s3.ts";
 import { copyPhotos } from "@/tasks/photos_migrate.ts";
-import { dbTest } from "@/tests/helpers/db.ts";
-import { startS3Server } from "@/tests/helpers/s3_server.ts";
+import { dbTest } from "@/testkit/db.ts";
+import { startS3Server } from "@/testkit/s3_server.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 

@@ -4,18 +4,12 @@ import type { SessionUser } from "@/lib/sessions.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { probeImage } from "@/io/image_probe.ts";
 import { photoRoutes } from "@/routes/photos.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
 import type { User } from "@/db/schema.ts";
-import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
+import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/testkit/factories.ts";
 import { type HqClient, signedIn } from "@/tests/helpers/hq.ts";
-import {
-  confirmed,
-  dropOffReversePayload,
-  flowSetup,
-  pickUpPayload,
-  stageFor,
-} from "@/tests/helpers/movements.ts";
-import { heicPhoto, jpegPhoto, loadPhoto, pngPhoto } from "@/tests/helpers/photos.ts";
+import { confirmed, dropOffReversePayload, flowSetup, pickUpPayload, stageFor } from "@/testkit/movements.ts";
+import { heicPhoto, jpegPhoto, loadPhoto, pngPhoto } from "@/testkit/photos.ts";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makeUser, stagePhoto } from "@/testkit/factories.ts";
 import {
   assertConsistent,
   assertRefused,
@@ -9,7 +9,7 @@ import {
   pickUpPayload,
   statusOf,
   writtenCounts,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 
 const setup = (a: TestApp, count = 1) =>
   flowSetup(a, { count, status: "Pending Repair Shop Pick-Up", stage: "reverse_pickup" });

@@ -6,7 +6,7 @@
  * Whatever the program, each part's history is a valid path of the state machine (rows chain from where
  * the part started, a creation row first when there is one; every movement row is a step of lib/flows.ts,
  * every dashboard row an allowed transition of lib/part_status.ts) and ends at the part's status, and no
- * movement is half written (tests/helpers/movements.ts). Run one command at a time, every answer is also
+ * movement is half written (testkit/movements.ts). Run one command at a time, every answer is also
  * the one the state machine predicts, and a refused command changes nothing. On the PostgreSQL server the
  * commands also run in concurrent waves, so the invariants hold under real races.
  */
@@ -17,8 +17,8 @@ import { PART_STATUSES, type PartStatus, type User } from "@/db/schema.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import { changeStatusByDispatcher, transitionsFrom } from "@/lib/part_status.ts";
-import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makePhoto, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makePhoto, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import {
   assertConsistent,
   assertHistoryPaths,
@@ -27,7 +27,7 @@ import {
   dropOffReversePayload,
   pickUpPayload,
   writtenCounts,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 
 const PARTS = 4;
 

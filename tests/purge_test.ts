@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { IN_FLIGHT_GRACE_MS, purgePhotos, startPurgeSchedule } from "@/lib/photos/purge.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
-import { jpegPhoto, pngPhoto, webpPhoto } from "@/tests/helpers/photos.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/testkit/factories.ts";
+import { jpegPhoto, pngPhoto, webpPhoto } from "@/testkit/photos.ts";
 import { captureLogs } from "@/tests/helpers/observed.ts";
 
 const DAY = 24 * 3600_000;

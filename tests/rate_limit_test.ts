@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { clientAddressOf, LIMITS } from "@/routes/web/rate_limits.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeUser } from "@/testkit/factories.ts";
 
 const search = (email: string) => ({
   event_type: "Parts_search_details",

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { S3PhotoStore } from "@/io/photo_stores/s3.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 
 appTest(
   "readyz: a disk store that cannot be written answers 503 photo_store; healthz stays 200",

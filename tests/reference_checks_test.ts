@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { dbTest, serverTest } from "@/tests/helpers/db.ts";
-import { makeClaim, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
-import { COUNTED_SUBMISSIONS } from "@/tests/helpers/round_trips.ts";
+import { appTest } from "@/testkit/app.ts";
+import { dbTest, serverTest } from "@/testkit/db.ts";
+import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
+import { COUNTED_SUBMISSIONS } from "@/testkit/round_trips.ts";
 import { lockWaiters } from "@/tests/helpers/races.ts";
 
 /** The SQLSTATE and constraint of the error `write` fails with. */

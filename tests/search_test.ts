@@ -3,8 +3,8 @@ import fc from "@/tests/helpers/fast_check.ts";
 import { importData } from "@/lib/import.ts";
 import type { PartOrder } from "@/db/schema.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
-import { appTest, type HandlerAnswer, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makePhoto, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type HandlerAnswer, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makePhoto, makeRepairer, makeUser } from "@/testkit/factories.ts";
 
 async function driver(a: TestApp) {
   return (await makeUser(a.db, { role: "driver" })).email;

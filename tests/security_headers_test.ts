@@ -4,7 +4,7 @@ import { FakeClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
-import { appTest } from "@/tests/helpers/app.ts";
+import { appTest } from "@/testkit/app.ts";
 
 appTest(
   "security headers: every answer carries the CSP, nosniff, no framing and a referrer policy",

@@ -1,5 +1,5 @@
 /**
- * Every server-only test (tests/helpers/db.ts: serverTest, serverOnlyTest, dbTest/appTest with
+ * Every server-only test (testkit/db.ts: serverTest, serverOnlyTest, dbTest/appTest with
  * `only: "postgres"`) is shown as ignored without TEST_DATABASE_URL, and FAILS on CI (`CI=true`) without
  * it: a server test can never pass on CI by not being registered.
  */

@@ -16,8 +16,8 @@ import {
   signOut,
   startSessionSweep,
 } from "@/lib/sessions.ts";
-import { dbTest } from "@/tests/helpers/db.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import { dbTest } from "@/testkit/db.ts";
+import { makeUser } from "@/testkit/factories.ts";
 import type { Db } from "@/db/client.ts";
 
 // Hashing is slow on purpose (PBKDF2); one hash serves every test of this file.

@@ -13,10 +13,10 @@ import { enrolDevice } from "@/lib/devices.ts";
 import { MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
 import { createApp } from "@/main.ts";
 import { deviceCookie } from "@/routes/web/device.ts";
-import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
 import { withAssets } from "@/tests/helpers/hq.ts";
 import { makeDriver, TEST_PIN } from "@/tests/helpers/tablet.ts";
-import { serveApp } from "@/tests/browser/browser.ts";
+import { serveApp } from "@/testkit/browser.ts";
 
 const GUESSES = 30;
 const RIGHT_AT = 9;

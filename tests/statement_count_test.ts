@@ -3,7 +3,7 @@
  * 50 parts (set-based writes, no per-part query loop), and a bounded number of them (issue 14).
  *
  * Round trips (each statement, BEGIN and COMMIT/ROLLBACK: Kysely sends them as statements of their own and
- * neither pg nor PGlite pipelines them) are counted by tests/helpers/round_trips.ts, the counter the bench
+ * neither pg nor PGlite pipelines them) are counted by testkit/round_trips.ts, the counter the bench
  * uses too; the handler runs over it end to end (the session check included).
  *
  * A reverse pickup or leg 2 is BEGIN, one lock-and-read statement, one write statement, COMMIT. A drop-off
@@ -12,10 +12,10 @@
  * When the write finds a part moved meanwhile, it runs the locked path (tests/movement_races_test.ts).
  */
 import assert from "node:assert/strict";
-import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
-import { dbTest } from "@/tests/helpers/db.ts";
-import { confirmed, dropOffPayload, flowSetup } from "@/tests/helpers/movements.ts";
-import { COUNTED_SUBMISSIONS, countingDb } from "@/tests/helpers/round_trips.ts";
+import { buildTestApp, type TestApp } from "@/testkit/app.ts";
+import { dbTest } from "@/testkit/db.ts";
+import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
+import { COUNTED_SUBMISSIONS, countingDb } from "@/testkit/round_trips.ts";
 
 const SIZES = [1, 10, 50];
 

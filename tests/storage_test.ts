@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { EmptyPhotoError, InvalidPhotoKeyError, PhotoTooLargeError } from "@/io/photo_storage.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { PROBE_BYTES, probeImage } from "@/io/image_probe.ts";
-import { jpegPhoto, notAPhoto } from "@/tests/helpers/photos.ts";
+import { jpegPhoto, notAPhoto } from "@/testkit/photos.ts";
 
 /** A fresh storage root for one test, removed afterwards whatever happens. */
 async function withStorage(fn: (storage: DiskPhotoStore, root: string) => Promise<void>): Promise<void> {

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import type { PartStatus } from "@/db/schema.ts";
-import type { TestApp } from "@/tests/helpers/app.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makeRepairer } from "@/tests/helpers/factories.ts";
-import { jpegPhoto, notAPhoto } from "@/tests/helpers/photos.ts";
+import type { TestApp } from "@/testkit/app.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makeRepairer } from "@/testkit/factories.ts";
+import { jpegPhoto, notAPhoto } from "@/testkit/photos.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 
 async function setup(a: TestApp, statuses: PartStatus[], registration = "ABC123") {

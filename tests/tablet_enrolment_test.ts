@@ -7,7 +7,7 @@ import { importData } from "@/lib/import.ts";
 import { DEMO_DATA_URL, DEMO_TABLET_NAME } from "@/lib/demo_data.ts";
 import { deviceCookie } from "@/routes/web/device.ts";
 import { NOT_ENROLLED } from "@/routes/tablet/sign_in.tsx";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
 import { pageText, signedIn, textOf } from "@/tests/helpers/hq.ts";
 import { makeDriver, Tablet, TEST_PIN } from "@/tests/helpers/tablet.ts";
 

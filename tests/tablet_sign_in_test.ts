@@ -4,7 +4,7 @@ import { verifyPin } from "@/io/pin.ts";
 import { setUserActive } from "@/lib/admin/users.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
 import { textOf } from "@/tests/helpers/hq.ts";
 import { makeDriver, Tablet, TEST_PIN } from "@/tests/helpers/tablet.ts";
 

@@ -10,8 +10,8 @@ import { announcementText } from "@/lib/announcements/text.ts";
 import { importData, ImportRejected } from "@/lib/import.ts";
 import { cleanFreeText, freeTextField, isLineText, parseInput, textField } from "@/lib/validation.ts";
 import { parseCsv } from "@/io/csv.ts";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { pageText, signedIn } from "@/tests/helpers/hq.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import sharp from "sharp";
 import { probeImage } from "@/io/image_probe.ts";
 import { makeThumbnail, THUMBNAIL_EDGE } from "@/io/thumbnail.ts";
-import { fixturePath, loadPhoto, notAPhoto, PHOTO_FIXTURES } from "@/tests/helpers/photos.ts";
+import { fixturePath, loadPhoto, notAPhoto, PHOTO_FIXTURES } from "@/testkit/photos.ts";
 
 /** Asserts `thumb` is a JPEG and returns its probed size. */
 function jpegSize(thumb: Uint8Array | null): { width: number; height: number } {

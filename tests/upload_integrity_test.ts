@@ -8,8 +8,8 @@ import { join } from "node:path";
 import fc from "@/tests/helpers/fast_check.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { openDb } from "@/db/client.ts";
-import { appTest } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest } from "@/testkit/app.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import {
   concat,
   enc,
@@ -21,7 +21,7 @@ import {
   randomBytes,
   seededRandom,
 } from "@/tests/helpers/multipart.ts";
-import { jpegPhoto } from "@/tests/helpers/photos.ts";
+import { jpegPhoto } from "@/testkit/photos.ts";
 import { callHandler, startService } from "@/tests/helpers/service_process.ts";
 import {
   assertNothingStored,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { purgePhotos } from "@/lib/photos/purge.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
-import { appTest, serverAppTest, type TestApp } from "@/tests/helpers/app.ts";
+import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
 import {
   assertNothingStored,
   expectFailure,
@@ -13,7 +13,7 @@ import {
   UPLOAD_REPORT,
   uploadPath,
 } from "@/tests/helpers/uploads.ts";
-import { heicPhoto, jpegPhoto, notAPhoto, photoForm, pngPhoto, webpPhoto } from "@/tests/helpers/photos.ts";
+import { heicPhoto, jpegPhoto, notAPhoto, photoForm, pngPhoto, webpPhoto } from "@/testkit/photos.ts";
 
 const AUTH_FAILURE = {
   code: 1030,

@@ -3,8 +3,8 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { PartsOrdersTable } from "@/db/schema.ts";
 import type { Selectable } from "kysely";
-import { appTest, type TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makePhoto, makeUser } from "@/tests/helpers/factories.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makePhoto, makeUser } from "@/testkit/factories.ts";
 
 type Part = Selectable<PartsOrdersTable>;
 

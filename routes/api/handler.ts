@@ -42,8 +42,9 @@ export function handlerRoutes(deps: AppDeps) {
       await next();
     },
     // Read whole under the cap and the pace rule (routes/web/body_limits.ts). Reading every body through
-    // a stream reader costs more than the old Content-Length shortcut that bench/body_limit.ts measured
-    // (in process, ~20 → ~60 µs a request on the shared 2-core machine), small beside a handler call.
+    // a stream reader costs more than the old Content-Length shortcut that
+    // bench/comparisons/body_limit.ts measured (in process, ~20 → ~60 µs a request on the shared 2-core
+    // machine), small beside a handler call.
     bufferedBodies(deps, HANDLER_BODY_LIMIT, tooLarge),
     async (c) => {
       let body: unknown;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { screenshot } from "./browser.ts";
+import { screenshot } from "@/testkit/browser.ts";
 import { assertNoScript, DEMO, hqWorld, signInAs } from "./hq_setup.ts";
 
 Deno.test({

@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { ensureAssets } from "@/render/assets.ts";
 import { sessionCookie } from "@/routes/web/session.ts";
-import { buildTestApp } from "@/tests/helpers/app.ts";
+import { buildTestApp } from "@/testkit/app.ts";
 import { claimStory } from "@/tests/helpers/claim_story.ts";
-import { freshDb } from "@/tests/helpers/db.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import { freshDb } from "@/testkit/db.ts";
+import { makeUser } from "@/testkit/factories.ts";
 import { makeSession } from "@/tests/helpers/hq.ts";
-import { launchBrowser, screenshot, serveApp } from "./browser.ts";
+import { launchBrowser, screenshot, serveApp } from "@/testkit/browser.ts";
 
 /** A4 (210 mm) less the 12 mm margins each side, in CSS pixels (96 per inch). */
 const A4_CONTENT_PX = Math.floor(((210 - 24) / 25.4) * 96);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseCsv } from "@/io/csv.ts";
 import { hashToken } from "@/io/tokens.ts";
-import { screenshot } from "./browser.ts";
+import { screenshot } from "@/testkit/browser.ts";
 import { assertNoScript, DEMO, driverDelivers, hqWorld, signInAs } from "./hq_setup.ts";
 
 Deno.test({

@@ -6,10 +6,10 @@
  * its own box). Screenshots: test-output/screenshots/hq_*.png.
  */
 import assert from "node:assert/strict";
-import type { Page } from "@/tests/browser/browser.ts";
+import type { Page } from "@/testkit/browser.ts";
 // deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
 import axe from "npm:axe-core@4.14.1";
-import { screenshot } from "./browser.ts";
+import { screenshot } from "@/testkit/browser.ts";
 import { DEMO, type HqWorld, hqWorld, signInAs } from "./hq_setup.ts";
 
 /** axe-core's own source, injected into each page (the context bypasses the CSP for this script only). */

@@ -3,10 +3,10 @@
  * open parts page, a part's page, a movement's page and the announcement feed, without a reload.
  */
 import assert from "node:assert/strict";
-import type { Page } from "@/tests/browser/browser.ts";
-import { confirmed, dropOffReversePayload, stageFor } from "@/tests/helpers/movements.ts";
-import { makeClaim } from "@/tests/helpers/factories.ts";
-import { screenshot } from "./browser.ts";
+import type { Page } from "@/testkit/browser.ts";
+import { confirmed, dropOffReversePayload, stageFor } from "@/testkit/movements.ts";
+import { makeClaim } from "@/testkit/factories.ts";
+import { screenshot } from "@/testkit/browser.ts";
 import { DEMO, driverDelivers, hqWorld, signInAs } from "./hq_setup.ts";
 
 /**

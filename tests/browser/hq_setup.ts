@@ -4,15 +4,15 @@
  * a local port, and Chromium. Helpers sign in through the real sign-in page.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContextOptions, Page } from "@/tests/browser/browser.ts";
+import type { Browser, BrowserContextOptions, Page } from "@/testkit/browser.ts";
 import { importData } from "@/lib/import.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
-import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
-import { freshDb, type TestDb } from "@/tests/helpers/db.ts";
-import { stagePhoto } from "@/tests/helpers/factories.ts";
-import { confirmed, dropOffPayload, pickUpPayload } from "@/tests/helpers/movements.ts";
-import { launchBrowser, serveApp, type ServedApp } from "./browser.ts";
+import { buildTestApp, type TestApp } from "@/testkit/app.ts";
+import { freshDb, type TestDb } from "@/testkit/db.ts";
+import { stagePhoto } from "@/testkit/factories.ts";
+import { confirmed, dropOffPayload, pickUpPayload } from "@/testkit/movements.ts";
+import { launchBrowser, serveApp, type ServedApp } from "@/testkit/browser.ts";
 
 export const DEMO = {
   dispatcher: { email: "priya@depot.example", pin: "2468", name: "Priya Dispatch" },

@@ -6,7 +6,7 @@ import { renderPage } from "@/render/page.tsx";
 import { assetsRoutes } from "@/routes/assets.ts";
 import Counter from "@/tests/islands/Counter.tsx";
 import { ensureTestAssets, TEST_DIST_DIR } from "@/tests/islands/_assets.ts";
-import { launchBrowser, screenshot, serveApp } from "./browser.ts";
+import { launchBrowser, screenshot, serveApp } from "@/testkit/browser.ts";
 
 const CounterIsland = island("Counter", Counter);
 // Survives the trip through the marker attribute only if escaping and JSON.parse agree.

@@ -7,9 +7,9 @@
  * take at most a fifth of a 1280×800 landscape screen.
  */
 import assert from "node:assert/strict";
-import type { Page } from "@/tests/browser/browser.ts";
+import type { Page } from "@/testkit/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { launchBrowser } from "./browser.ts";
+import { launchBrowser } from "@/testkit/browser.ts";
 import {
   chooseJob,
   hydrated,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { ensureAssets } from "@/render/assets.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
-import { launchBrowser } from "./browser.ts";
+import { launchBrowser } from "@/testkit/browser.ts";
 import {
   chooseJob,
   confirmAndWaitForReceipt,

@@ -5,10 +5,10 @@
  * fetches); "back online" is the server started again on the same port.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContext, Page } from "@/tests/browser/browser.ts";
+import type { Browser, BrowserContext, Page } from "@/testkit/browser.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { launchBrowser, screenshot, serveApp } from "./browser.ts";
+import { launchBrowser, screenshot, serveApp } from "@/testkit/browser.ts";
 import { chooseJob, type Demo, hydrated, onDemo, photograph, signIn } from "./tablet_setup.ts";
 
 const LANDSCAPE = { width: 1280, height: 800 };

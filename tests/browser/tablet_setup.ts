@@ -5,13 +5,13 @@
  * target check.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "@/tests/browser/browser.ts";
+import type { Browser, Page } from "@/testkit/browser.ts";
 import { importData } from "@/lib/import.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
-import { buildTestApp, type TestApp } from "@/tests/helpers/app.ts";
-import { freshDb } from "@/tests/helpers/db.ts";
-import { fixturePath } from "@/tests/helpers/photos.ts";
-import { screenshot, serveApp, type ServedApp } from "./browser.ts";
+import { buildTestApp, type TestApp } from "@/testkit/app.ts";
+import { freshDb } from "@/testkit/db.ts";
+import { fixturePath } from "@/testkit/photos.ts";
+import { screenshot, serveApp, type ServedApp } from "@/testkit/browser.ts";
 
 export const LANDSCAPE = { width: 1280, height: 800 };
 const PORTRAIT = { width: 800, height: 1280 };

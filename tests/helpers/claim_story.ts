@@ -6,17 +6,12 @@
 import assert from "node:assert/strict";
 import type { MovementStage } from "@/db/schema.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
-import type { TestApp } from "@/tests/helpers/app.ts";
+import type { TestApp } from "@/testkit/app.ts";
 import { mintToken, uploadPhoto, viaApp } from "@/tests/helpers/driver_flow.ts";
-import { makeClaim, makeHq, makeRepairer, makeUser } from "@/tests/helpers/factories.ts";
+import { makeClaim, makeHq, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { concat, enc } from "@/tests/helpers/multipart.ts";
-import {
-  confirmed,
-  dropOffPayload,
-  dropOffReversePayload,
-  pickUpPayload,
-} from "@/tests/helpers/movements.ts";
-import { jpegPhoto } from "@/tests/helpers/photos.ts";
+import { confirmed, dropOffPayload, dropOffReversePayload, pickUpPayload } from "@/testkit/movements.ts";
+import { jpegPhoto } from "@/testkit/photos.ts";
 
 export const HOUR = 3_600_000;
 

@@ -8,8 +8,8 @@ import type { Db } from "@/db/client.ts";
 import type { MovementStage } from "@/db/schema.ts";
 import { sessionCookie } from "@/routes/web/session.ts";
 import { makeSession } from "@/tests/helpers/hq.ts";
-import { dropOffPayload } from "@/tests/helpers/movements.ts";
-import { photoForm } from "@/tests/helpers/photos.ts";
+import { dropOffPayload } from "@/testkit/movements.ts";
+import { photoForm } from "@/testkit/photos.ts";
 
 export type Send = (path: string, init?: RequestInit) => Promise<Response>;
 

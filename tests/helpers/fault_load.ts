@@ -11,14 +11,14 @@ import type { AnnouncementTitle, PartStatus } from "@/db/schema.ts";
 import { ANNOUNCEMENT_CHANNELS } from "@/lib/announcements/outbox.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import type { PhotoStore } from "@/io/photo_storage.ts";
-import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
+import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/testkit/factories.ts";
 import {
   assertConsistent,
   assertHistoryPaths,
   confirmed,
   dropOffPayload,
   pickUpPayload,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 
 export interface SubmissionJob {
   index: number;

@@ -7,8 +7,8 @@ import { ensureAssets, getAssets } from "@/render/assets.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { sessionCookie } from "@/routes/web/session.ts";
 import type { Db } from "@/db/client.ts";
-import type { TestApp } from "@/tests/helpers/app.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import type { TestApp } from "@/testkit/app.ts";
+import { makeUser } from "@/testkit/factories.ts";
 
 let assets: Promise<unknown> | undefined;
 /**

@@ -5,7 +5,7 @@
 import type { Config } from "@/io/config.ts";
 import { configureLogging, type LogSetup, resetLogging } from "@/io/log.ts";
 import { Metrics } from "@/lib/metrics.ts";
-import { appOver, type TestApp } from "@/tests/helpers/app.ts";
+import { appOver, type TestApp } from "@/testkit/app.ts";
 
 export const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
 

@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
-import { type DbKind, freshDb } from "@/tests/helpers/db.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import { type DbKind, freshDb } from "@/testkit/db.ts";
+import { makeUser } from "@/testkit/factories.ts";
 import { makeSession } from "@/tests/helpers/hq.ts";
 import { type ServiceProcess, startService } from "@/tests/helpers/service_process.ts";
 

@@ -7,8 +7,8 @@ import { ensureAssets } from "@/render/assets.ts";
 import { hashPin } from "@/io/pin.ts";
 import { enrolDevice } from "@/lib/devices.ts";
 import { deviceCookie } from "@/routes/web/device.ts";
-import type { TestApp } from "@/tests/helpers/app.ts";
-import { makeUser } from "@/tests/helpers/factories.ts";
+import type { TestApp } from "@/testkit/app.ts";
+import { makeUser } from "@/testkit/factories.ts";
 import { sessionCookie } from "@/routes/web/session.ts";
 import type { Role } from "@/db/schema.ts";
 

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import type { MovementStage } from "@/db/schema.ts";
-import type { HandlerAnswer, TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeUser } from "@/tests/helpers/factories.ts";
+import type { HandlerAnswer, TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeUser } from "@/testkit/factories.ts";
 
 export const UPLOAD_REPORT = "Parts_Movement_Uploaded_Images_Temp_Report";
 

@@ -1,7 +1,5 @@
-/**
- * Standalone profile: what importing one module costs a fresh process (time, RSS, V8 heap after a GC).
- * `deno run -A --v8-flags=--expose-gc bench/profile_imports.ts <specifier>…` — one child per specifier.
- */
+// Question: what does importing one module cost a fresh process (time, RSS, V8 heap after a GC)? Run: deno run -A --v8-flags=--expose-gc bench/profiles/imports.ts <specifier>…
+/** One child per specifier: what a lazy import saves (docs/performance.md "Memory and start-up"). */
 if (Deno.args[0] === "--child") {
   const gc = (globalThis as unknown as { gc?: () => void }).gc;
   gc?.();

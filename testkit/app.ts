@@ -7,7 +7,7 @@ import { type Config, testConfig } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
-import { type DbKind, dbTest, serverTest, type TestDb } from "@/tests/helpers/db.ts";
+import { type DbKind, dbTest, serverTest, type TestDb } from "@/testkit/db.ts";
 
 export interface TestApp extends AppDeps {
   /** The disk store: tests may look at its files (photo_store_*_test.ts cover the other backends). */

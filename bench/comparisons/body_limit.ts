@@ -1,7 +1,7 @@
+// Question: what does the handler's old Content-Length shortcut in front of Hono's bodyLimit save against bodyLimit alone? Run: deno run -A bench/comparisons/body_limit.ts
 /**
- * Side by side: the handler's old own Content-Length shortcut in front of Hono's bodyLimit, against
- * bodyLimit alone, on the handler's typical request (a ~1 KiB JSON body with a Content-Length, read with
- * `c.req.text()` and parsed). Run: `deno run -A bench/body_limit.ts`. Figures in routes/api/handler.ts.
+ * On the handler's typical request (a ~1 KiB JSON body with a Content-Length, read with `c.req.text()` and
+ * parsed), in process. Figures and what the handler does now: routes/api/handler.ts, docs/build-or-buy.md.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";

@@ -8,8 +8,8 @@ import type { Db } from "@/db/client.ts";
 import type { MovementStage, PartStatus } from "@/db/schema.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import { findTransition } from "@/lib/part_status.ts";
-import type { TestApp } from "@/tests/helpers/app.ts";
-import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/tests/helpers/factories.ts";
+import type { TestApp } from "@/testkit/app.ts";
+import { makeClaim, makeHq, makeRepairer, makeUser, stagePhoto } from "@/testkit/factories.ts";
 
 export interface Item {
   parts_order_id: number | string;

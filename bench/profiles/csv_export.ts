@@ -1,13 +1,13 @@
+// Question: what does the parts CSV export cost a row, in this process and in its PostgreSQL backends, and are its bytes unchanged? Run: deno run -A bench/profiles/csv_export.ts --url postgres://…/<filled db> [--zone Australia/Sydney] [--status Arrived] [--hash]
 /**
- * Standalone profile of the parts CSV export (issue 14 item 7), not part of `deno task bench`: drains
- * `partsCsv` once, in this process (no HTTP), on a server database already filled by
- * bench/generate_scale.ts, and prints one JSON line: rows, bytes, rows/s, this process's CPU time, its peak
- * RSS (sampled every 20 ms), the CPU time of the database's backends (read from /proc: the server must run
- * on this machine) and, with `--hash`, the SHA-256 of the bytes (the same export before and after a change
- * must hash alike). CPU times move less with the machine's load than rows/s.
- *   deno run -A bench/profile_csv.ts --url postgres://…/csv1m [--zone Australia/Sydney] [--status Arrived]
+ * Not part of `deno task bench` (docs/performance.md "Dashboard at 1M claims"): drains `partsCsv` once, in
+ * this process (no HTTP), on a server database already filled by bench/generate_scale.ts (e.g. by
+ * `--only dashboard`), and prints one JSON line: rows, bytes, rows/s, this process's CPU time, its peak RSS
+ * (sampled every 20 ms), the CPU time of the database's backends (read from /proc: the server must run on
+ * this machine) and, with `--hash`, the SHA-256 of the bytes (the same export before and after a change must
+ * hash alike). CPU times move less with the machine's load than rows/s.
  * A/B: run it alternately here and in a `git worktree` of the previous commit (the script copied there).
- * For a CPU profile: `deno run -A --cpu-prof --cpu-prof-dir=/tmp/csv-prof bench/profile_csv.ts …`.
+ * For a CPU profile: `deno run -A --cpu-prof --cpu-prof-dir=/tmp/csv-prof bench/profiles/csv_export.ts …`.
  */
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
@@ -29,7 +29,7 @@ const { values } = parseArgs({
 });
 if (!values.url || (values.status && !(PART_STATUSES as readonly string[]).includes(values.status))) {
   console.error(
-    "usage: deno run -A bench/profile_csv.ts --url postgres://… [--zone Z] [--status S] [--hash]",
+    "usage: deno run -A bench/profiles/csv_export.ts --url postgres://… [--zone Z] [--status S] [--hash]",
   );
   Deno.exit(2);
 }

@@ -1,6 +1,6 @@
 /**
- * Sample photos for tests (files in tests/fixtures/, rebuilt by generate_photos.ts). Each loader reads
- * a fresh copy, so a test may change its bytes without affecting another.
+ * Sample photos for tests and the bench (files in tests/fixtures/, rebuilt by
+ * tests/fixtures/generate_photos.ts). Each loader reads a fresh copy, so a test may change its bytes without affecting another.
  */
 
 import type { ImageInfo } from "@/io/image_probe.ts";
@@ -29,7 +29,7 @@ export type PhotoFixtureName = keyof typeof PHOTO_FIXTURES;
 
 /** Absolute path of a file in tests/fixtures/. */
 export function fixturePath(file: string): string {
-  return new URL(`../fixtures/${file}`, import.meta.url).pathname;
+  return new URL(`../tests/fixtures/${file}`, import.meta.url).pathname;
 }
 
 export async function loadFixture(file: string): Promise<Uint8Array> {

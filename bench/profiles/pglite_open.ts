@@ -1,6 +1,8 @@
+// Question: where does the embedded database's open go (WebAssembly compile and instantiation, PostgreSQL's start, the first queries)? Run: deno run -A bench/profiles/pglite_open.ts <data dir>/db
 /**
- * Standalone profile: where the embedded database's open goes (WebAssembly instantiation, PostgreSQL start, first
- * queries). `deno run -A bench/profile_trace.ts <data dir>/db`
+ * The open the service makes (db/pglite.ts `newPGlite`, here without the module compiled ahead by
+ * db/pglite_wasm.ts), with every WebAssembly compile and instantiation timed (docs/performance.md "Memory
+ * and start-up").
  */
 const t0 = performance.now();
 const at = () => (performance.now() - t0).toFixed(0).padStart(5);
@@ -16,10 +18,9 @@ for (const name of ["compile", "instantiate", "compileStreaming", "instantiateSt
     return r;
   };
 }
-const { PGlite } = await import("@electric-sql/pglite");
-const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+const { newPGlite } = await import("@/db/pglite.ts");
 console.log(at(), "imported");
-const db = new PGlite({ dataDir: Deno.args[0], extensions: { pg_trgm } });
+const db = newPGlite({ dataDir: Deno.args[0] });
 await db.waitReady;
 console.log(at(), "ready");
 await db.query("select count(*) from claims");

@@ -1,8 +1,7 @@
+// The drop-in of docs/build-or-buy.md: readFilePart (io/multipart.ts) rebuilt on @remix-run/multipart-parser; bench/comparisons/multipart_parsers.ts times it, tests/multipart_library_test.ts runs our edge cases on it.
 /**
- * `readFilePart` (io/multipart.ts) rebuilt on @remix-run/multipart-parser, for the comparison in
- * docs/build-or-buy.md: same signature, same errors, same limits as far as the library lets us state them.
- * This is the drop-in the service would use if the library replaced our parser; it is not used by the
- * service. bench/multipart_parsers.ts times it, tests/multipart_library_test.ts runs our edge cases on it.
+ * Same signature, same errors, same limits as far as the library lets us state them. This is the drop-in the
+ * service would use if the library replaced our parser; it is not used by the service.
  *
  * What the library decides and we cannot change: a part is handed over only once it is complete, with
  * its content held in memory (`part.content`, an array of chunks), so the sink receives a stream over

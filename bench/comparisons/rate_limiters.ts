@@ -1,8 +1,6 @@
+// Question: is hono-rate-limiter faster than our rate limiter (routes/web/rate_limiter.ts)? Run: deno run -A --lock=deno.dev.lock bench/comparisons/rate_limiters.ts [--rounds 3]
 /**
- * Our rate limiter (routes/web/rate_limiter.ts, the baseline) against hono-rate-limiter, in process.
- * Not part of `deno task bench`.
- *
- *   deno run -A bench/rate_limiters.ts [--rounds 3]
+ * docs/build-or-buy.md, in process. Not part of `deno task bench`.
  *
  * Two figures, each pair alternating who goes first, `--rounds` times: the counter alone (hits/s over
  * 1000 keys: RateLimiter.hit against the library's MemoryStore.increment) and the middleware in a Hono

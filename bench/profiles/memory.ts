@@ -1,8 +1,9 @@
+// Question: how much does an idle `deno task start` hold resident, and how soon is it healthy (here, or against another checkout)? Run: deno run -A bench/profiles/memory.ts [--runs 3] [--db postgres://…] [--ab <other checkout>]
 /**
- * Standalone profile (not part of `deno task bench`): resident memory of an idle `deno task start` and the
- * time to healthy, for the three cases of issue 14 — an embedded first start with demo data, a warm restart
- * on the same folder, and a server database. Run: `deno run -A bench/profile_memory.ts [--runs 3]
- * [--db postgres://…] [--ab <other checkout>]` (no --db: the server case is skipped). One line per run.
+ * Not part of `deno task bench`, whose memory and restart groups give the paired figures. One line per start,
+ * for the cases of docs/performance.md "Memory and start-up": an embedded first start with demo data, warm
+ * restarts on the same folder, and a server database (`--db`; without it that case is skipped). `--ab` (e.g.
+ * a `git worktree` of the previous commit) interleaves warm restarts of both checkouts and prints the medians.
  */
 import { parseArgs } from "node:util";
 import { startChild } from "@/bench/process.ts";

@@ -1,5 +1,5 @@
 /**
- * Counting database round trips (issue 14), shared by tests/statement_count_test.ts and the bench
+ * Counting database round trips (docs/performance.md "Round trips"), shared by tests/statement_count_test.ts and the bench
  * (bench/drop_off.ts). A round trip is one request to the database that the service waits on before
  * sending the next: each SQL statement, and each transaction's BEGIN and its COMMIT or ROLLBACK (Kysely
  * sends them as statements of their own and neither pg nor PGlite pipelines them, so each costs a round
@@ -16,7 +16,7 @@ import type {
   UnknownRow,
 } from "kysely";
 import assert from "node:assert/strict";
-import type { HandlerAnswer, TestApp } from "@/tests/helpers/app.ts";
+import type { HandlerAnswer, TestApp } from "@/testkit/app.ts";
 import {
   confirmed,
   dropOffPayload,
@@ -24,7 +24,7 @@ import {
   flowSetup,
   pickUpPayload,
   stageFor,
-} from "@/tests/helpers/movements.ts";
+} from "@/testkit/movements.ts";
 
 /** Counts executed statements; `countTransactions` adds each transaction's BEGIN and COMMIT/ROLLBACK. */
 export class RoundTripCounter implements KyselyPlugin {

@@ -34,7 +34,7 @@ async function templateName(): Promise<string> {
   const hash = createHash("sha256");
   for (const name of Object.keys(migrations)) {
     hash.update(name);
-    hash.update(await Deno.readTextFile(new URL(`../../db/migrations/${name}.ts`, import.meta.url)));
+    hash.update(await Deno.readTextFile(new URL(`../db/migrations/${name}.ts`, import.meta.url)));
   }
   return `pm_tpl_${hash.digest("hex").slice(0, 16)}`;
 }

@@ -6,7 +6,7 @@ import type { Db } from "@/db/client.ts";
 import type { MovementStage, PartStatus, Role } from "@/db/schema.ts";
 import { probeImage } from "@/io/image_probe.ts";
 import type { PhotoStore } from "@/io/photo_storage.ts";
-import { jpegPhoto } from "@/tests/helpers/photos.ts";
+import { jpegPhoto } from "@/testkit/photos.ts";
 
 let seq = 0;
 const next = () => ++seq;

@@ -1,11 +1,10 @@
+// Question: where does a photo upload's time go (the service against the bare baseline; in process, the parser, the staging, both)? Run: deno run -A bench/profiles/upload.ts service|micro [--rounds N] [--chunk BYTES]
 /**
- * Focused look at the photo upload path (not run by tests or `deno task bench`).
+ * Not part of `deno task bench` (docs/performance.md "Upload path").
  *
- *   deno run -A bench/upload_profile.ts service [--rounds N]
- *     the upload rows of `deno task bench` alone (real service child vs bare baseline), N times over
+ *   service: the upload rows of `deno task bench` alone (real service child vs bare baseline), N times over
  *     one small embedded database.
- *   deno run -A bench/upload_profile.ts micro [--rounds N] [--chunk BYTES]
- *     in process, no HTTP: 48 multipart bodies of 4 MB (arriving in `--chunk` pieces) through
+ *   micro: in process, no HTTP: 48 multipart bodies of 4 MB (arriving in `--chunk` pieces) through
  *     readFilePart + DiskPhotoStore.stage, c=8, then the parser alone and the storage alone, so the cost
  *     of each stage shows. Add `--cpu-prof` to the deno flags for a profile.
  */
@@ -13,7 +12,7 @@ import { parseArgs } from "node:util";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims } from "@/bench/generate.ts";
-import type { BenchTarget } from "@/tasks/bench.ts";
+import type { BenchTarget } from "@/bench/target.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { runLoad } from "@/bench/load.ts";
 import { readFilePart } from "@/io/multipart.ts";

@@ -1,8 +1,7 @@
+// Question: does @remix-run/multipart-parser read uploads as fast and in as little memory as our reader (io/multipart.ts)? Run: deno run -A --lock=deno.dev.lock bench/comparisons/multipart_parsers.ts [--rounds 3]
 /**
- * Our multipart reader (io/multipart.ts, the baseline) against @remix-run/multipart-parser (through
- * bench/remix_multipart.ts, the same contract) on the same bodies. Not part of `deno task bench`.
- *
- *   deno run -A bench/multipart_parsers.ts [--rounds 3]
+ * docs/build-or-buy.md: our multipart reader (the baseline) against the library, through
+ * bench/comparisons/remix_multipart.ts (the same contract), on the same bodies. Not part of `deno task bench`.
  *
  * Each measurement runs in a fresh child process (so one parser's garbage does not weigh on the other's
  * figure), ours and the library's alternating, `--rounds` times per case. Per case it prints the median
@@ -12,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { readFilePart } from "@/io/multipart.ts";
-import { readFilePartWithRemix } from "@/bench/remix_multipart.ts";
+import { readFilePartWithRemix } from "@/bench/comparisons/remix_multipart.ts";
 import { runLoad } from "@/bench/load.ts";
 
 /** `bare` (HTTP case only) hands the raw body to the sink: the server's own cost, as a floor. */
@@ -58,7 +57,7 @@ function formBody(file: Uint8Array, fields: [string, string][] = []): Uint8Array
 
 /** As bench/upload.ts: the fixture JPEG's bytes, then random bytes (like entropy-coded data) up to size. */
 async function jpegLike(size: number): Promise<Uint8Array> {
-  const jpeg = await Deno.readFile(new URL("../tests/fixtures/photo.jpg", import.meta.url));
+  const jpeg = await Deno.readFile(new URL("../../tests/fixtures/photo.jpg", import.meta.url));
   const out = new Uint8Array(size);
   out.set(jpeg.subarray(0, size));
   for (let i = jpeg.length; i < size; i += 65536) {

@@ -1,23 +1,24 @@
+// Question: where does a search's cost go, in requests/s and CPU a request, for this checkout, another checkout, the service without its HTTP layer and the bare baseline? Run: deno run -A bench/profiles/search.ts --dir /tmp/search-data --fill, then the same without --fill [--ab <checkout>] [--core] [--rounds 3]
 /**
- * Standalone profile of the search path (issue 14 item 3), not part of `deno task bench`: fills an embedded
- * folder with bench data once (`--fill`), then measures bench/search.ts's request shape against the service
- * of this checkout, optionally another checkout's (`--ab <dir>`, e.g. a `git worktree` of the previous
- * commit) and the bare baseline, interleaved `--rounds` times, one server at a time on the same folder.
- *   deno run -A bench/profile_search.ts --dir /tmp/search-data --fill
- *   deno run -A bench/profile_search.ts --dir /tmp/search-data --ab /tmp/base --rounds 3
+ * Not part of `deno task bench` (docs/performance.md "Search path"): fills an embedded folder with bench data
+ * once (`--fill`), then measures bench/search.ts's request shape against the service of this checkout,
+ * optionally another checkout's (`--ab <dir>`, e.g. a `git worktree` of the previous commit) and the bare
+ * baseline, interleaved `--rounds` times, one server at a time on the same folder.
  * For CPU profiles, add `--cpu-prof`: the service of this checkout writes one into /tmp/search-prof, the
  * baseline into /tmp/search-prof/baseline, the core (`--core`) into /tmp/search-prof/core.
  * `--url postgres://…/<scratch db>` runs on that server database instead (the folder keeps the regos).
  * `--ab-flags "<deno flags>"` starts the other side with those Deno flags (`--ab .` with
  * `--ab-flags=--v8-flags=--max-semi-space-size=1`: the same checkout with and without a V8 flag).
  * `--core` adds a side: the service's search without its HTTP layer (bench/search_core_server.ts).
+ * The first server of a round tends to run slower whichever it is: compare checkouts in both orders.
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
-import { BENCH_PUBLIC_KEY, measureSearch, WARMUP } from "@/bench/search.ts";
+import { measureSearch, WARMUP } from "@/bench/search.ts";
+import { BENCH_PUBLIC_KEY } from "@/bench/target.ts";
 import { readCpuMs, startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({

@@ -6,7 +6,7 @@
 import { type Browser, chromium, type Page } from "npm:playwright-core@1.65.1";
 export type { Browser, BrowserContext, BrowserContextOptions, Page } from "npm:playwright-core@1.65.1";
 import { CHROMIUM_PATH, chromiumInstallCommand } from "@/tasks/prepare_tests.ts";
-const SCREENSHOT_DIR = new URL("../../test-output/screenshots/", import.meta.url);
+const SCREENSHOT_DIR = new URL("../test-output/screenshots/", import.meta.url);
 
 // The networking flags keep Chromium from phoning home at start: this machine refuses outside
 // connections, and the refused attempts otherwise stall the launch.
