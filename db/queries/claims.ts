@@ -4,7 +4,7 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import { compilableSql, compiledQuery, type QueryRunner } from "@/db/queries/compiled.ts";
+import { asCompilable, compiledQuery, type QueryRunner } from "@/db/queries/compiled.ts";
 import { containsPattern } from "@/db/queries/like.ts";
 
 export type ClaimFlow = "direct" | "reverse";
@@ -99,7 +99,7 @@ export const claimResolutionColumns = sql`
 // Compiled once per flow: every search and upload runs it.
 const resolution = (flow: ClaimFlow) =>
   compiledQuery((_db, norm: string, pattern: string) =>
-    compilableSql(sql<ClaimResolution>`with ${claimResolutionCtes({ norm, pattern, flow, pinned: null })}
+    asCompilable(sql<ClaimResolution>`with ${claimResolutionCtes({ norm, pattern, flow, pinned: null })}
       select ${claimResolutionColumns}`)
   );
 const resolutionFor = { direct: resolution("direct"), reverse: resolution("reverse") };

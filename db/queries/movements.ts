@@ -160,6 +160,14 @@ export async function writeNewMovement(
   };
 }
 
+/** What leg 2 (D20) writes: the trip, its parts dropped off with their photos, the flip and the outbox. */
+export interface Leg2DropOffWrite {
+  movementId: number;
+  rows: { part_id: number; image_id: number; photo_id: number }[];
+  flip: StatusFlip;
+  outbox: OutboxWrite;
+}
+
 /**
  * Everything leg 2 (D20) writes, in one statement: the trip's Deliver_Parts of these parts get Delivery true
  * and the drop-off photo (only while not yet delivered), the status flip and history rows, the trip's
@@ -168,18 +176,10 @@ export async function writeNewMovement(
  * this statement and not among the parts it delivers. The trip row is locked by the caller, so no other
  * leg 2 of this trip runs in between.
  */
-export async function writeLeg2DropOff(
-  trx: Tx,
-  w: {
-    movementId: number;
-    rows: { part_id: number; image_id: number; photo_id: number }[];
-    flip: StatusFlip;
-    outbox: OutboxWrite;
-  },
-): Promise<Written & { movementStatus: MovementStatus }> {
+export function writeLeg2DropOffSql(w: Leg2DropOffWrite) {
   const { rows, flip } = w;
   const movementId = sql<number>`${w.movementId}::int`;
-  const result = await sql<{ id: number; part_id: number; flipped: number; movement_status: MovementStatus }>`
+  return sql<{ id: number; part_id: number; flipped: number; movement_status: MovementStatus }>`
     with d as (
       update deliver_parts d
       set delivery = true, delivery_image_id = v.image_id, delivery_photo_id = v.photo_id
@@ -200,7 +200,15 @@ export async function writeLeg2DropOff(
     n as (${notifyChangeSql("movements")})
     select d.id, d.part_id, (select count(*) from f)::int as flipped,
       (select movement_status from t) as movement_status, (select sent from n) as notified
-    from d`.execute(trx);
+    from d`;
+}
+
+/** Runs `writeLeg2DropOffSql` in the transaction that locked the trip row. */
+export async function writeLeg2DropOff(
+  trx: Tx,
+  w: Leg2DropOffWrite,
+): Promise<Written & { movementStatus: MovementStatus }> {
+  const result = await writeLeg2DropOffSql(w).execute(trx);
   return {
     deliveryOf: new Map(result.rows.map((r) => [r.part_id, r.id])),
     flipped: result.rows[0]?.flipped ?? 0,

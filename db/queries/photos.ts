@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { MovementStage, Photo } from "@/db/schema.ts";
-import { compilableSql, compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
+import { asCompilable, compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 
 export interface NewStagedImage {
   partId: number;
@@ -82,7 +82,7 @@ const storeWithToken = compiledQuery((
   height: number,
   createdAt: Date,
 ) =>
-  compilableSql(sql<{ photo_id: number }>`
+  asCompilable(sql<{ photo_id: number }>`
     with image as (
       select id from uploaded_images where id = ${imageId} and photo_id is null for no key update
     ), token as (
