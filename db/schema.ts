@@ -290,6 +290,8 @@ export interface Database {
   audit_log: AuditLogTable;
 }
 
+export type HqLocation = Selectable<HqLocationsTable>;
+export type Repairer = Selectable<RepairersTable>;
 export type User = Selectable<UsersTable>;
 export type Device = Selectable<DevicesTable>;
 export type Claim = Selectable<ClaimsTable>;
@@ -297,8 +299,11 @@ export type PartOrder = Selectable<PartsOrdersTable>;
 export type NewPartOrder = Insertable<PartsOrdersTable>;
 export type PartOrderUpdate = Updateable<PartsOrdersTable>;
 export type PartsMovement = Selectable<PartsMovementsTable>;
+export type NewPartsMovement = Insertable<PartsMovementsTable>;
 export type DeliverPart = Selectable<DeliverPartsTable>;
+export type NewDeliverPartRow = Insertable<DeliverPartsTable>;
 export type UploadedImage = Selectable<UploadedImagesTable>;
 export type Photo = Selectable<PhotosTable>;
 export type AnnouncementRow = Selectable<AnnouncementsTable>;
+export type PartStatusChange = Selectable<PartStatusHistoryTable>;
 export type NewHistoryRow = Insertable<PartStatusHistoryTable>;

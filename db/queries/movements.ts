@@ -9,30 +9,48 @@
 import { type RawBuilder, sql } from "kysely";
 import { insertAnnouncementsSql, type OutboxWrite } from "@/db/queries/announcements.ts";
 import { notifyChangeSql } from "@/db/queries/changes.ts";
-import type { MovementStatus, PartStatus } from "@/db/schema.ts";
+import type {
+  DeliverPart,
+  MovementStatus,
+  NewDeliverPartRow,
+  NewPartsMovement,
+  PartsMovement,
+  PartStatus,
+} from "@/db/schema.ts";
 import type { Db } from "@/db/client.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { latestReverseMovement } from "@/db/queries/claims.ts";
 
-export interface NewMovement {
-  claim_id: number;
-  movement_type: "direct" | "reverse";
-  movement_status: MovementStatus;
-  picked_up_by: number;
-  dropped_off_by: number | null;
-  pick_up_at: Date;
-  dropped_off_at: Date | null;
-  repairer_id: number | null;
-  location_type: "HQ" | null;
-  hq_location_id: number | null;
-}
+/**
+ * A new movement's columns as a submission writes them (its id, part count, place and creation time are the
+ * statement's or the database's).
+ */
+export type NewMovement = Required<
+  Pick<
+    NewPartsMovement,
+    | "claim_id"
+    | "movement_type"
+    | "movement_status"
+    | "picked_up_by"
+    | "dropped_off_by"
+    | "pick_up_at"
+    | "dropped_off_at"
+    | "repairer_id"
+    | "location_type"
+    | "hq_location_id"
+  >
+>;
 
-export interface NewDeliverPart {
-  part_id: number;
-  qty_ordered: number;
-  pickup_image_id: number;
-  pickup_photo_id: number;
-}
+/** One part of a new movement: its Deliver_Parts row's columns, with the staged image its photo came from. */
+export type NewDeliverPart =
+  & Pick<NewDeliverPartRow, "part_id" | "qty_ordered" | "pickup_photo_id">
+  & { pickup_image_id: NonNullable<NewDeliverPartRow["pickup_image_id"]> };
+
+/** A row of a submission's write statement: one Deliver_Parts it wrote or changed. */
+type WrittenRow = Pick<DeliverPart, "id" | "part_id"> & {
+  /** How many parts the statement's status flip changed (the same on every row). */
+  flipped: number;
+};
 
 /** A submission's status flip: `from` → `to` for these parts (request order), by the user, at `at`. */
 export interface StatusFlip {
@@ -108,7 +126,7 @@ export function writeNewMovementSql(w: NewMovementWrite) {
   const written = sql<boolean>`exists (select 1 from m)`;
   const rows = w.deliverParts;
   const f = w.flip;
-  return sql<{ id: number; part_id: number; movement_id: number; flipped: number }>`
+  return sql<WrittenRow & { movement_id: PartsMovement["id"] }>`
     with g as materialized (
       select id from parts_orders
       where id = any(${f.ids}::int[]) and status = ${f.from}::text and claim_id = ${m.claim_id}::int
@@ -179,7 +197,7 @@ export interface Leg2DropOffWrite {
 export function writeLeg2DropOffSql(w: Leg2DropOffWrite) {
   const { rows, flip } = w;
   const movementId = sql<number>`${w.movementId}::int`;
-  return sql<{ id: number; part_id: number; flipped: number; movement_status: MovementStatus }>`
+  return sql<WrittenRow & Pick<PartsMovement, "movement_status">>`
     with d as (
       update deliver_parts d
       set delivery = true, delivery_image_id = v.image_id, delivery_photo_id = v.photo_id

@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { MovementStage, Photo } from "@/db/schema.ts";
+import type { MovementStage, Photo, UploadedImage } from "@/db/schema.ts";
 import { asCompilable, compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 
 export interface NewStagedImage {
@@ -136,11 +136,8 @@ export async function storePhotoWithToken(
  * A staged image (Parts_Uploaded_Images row) as a submission checks it: its part, stage, photo, and
  * whether a Deliver_Parts already uses it (D14).
  */
-export interface StagedImageRow {
-  id: number;
-  part_id: number;
-  movement_stage: string;
-  photo_id: number | null;
+export interface StagedImageRow
+  extends Pick<UploadedImage, "id" | "part_id" | "movement_stage" | "photo_id"> {
   used: boolean;
 }
 
