@@ -7,6 +7,12 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { NodeFS } from "@electric-sql/pglite/nodefs";
 import { type NodeFsOperations, rememberFileSizes } from "@/db/pglite_file_sizes.ts";
 import { addFsync, DURABLE_START_PARAMS, type SyncableNodeFs } from "@/db/pglite_fsync.ts";
+import {
+  nodeFsInitProblem,
+  nodefsProblem,
+  pgliteExportsProblem,
+  refusePgliteProblem,
+} from "@/db/pglite_shape.ts";
 
 /**
  * PGlite's buffer cache. PostgreSQL's default (128 MB, which initdb writes into postgresql.conf) is touched
@@ -19,12 +25,16 @@ export const PGLITE_SHARED_BUFFERS = "16MB";
 /**
  * PGlite's file system for a data folder (what `dataDir` alone opens), with two start-up steps of its own
  * before the folder is mounted: a real fsync (db/pglite_fsync.ts), then file sizes remembered between changes
- * (db/pglite_file_sizes.ts), which wraps the operations as they are by then.
+ * (db/pglite_file_sizes.ts), which wraps the operations as they are by then. Both first check that NODEFS
+ * has the shape they patch (db/pglite_shape.ts); a refusal there fails the open.
  */
 class DataFolderFS extends NodeFS {
   override async init(pg: PGlite, opts: Parameters<NodeFS["init"]>[1]) {
-    const { emscriptenOpts } = await super.init(pg, opts);
+    const options = await super.init(pg, opts);
+    refusePgliteProblem(nodeFsInitProblem(options));
+    const { emscriptenOpts } = options;
     const adapt = (mod: { NODEFS: unknown }) => {
+      refusePgliteProblem(nodefsProblem(mod.NODEFS));
       addFsync(mod.NODEFS as SyncableNodeFs);
       rememberFileSizes(mod.NODEFS as NodeFsOperations);
     };
@@ -35,11 +45,13 @@ class DataFolderFS extends NodeFS {
 /**
  * A PGlite instance with the extensions and type parsers the service relies on, committing durably. A data
  * folder is opened through `DataFolderFS`; without one, the database lives in memory. `wasm`: PGlite's
- * WebAssembly already compiled (db/pglite_wasm.ts); without it PGlite compiles its own.
+ * WebAssembly already compiled (db/pglite_wasm.ts); without it PGlite compiles its own. Throws
+ * PgliteShapeMismatch when PGlite is not the shape db/pglite*.ts patches (db/pglite_shape.ts).
  */
 export function newPGlite(
   { dataDir, loadDataDir, wasm }: { dataDir?: string; loadDataDir?: Blob; wasm?: WebAssembly.Module },
 ): PGlite {
+  refusePgliteProblem(pgliteExportsProblem({ defaultStartParams: PGlite.defaultStartParams, NodeFS }));
   return new PGlite({
     pgliteWasmModule: wasm,
     ...(dataDir === undefined ? {} : { fs: new DataFolderFS(dataDir) }),
