@@ -20,7 +20,7 @@ import {
  * (issue 14). The data a depot searches is a few tens of MB and stays in the OS page cache behind this one,
  * so a smaller cache costs a read() per miss, not a disk seek (docs/performance.md "Memory and start-up").
  */
-export const PGLITE_SHARED_BUFFERS = "16MB";
+const PGLITE_SHARED_BUFFERS = "16MB";
 
 /**
  * PGlite's file system for a data folder (what `dataDir` alone opens), with two start-up steps of its own

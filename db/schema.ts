@@ -2,7 +2,7 @@
  * Kysely table types, one interface per table (db/migrations/ is the source of truth).
  * Use the Selectable/Insertable aliases at the bottom as result and input types, never the interfaces.
  */
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 
 export const PART_STATUSES = [
   "Ordered",
@@ -296,8 +296,6 @@ export type User = Selectable<UsersTable>;
 export type Device = Selectable<DevicesTable>;
 export type Claim = Selectable<ClaimsTable>;
 export type PartOrder = Selectable<PartsOrdersTable>;
-export type NewPartOrder = Insertable<PartsOrdersTable>;
-export type PartOrderUpdate = Updateable<PartsOrdersTable>;
 export type PartsMovement = Selectable<PartsMovementsTable>;
 export type NewPartsMovement = Insertable<PartsMovementsTable>;
 export type DeliverPart = Selectable<DeliverPartsTable>;

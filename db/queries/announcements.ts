@@ -146,7 +146,7 @@ export async function announcementFeedPage(
 }
 
 /** The most channel rows the feed's counts read per state (announcements_state serves each walk). */
-export const COUNT_CAP_ROWS = 1000;
+const COUNT_CAP_ROWS = 1000;
 
 /** An announcement count: exact, or a lower bound when `more` (the state holds more rows than were read). */
 export interface CappedCount {

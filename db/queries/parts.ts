@@ -240,5 +240,3 @@ export async function partDetail(db: Db, partId: number) {
   const [history, movements] = await Promise.all([historyOfPart(db, partId), movementsOfPart(db, partId)]);
   return { part, history, movements };
 }
-
-export type PartDetail = NonNullable<Awaited<ReturnType<typeof partDetail>>>;
