@@ -1,6 +1,6 @@
 /**
  * The embedded database's engine (PGlite), in a module of its own: db/client.ts imports it only when it opens
- * an embedded database, so a process on a PostgreSQL server never loads it (issue 14, memory).
+ * an embedded database, so a process on a PostgreSQL server never loads it (about 13 MB resident).
  */
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -16,9 +16,9 @@ import {
 
 /**
  * PGlite's buffer cache. PostgreSQL's default (128 MB, which initdb writes into postgresql.conf) is touched
- * whole when the embedded database opens, so it alone cost 128 MB of resident memory on a depot's small VM
- * (issue 14). The data a depot searches is a few tens of MB and stays in the OS page cache behind this one,
- * so a smaller cache costs a read() per miss, not a disk seek (docs/performance.md "Memory and start-up").
+ * whole when the embedded database opens, so it alone cost 128 MB of resident memory on a depot's small VM.
+ * The data a depot searches is a few tens of MB and stays in the OS page cache behind this one, so a smaller
+ * cache costs a read() per miss, not a disk seek (docs/performance.md).
  */
 const PGLITE_SHARED_BUFFERS = "16MB";
 

@@ -208,7 +208,10 @@ export interface SessionsTable {
   last_seen_at: Timestamp;
 }
 
-/** An enrolled depot tablet (issue 15): only its device token's SHA-256 is stored. */
+/**
+ * An enrolled depot tablet (docs/tablet.md "Enrolling a tablet"): only its device token's SHA-256 is
+ * stored.
+ */
 export interface DevicesTable {
   id: Generated<number>;
   name: string;

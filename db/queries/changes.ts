@@ -1,6 +1,6 @@
 /**
- * The change feed's database side (issue 13, live dashboard): a NOTIFY on one channel, sent inside the
- * transaction that makes the change, so every process listening (lib/live/) hears of it exactly when it
+ * The change feed's database side (docs/dashboard.md "Live updates"): a NOTIFY on one channel, sent inside
+ * the transaction that makes the change, so every process listening (lib/live/) hears of it exactly when it
  * commits and never of a rolled-back one. Works the same on a server and on PGlite.
  */
 import { sql } from "kysely";

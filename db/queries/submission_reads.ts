@@ -1,11 +1,11 @@
 /**
- * A movement submission's one "lock and read" statement (issue 14: a submission is BEGIN, this, the write
- * statement, COMMIT; a drop-off first runs it with `lock: false`, outside a transaction, and then its write
- * statement on its own: lib/movements/submission.ts). In one statement: the acting user (active, by e-mail), D11's claim resolution
- * (db/queries/claims.ts), the row locks — the reverse pickup's claim row or leg 2's trip row first, then
- * the parts in id order — and everything the checks read: the earlier steps of an identical submission
- * (D16), the staged images (D14), leg 2's trip and its parts, the drop-off's repair shop (D15), the
- * pickup's open trip, HQ and shop.
+ * A movement submission's one "lock and read" statement (docs/submissions-and-announcements.md, "Cost": a
+ * submission is BEGIN, this, the write statement, COMMIT; a drop-off first runs it with `lock: false`,
+ * outside a transaction, and then its write statement on its own: lib/movements/submission.ts). In one
+ * statement: the acting user (active, by e-mail), D11's claim resolution (db/queries/claims.ts), the row
+ * locks — the reverse pickup's claim row or leg 2's trip row first, then the parts in id order — and
+ * everything the checks read: the earlier steps of an identical submission (D16), the staged images (D14),
+ * leg 2's trip and its parts, the drop-off's repair shop (D15), the pickup's open trip, HQ and shop.
  *
  * Lock modes: the claim and trip rows are taken FOR NO KEY UPDATE, which serialises two pickups of a claim
  * (or two drop-offs of a trip) but not the foreign-key checks (KEY SHARE) of other writers: every movement
@@ -138,7 +138,7 @@ export interface SubmissionRead extends ClaimResolution {
  * each pair by the unique image index, then that part's history row. Written as plain joins, the planner
  * may start from every history row reaching `toStatus` (all movements ever) and compare each with every
  * pair — 47 ms for 50 parts against 3 250 history rows, growing with both — or hash the whole Deliver_Parts
- * table (issue 14 item 4). At most one row matches each (unique image; a part reaches a status once per
+ * table. At most one row matches each (unique image; a part reaches a status once per
  * movement), so LIMIT 1 changes no answer.
  */
 function appliedStepsSql(q: AppliedStepsQuery) {
