@@ -27,10 +27,11 @@ export interface DbTarget {
 }
 
 /**
- * The server's time bounds, in milliseconds (issue 15: a locked table used to hang requests for as long as
- * the lock lasted). 0 turns a server-side one off, as in PostgreSQL. On PGlite none applies: it has one
- * connection, so no other session can hold a lock against a request, and its single-threaded build never
- * fires `statement_timeout` (a `pg_sleep(1)` under a 200 ms bound ran its full second).
+ * The server's time bounds, in milliseconds (docs/operations.md "Databases": a locked table used to hang
+ * requests for as long as the lock lasted). 0 turns a server-side one off, as in PostgreSQL. On PGlite none
+ * applies: it has one connection, so no other session can hold a lock against a request, and its
+ * single-threaded build never fires `statement_timeout` (a `pg_sleep(1)` under a 200 ms bound ran its full
+ * second).
  */
 export interface PoolTimeouts {
   /** Opening a connection, or waiting for a free one in the pool (pg's `connectionTimeoutMillis`). */
@@ -125,7 +126,7 @@ export function openDb(target: DbTarget): Db {
       idleTimeoutMillis: 30_000,
       // The connect bound is not the pool's `connectionTimeoutMillis`: with it, pg-pool starts and clears a
       // timer on every checkout, even of an idle connection (four a search: ~50 µs of one on the shared
-      // 2-core machine, issue 14). Each new connection bounds its own opening (pg.Client's option), and
+      // 2-core machine). Each new connection bounds its own opening (pg.Client's option), and
       // `bounded.connect` below bounds a wait for a free one, the only checkouts that can wait.
       Client: connectMs
         ? class extends pg.Client {
@@ -167,7 +168,7 @@ export function openDb(target: DbTarget): Db {
     return db;
   }
   // Opened on first use, by the first query or the first `listen`, whichever comes first. PGlite's module is
-  // imported only here, so a process on the server database never loads it (~13 MB resident, issue 14). Its
+  // imported only here, so a process on the server database never loads it (~13 MB resident). Its
   // WebAssembly may have been compiled while the program loaded (db/pglite_wasm.ts).
   let pglite: Promise<PGlite> | undefined = target.pglite && Promise.resolve(target.pglite);
   const instance = () =>
@@ -182,7 +183,7 @@ export function openDb(target: DbTarget): Db {
 /**
  * Runs `fn` with one connection for all its statements: on a server, one checkout from the pool instead of
  * one per statement (a search's four statements each paid a checkout and a release, with pg-pool's idle
- * timer started and cleared: issue 14). Not a transaction: each statement commits on its own, as before.
+ * timer started and cleared). Not a transaction: each statement commits on its own, as before.
  * On PGlite, `db` itself: its one connection is taken per statement, so other requests' statements still
  * run between these.
  */
@@ -214,7 +215,7 @@ const heldClients = new WeakMap<object, pg.PoolClient>();
 /**
  * The Kysely of one checked-out client: its "pool" hands out that client and never releases it (the
  * checkout in `onOneConnection` does). Kysely's own `db.connection()` built a Kysely and an executor for
- * every call and ran each statement through a queue of promises (issue 14); this one is made once per
+ * every call and ran each statement through a queue of promises; this one is made once per
  * client.
  */
 function heldConnection(bounded: BoundedPool, client: pg.PoolClient): HeldConnection {

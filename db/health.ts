@@ -1,9 +1,9 @@
 /**
  * The database side of `/healthz` and `/readyz`: the latest migration applied, read within a short bound of
- * its own, so a probe answers in time even when the database does not (issue 15). Two bounds: the statement
- * runs under its own `statement_timeout` (readLatest), and the whole read, waiting for a free connection
- * included, is raced against a timer. A read that loses the race
- * still ends by itself (at the statement bound) and gives its connection back to the pool.
+ * its own, so a probe answers in time even when the database does not (D26; docs/operations.md "Databases").
+ * Two bounds: the statement runs under its own `statement_timeout` (readLatest), and the whole read, waiting
+ * for a free connection included, is raced against a timer. A read that loses the race still ends by itself
+ * (at the statement bound) and gives its connection back to the pool.
  */
 import { sql } from "kysely";
 import { DatabaseUnreachable, type Db } from "@/db/client.ts";

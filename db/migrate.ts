@@ -36,7 +36,7 @@ const UNDEFINED_TABLE = "42P01";
 /**
  * Whether every migration of the list has run: one read of the migration table, where the Migrator would
  * create its tables if missing, take its lock and read them (a third of a warm restart on the embedded
- * database, issue 14). Any difference (a new migration, a database with no table) goes to the Migrator,
+ * database). Any difference (a new migration, a database with no table) goes to the Migrator,
  * which decides as before, under its lock.
  */
 async function isAtLatest(db: Db): Promise<boolean> {

@@ -2,11 +2,11 @@
  * The embedded database's data folder, with each file's size remembered between changes.
  *
  * PostgreSQL asks for a relation file's size (`lseek` to its end) for every table and index a statement
- * plans or scans: about 80 times for one search. PGlite's Emscripten file system (NODEFS) answers each
- * with `node:fs` `fstatSync`, which in Deno 2.9 builds a whole Stats object, Dates and all: 10 µs a call
- * against 0.4 µs for the seek itself, and a fifth of the embedded service's CPU under search load (issue 14,
- * docs/performance.md "Seventh pass"). Here the answer is kept per file until anything that could change
- * a file's size happens in the folder.
+ * plans or scans: about 80 times for one search. PGlite's Emscripten file system (NODEFS) answers each with
+ * `node:fs` `fstatSync`, which in Deno 2.9 builds a whole Stats object, Dates and all: 10 µs a call against
+ * 0.4 µs for the seek itself, and a fifth of the embedded service's CPU under search load (docs/pglite.md,
+ * "Defects to report upstream"). Here the answer is kept per file until anything that could change a file's
+ * size happens in the folder.
  *
  * Why this is safe: every byte PostgreSQL writes, and every truncate, create, rename and unlink, reaches
  * the folder through NODEFS's operations, which every file and stream of the mount share. Each of those

@@ -1,10 +1,10 @@
 /**
- * PGlite's WebAssembly compiled ahead of the embedded database's open (issue 14, warm restart).
+ * PGlite's WebAssembly compiled ahead of the embedded database's open, for a quicker warm restart.
  *
  * V8 compiles a module on background threads. PGlite compiles its own when it opens, after the server's
  * modules have loaded, with the main thread waiting for it; started before they load (tasks/start_first.ts),
  * the compile runs on the second core while the main thread evaluates them, and the open instantiates the
- * module it finds ready: about 60 ms sooner to healthy, for the same CPU (docs/performance.md "Ninth pass").
+ * module it finds ready: about 60 ms sooner to healthy, for the same CPU (docs/pglite.md "What we patch").
  * Nothing here imports PGlite, so loading this module costs a server-database process nothing.
  */
 

@@ -2,7 +2,7 @@
  * Kysely table types, one interface per table (db/migrations/ is the source of truth).
  * Use the Selectable/Insertable aliases at the bottom as result and input types, never the interfaces.
  */
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 
 export const PART_STATUSES = [
   "Ordered",
@@ -208,7 +208,10 @@ export interface SessionsTable {
   last_seen_at: Timestamp;
 }
 
-/** An enrolled depot tablet (issue 15): only its device token's SHA-256 is stored. */
+/**
+ * An enrolled depot tablet (docs/tablet.md "Enrolling a tablet"): only its device token's SHA-256 is
+ * stored.
+ */
 export interface DevicesTable {
   id: Generated<number>;
   name: string;
@@ -290,15 +293,18 @@ export interface Database {
   audit_log: AuditLogTable;
 }
 
+export type HqLocation = Selectable<HqLocationsTable>;
+export type Repairer = Selectable<RepairersTable>;
 export type User = Selectable<UsersTable>;
 export type Device = Selectable<DevicesTable>;
 export type Claim = Selectable<ClaimsTable>;
 export type PartOrder = Selectable<PartsOrdersTable>;
-export type NewPartOrder = Insertable<PartsOrdersTable>;
-export type PartOrderUpdate = Updateable<PartsOrdersTable>;
 export type PartsMovement = Selectable<PartsMovementsTable>;
+export type NewPartsMovement = Insertable<PartsMovementsTable>;
 export type DeliverPart = Selectable<DeliverPartsTable>;
+export type NewDeliverPartRow = Insertable<DeliverPartsTable>;
 export type UploadedImage = Selectable<UploadedImagesTable>;
 export type Photo = Selectable<PhotosTable>;
 export type AnnouncementRow = Selectable<AnnouncementsTable>;
+export type PartStatusChange = Selectable<PartStatusHistoryTable>;
 export type NewHistoryRow = Insertable<PartStatusHistoryTable>;

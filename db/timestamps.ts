@@ -1,8 +1,8 @@
 /**
  * A `timestamptz` read as PostgreSQL's text (`t::text`) into epoch milliseconds, for a read of millions of
- * times (the parts CSV export, issue 14): pg's own parser builds a Date through a regular expression (~1 µs
- * and an object a time), PGlite's through `new Date(text)`. Only the statement that casts its times reads
- * them this way; every other statement keeps the drivers' Dates.
+ * times (the parts CSV export, docs/dashboard.md "Exports"): pg's own parser builds a Date through a regular
+ * expression (~1 µs and an object a time), PGlite's through `new Date(text)`. Only the statement that casts
+ * its times reads them this way; every other statement keeps the drivers' Dates.
  */
 import pg from "pg";
 

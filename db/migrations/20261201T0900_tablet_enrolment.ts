@@ -1,5 +1,6 @@
 /**
- * Enrolled depot tablets and PIN-check windows (issue 15).
+ * Enrolled depot tablets and PIN-check windows (docs/tablet.md "Enrolling a tablet", docs/security.md
+ * "PIN checks").
  *
  * - `devices`: a browser an admin enrolled as a depot tablet. Only the SHA-256 of its random device token
  *   is stored (like sessions); revoking deletes the row, so the cookie the tablet holds is worthless.

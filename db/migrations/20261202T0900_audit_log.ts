@@ -1,8 +1,8 @@
 /**
- * The audit trail (issue 13): one row per admin or dispatcher action, written in the same transaction as
- * the action itself, so an action and its entry exist together or not at all. `before`/`after` hold the
- * changed fields as JSON (never a PIN or its hash). `claim_id` is set when the action touches a claim
- * (a part's status), for the claim's timeline. Rows are only ever inserted.
+ * The audit trail (docs/dashboard.md "Audit trail"): one row per admin or dispatcher action, written in the
+ * same transaction as the action itself, so an action and its entry exist together or not at all.
+ * `before`/`after` hold the changed fields as JSON (never a PIN or its hash). `claim_id` is set when the
+ * action touches a claim (a part's status), for the claim's timeline. Rows are only ever inserted.
  */
 import { type Kysely, sql } from "kysely";
 

@@ -1,10 +1,10 @@
 /**
- * Indexes for the dashboard at scale (issue 14 item 7): each list's default order, each filter with that
- * order, and each sort on a list's own columns, all ending on `id` so keyset paging (db/queries/paging.ts)
- * reads one page as one index range, however deep. Measured at 1 000 000 claims / 3 000 000 parts
- * (docs/performance.md#dashboard-at-1m-claims). Sorts on another table's column (claim number, rego)
- * walk that table's index and join; the repair shop and computed columns (a movement's place, its part
- * count) have no index and sort the filtered rows (docs/dashboard.md).
+ * Indexes for the dashboard at scale (docs/dashboard.md "Lists: links, sorting, thumbnails"): each list's
+ * default order, each filter with that order, and each sort on a list's own columns, all ending on `id` so
+ * keyset paging (db/queries/paging.ts) reads one page as one index range, however deep. Measured at 1 000 000
+ * claims / 3 000 000 parts (docs/performance.md). Sorts on another table's column (claim number, rego) walk
+ * that table's index and join; the repair shop and computed columns (a movement's place, its part count) have
+ * no index and sort the filtered rows (docs/dashboard.md).
  *
  * Plain CREATE INDEX (the migration runs in a transaction): on a database already holding millions of
  * parts it blocks writes to these tables while it builds (about a minute at 3 000 000 parts).

@@ -1,9 +1,9 @@
 /**
- * Two movement sorts of the dashboard served by an index at 1 000 000 claims (issue 14 item 7,
- * docs/dashboard.md): the number of parts a movement carried, stored on the movement (`part_count`, written
- * by the movement's own insert, db/queries/movements.ts: a movement's Deliver_Parts are all written with it
- * and never added or removed later) instead of counted per row and sorted, and the driver's movements in id
- * order (the driver sort walks the users by name and each one's movements through this index,
+ * Two movement sorts of the dashboard served by an index at 1 000 000 claims (docs/dashboard.md "Lists:
+ * links, sorting, thumbnails"): the number of parts a movement carried, stored on the movement (`part_count`,
+ * written by the movement's own insert, db/queries/movements.ts: a movement's Deliver_Parts are all written
+ * with it and never added or removed later) instead of counted per row and sorted, and the driver's movements
+ * in id order (the driver sort walks the users by name and each one's movements through this index,
  * db/queries/paging.ts). Existing movements get their count here, in one pass.
  *
  * Plain DDL in the migration's transaction: on a database already holding a million movements the backfill

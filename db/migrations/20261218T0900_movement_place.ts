@@ -1,10 +1,10 @@
 /**
- * The movements list's place sort served by an index at 1 000 000 claims (issue 14 item 7,
- * docs/dashboard.md). A movement's place is its repair shop: a drop-off's own, and for a return trip (which
- * records none) its claim's. Read through the claim, a shop's return trips were "claims of this shop that
- * have a return trip", which no index holds, so the list sorted every row (2 s). The movement now stores
- * its place (`place_repairer_id`) with an index on (place, id), and the sort walks the shops in name order
- * as the driver sort walks the users (db/queries/paging.ts).
+ * The movements list's place sort served by an index at 1 000 000 claims (docs/dashboard.md "Lists: links,
+ * sorting, thumbnails"). A movement's place is its repair shop: a drop-off's own, and for a return trip
+ * (which records none) its claim's. Read through the claim, a shop's return trips were "claims of this shop
+ * that have a return trip", which no index holds, so the list sorted every row (2 s). The movement now stores
+ * its place (`place_repairer_id`) with an index on (place, id), and the sort walks the shops in name order as
+ * the driver sort walks the users (db/queries/paging.ts).
  *
  * The place is recorded when the movement is written: a return trip keeps the shop it was picked up from
  * when the claim's shop changes later (before, the list showed the claim's shop of the day). A trigger

@@ -1,10 +1,10 @@
 /**
- * The parts list's repair-shop sort at 1 000 000 claims (issue 14 item 7, docs/dashboard.md): its rows
- * without a shop (a claim with no management record, or one naming no shop) come first descending. Proving
- * there are none took an anti-join of every claim against claim_management (343 ms at 1M claims, when
- * every claim has a shop), since no index holds "a claim without a record". Each claim now carries
- * `has_shop`, kept by a trigger on claim_management, and a partial index holds the claims without one, so
- * that part of the walk reads only them (db/queries/part_shop_sort.ts).
+ * The parts list's repair-shop sort at 1 000 000 claims (docs/dashboard.md "Lists: links, sorting,
+ * thumbnails"): its rows without a shop (a claim with no management record, or one naming no shop) come first
+ * descending. Proving there are none took an anti-join of every claim against claim_management (343 ms at 1M
+ * claims, when every claim has a shop), since no index holds "a claim without a record". Each claim now
+ * carries `has_shop`, kept by a trigger on claim_management, and a partial index holds the claims without
+ * one, so that part of the walk reads only them (db/queries/part_shop_sort.ts).
  *
  * A row trigger, fired only by what changes the answer (a record added or removed, its shop or claim
  * changed): the submissions' own update of claim_management (parts_movement_id) does not fire it. The

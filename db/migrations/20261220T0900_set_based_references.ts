@@ -1,14 +1,15 @@
 /**
  * The foreign keys of the per-part rows, Deliver_Parts and part_status_history, checked once per statement
- * instead of once per row (issue 14, "Close to the limit"). A 50-part drop-off writes 50 Deliver_Parts and
- * 50 history rows, and PostgreSQL checks a foreign key with one lookup query per row (an executor start
- * and stop each): 9 a part (Deliver_Parts' movement, part, two images and two photos; the history row's
- * part, movement and user), 450 for 50 parts, 2.3–2.6 ms of the write on the server and more embedded
- * (docs/performance.md). Here each table gets one statement-level trigger that looks the referenced rows up
- * with one query, one index scan a referenced table. EXPLAIN ANALYZE of the drop-off's write statement
- * (after ANALYZE, 20 drop-offs, loaded 2-core machine), the time in the triggers of these two tables:
- * 50 parts 4.8 → 0.8 ms embedded, 2.0 → 0.5 ms server; 1 part 0.15 → 0.33 ms embedded, 0.09 → 0.19 ms
- * server (a trigger's fixed cost: the ratio of the two sizes is what issue 14 asks of).
+ * instead of once per row, so a write costs nearly the same for 1 or 50 parts
+ * (docs/submissions-and-announcements.md, "Cost"). A 50-part drop-off writes 50 Deliver_Parts and 50 history
+ * rows, and PostgreSQL checks a foreign key with one lookup query per row (an executor start and stop each):
+ * 9 a part (Deliver_Parts' movement, part, two images and two photos; the history row's part, movement and
+ * user), 450 for 50 parts, 2.3–2.6 ms of the write on the server and more embedded (docs/performance.md).
+ * Here each table gets one statement-level trigger that looks the referenced rows up with one query, one
+ * index scan a referenced table. EXPLAIN ANALYZE of the drop-off's write statement (after ANALYZE, 20
+ * drop-offs, loaded 2-core machine), the time in the triggers of these two tables: 50 parts 4.8 → 0.8 ms
+ * embedded, 2.0 → 0.5 ms server; 1 part 0.15 → 0.33 ms embedded, 0.09 → 0.19 ms server (a trigger's fixed
+ * cost: the ratio of the two sizes is what the drop-off budget of docs/performance.md measures).
  *
  * Nothing is weaker, for every writer (the movement statements, which write these columns from rows the
  * same statement inserted or locked, and the dashboard, the import, a test's fixture):

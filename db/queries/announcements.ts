@@ -146,12 +146,26 @@ export async function announcementFeedPage(
 }
 
 /** The most channel rows the feed's counts read per state (announcements_state serves each walk). */
-export const COUNT_CAP_ROWS = 1000;
+const COUNT_CAP_ROWS = 1000;
 
 /** An announcement count: exact, or a lower bound when `more` (the state holds more rows than were read). */
 export interface CappedCount {
   n: number;
   more: boolean;
+}
+
+/**
+ * The statement of `announcementCounts`: one capped walk per state, each with the state as its own value so
+ * the planner picks the state index for a rare state (a lateral over a list of states hid the value and
+ * walked the primary key instead).
+ */
+export function announcementCountsSql(states: readonly AnnouncementState[]) {
+  const walks = states.map((state) =>
+    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.title)) as n, count(*) as seen
+      from (select a.movement_id, a.title from announcements a where a.state = ${state}
+        order by a.id desc limit ${COUNT_CAP_ROWS + 1}) a)`
+  );
+  return sql<{ state: AnnouncementState; n: number; seen: number }>`${sql.join(walks, sql` union all `)}`;
 }
 
 /**
@@ -164,16 +178,7 @@ export async function announcementCounts(
   db: Db,
   states: readonly AnnouncementState[],
 ): Promise<Partial<Record<AnnouncementState, CappedCount>>> {
-  // One capped walk per state, each with the state as its own value so the planner picks the state index
-  // for a rare state (a lateral over a list of states hid the value and walked the primary key instead).
-  const walks = states.map((state) =>
-    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.title)) as n, count(*) as seen
-      from (select a.movement_id, a.title from announcements a where a.state = ${state}
-        order by a.id desc limit ${COUNT_CAP_ROWS + 1}) a)`
-  );
-  const rows = await sql<{ state: AnnouncementState; n: number; seen: number }>`${
-    sql.join(walks, sql` union all `)
-  }`.execute(db);
+  const rows = await announcementCountsSql(states).execute(db);
   return Object.fromEntries(rows.rows.map((r) => {
     const more = Number(r.seen) > COUNT_CAP_ROWS;
     // Past the cap, the extra row's announcement may be one more: count only the capped rows' ones.
@@ -244,7 +249,13 @@ export async function leaseChannelRows(
   now: Date,
   until: Date,
 ): Promise<AnnouncementRow[]> {
-  const claimed = await sql<AnnouncementRow>`
+  const claimed = await leaseChannelRowsSql(channels, batch, now, until).execute(trx);
+  return claimed.rows;
+}
+
+/** The statement of `leaseChannelRows`. */
+export function leaseChannelRowsSql(channels: ChatChannel[], batch: number, now: Date, until: Date) {
+  return sql<AnnouncementRow>`
     update announcements a set next_attempt_at = ${until}
     from (
       select id from (
@@ -255,8 +266,7 @@ export async function leaseChannelRows(
       ) ranked where n <= ${batch} and due
     ) pick
     where a.id = pick.id and a.state = 'pending' and a.next_attempt_at <= ${now}
-    returning a.*`.execute(trx);
-  return claimed.rows;
+    returning a.*`;
 }
 
 /** Pending rows whose channel lost its webhook: shown in the feed only. */

@@ -1,8 +1,8 @@
 /**
- * Queries of the audit trail (issue 13): one insert, called inside the transaction of each admin or
- * dispatcher action, and the reads of the audit page, its CSV export and a claim's timeline. Newest first
- * means highest id first: ids follow the order the entries were written, so keyset paging on the id is
- * exact even when two entries share a time.
+ * Queries of the audit trail (docs/dashboard.md "Audit trail"): one insert, called inside the transaction of
+ * each admin or dispatcher action, and the reads of the audit page, its CSV export and a claim's timeline.
+ * Newest first means highest id first: ids follow the order the entries were written, so keyset paging on
+ * the id is exact even when two entries share a time.
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";

@@ -1,6 +1,6 @@
 /**
- * The change feed's database side (issue 13, live dashboard): a NOTIFY on one channel, sent inside the
- * transaction that makes the change, so every process listening (lib/live/) hears of it exactly when it
+ * The change feed's database side (docs/dashboard.md "Live updates"): a NOTIFY on one channel, sent inside
+ * the transaction that makes the change, so every process listening (lib/live/) hears of it exactly when it
  * commits and never of a rolled-back one. Works the same on a server and on PGlite.
  */
 import { sql } from "kysely";
@@ -16,18 +16,23 @@ export type ChangeTopic = "movements" | "parts" | "announcements";
 export const CHANGE_TOPICS: readonly ChangeTopic[] = ["movements", "parts", "announcements"];
 
 /**
- * Announces `topic` to the listeners when `tx` commits (one statement). Outside a transaction (`db`), the
- * statement is its own transaction: delivered at once.
- */
-/**
  * The same NOTIFY as a CTE body (`n as (${notifyChangeSql(…)})`) for a statement that does the change
- * itself, so the submissions pay no extra round trip for it (issue 14). The statement must read the CTE
- * (`(select sent from n)`): PostgreSQL skips a SELECT CTE nobody reads.
+ * itself, so the submissions pay no extra round trip for it (docs/submissions-and-announcements.md, "Cost").
+ * The statement must read the CTE (`(select sent from n)`): PostgreSQL skips a SELECT CTE nobody reads.
  */
 export function notifyChangeSql(topic: ChangeTopic) {
   return sql`select 1 as sent from pg_notify(${CHANGE_CHANNEL}, ${topic})`;
 }
 
+/** The statement of `notifyChange`. */
+export function notifyChangeStatementSql(topic: ChangeTopic) {
+  return sql`select pg_notify(${CHANGE_CHANNEL}, ${topic})`;
+}
+
+/**
+ * Announces `topic` to the listeners when `tx` commits (one statement). Outside a transaction (`db`), the
+ * statement is its own transaction: delivered at once.
+ */
 export async function notifyChange(tx: Tx | Db, topic: ChangeTopic): Promise<void> {
-  await sql`select pg_notify(${CHANGE_CHANNEL}, ${topic})`.execute(tx);
+  await notifyChangeStatementSql(topic).execute(tx);
 }

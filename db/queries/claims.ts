@@ -4,8 +4,10 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import { compilableSql, compiledQuery, type QueryRunner } from "@/db/queries/compiled.ts";
+import { asCompilable, compiledQuery, type QueryRunner } from "@/db/queries/compiled.ts";
+import type { JsonRow } from "@/db/queries/json_row.ts";
 import { containsPattern } from "@/db/queries/like.ts";
+import type { Claim } from "@/db/schema.ts";
 
 export type ClaimFlow = "direct" | "reverse";
 
@@ -53,9 +55,9 @@ function hasWork(flow: ClaimFlow) {
 /** What D11's resolution of a typed rego finds: the matching vehicles' registrations and the claim. */
 export interface ClaimResolution {
   /** The exact vehicle alone, else up to `VEHICLES_READ` vehicles containing the rego, by registration. */
-  registrations: string[];
+  registrations: Claim["registration"][];
   /** The claim of the single matching vehicle to act on (or the pinned claim); null otherwise. */
-  claim: { id: number; claim_number: string; registration: string } | null;
+  claim: JsonRow<Pick<Claim, "id" | "claim_number" | "registration">> | null;
 }
 
 /** How many contains-matching vehicles the resolution reads: one more than a message names (lib/claims.ts). */
@@ -99,7 +101,7 @@ export const claimResolutionColumns = sql`
 // Compiled once per flow: every search and upload runs it.
 const resolution = (flow: ClaimFlow) =>
   compiledQuery((_db, norm: string, pattern: string) =>
-    compilableSql(sql<ClaimResolution>`with ${claimResolutionCtes({ norm, pattern, flow, pinned: null })}
+    asCompilable(sql<ClaimResolution>`with ${claimResolutionCtes({ norm, pattern, flow, pinned: null })}
       select ${claimResolutionColumns}`)
   );
 const resolutionFor = { direct: resolution("direct"), reverse: resolution("reverse") };

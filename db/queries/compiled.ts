@@ -44,6 +44,17 @@ export interface CompiledRunner<A extends unknown[], O> {
 }
 
 /**
+ * Every query `compiledQuery` made so far (each module's, as it loaded), as a function that compiles it:
+ * tests/sql_columns_test.ts prepares each against a migrated database, so no compiled query goes unchecked.
+ */
+const made: (() => CompiledQuery<unknown>)[] = [];
+
+/** Every compiled query made so far, compiled (stand-ins where its arguments go), for the column check. */
+export function compiledQueriesMade(): CompiledQuery<unknown>[] {
+  return made.map((compile) => compile());
+}
+
+/**
  * The query `build` makes, compiled on first use. `build` receives one stand-in per declared argument
  * (`build.length - 1` of them) and must hand each to Kysely as a value unchanged (`.where(col, "=", arg)`):
  * no string building or branching on it. Both databases use Kysely's PostgreSQL compiler with no plugins,
@@ -55,6 +66,7 @@ export function compiledQuery<A extends unknown[], O>(
   let compiled: CompiledQuery<O> | undefined;
   const prepare = (db: QueryRunner) =>
     compiled ??= build(db, ...Array.from({ length: build.length - 1 }, (_, i) => new Slot(i)) as A).compile();
+  made.push(() => prepare(sqlCompiler));
   const execute = async (db: QueryRunner, ...args: A) => {
     const query = prepare(db);
     const parameters = query.parameters.map((p) => p instanceof Slot ? args[p.index] : p);
@@ -78,7 +90,7 @@ export function compiledQuery<A extends unknown[], O>(
 
 /**
  * A Kysely that only compiles (no connection): PostgreSQL's compiler with no plugins, as both databases use.
- * Raw `sql` statements compile against it, so a statement can be compiled once (`compilableSql`) and the
+ * Raw `sql` statements compile against it, so a statement can be compiled once (`asCompilable`) and the
  * bench's bare baselines can run the service's exact SQL text on a bare driver.
  */
 export const sqlCompiler = new Kysely<Database>({
@@ -91,6 +103,6 @@ export const sqlCompiler = new Kysely<Database>({
 });
 
 /** A raw `sql` statement as a `Compilable`, for `compiledQuery`. */
-export function compilableSql<O>(raw: RawBuilder<O>): Compilable<O> {
+export function asCompilable<O>(raw: RawBuilder<O>): Compilable<O> {
   return { compile: () => raw.compile(sqlCompiler) };
 }

@@ -1,4 +1,7 @@
-/** Queries of the devices table (enrolled depot tablets, issue 15): only a device token's SHA-256 is stored. */
+/**
+ * Queries of the devices table (enrolled depot tablets, docs/tablet.md "Enrolling a tablet"): only a device
+ * token's SHA-256 is stored.
+ */
 import type { Db } from "@/db/client.ts";
 import type { Device } from "@/db/schema.ts";
 

@@ -1,7 +1,7 @@
 /** LIKE patterns built from typed input: the contains-matches of the search and the dashboard filters. */
 
 /** Escapes LIKE wildcards so `%`, `_` and `\` in the input match themselves (PostgreSQL's default ESCAPE). */
-export function escapeLike(value: string): string {
+function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 

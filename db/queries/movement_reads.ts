@@ -198,8 +198,6 @@ export async function movementDetail(db: Db, movementId: number) {
   return { movement, parts, announcements };
 }
 
-export type MovementDetail = NonNullable<Awaited<ReturnType<typeof movementDetail>>>;
-
 /** Reverse movements picked up and not yet back at HQ, oldest first, with the parts still on the truck. */
 export async function openReturnTrips(
   db: Db,

@@ -9,30 +9,48 @@
 import { type RawBuilder, sql } from "kysely";
 import { insertAnnouncementsSql, type OutboxWrite } from "@/db/queries/announcements.ts";
 import { notifyChangeSql } from "@/db/queries/changes.ts";
-import type { MovementStatus, PartStatus } from "@/db/schema.ts";
+import type {
+  DeliverPart,
+  MovementStatus,
+  NewDeliverPartRow,
+  NewPartsMovement,
+  PartsMovement,
+  PartStatus,
+} from "@/db/schema.ts";
 import type { Db } from "@/db/client.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { latestReverseMovement } from "@/db/queries/claims.ts";
 
-export interface NewMovement {
-  claim_id: number;
-  movement_type: "direct" | "reverse";
-  movement_status: MovementStatus;
-  picked_up_by: number;
-  dropped_off_by: number | null;
-  pick_up_at: Date;
-  dropped_off_at: Date | null;
-  repairer_id: number | null;
-  location_type: "HQ" | null;
-  hq_location_id: number | null;
-}
+/**
+ * A new movement's columns as a submission writes them (its id, part count, place and creation time are the
+ * statement's or the database's).
+ */
+export type NewMovement = Required<
+  Pick<
+    NewPartsMovement,
+    | "claim_id"
+    | "movement_type"
+    | "movement_status"
+    | "picked_up_by"
+    | "dropped_off_by"
+    | "pick_up_at"
+    | "dropped_off_at"
+    | "repairer_id"
+    | "location_type"
+    | "hq_location_id"
+  >
+>;
 
-export interface NewDeliverPart {
-  part_id: number;
-  qty_ordered: number;
-  pickup_image_id: number;
-  pickup_photo_id: number;
-}
+/** One part of a new movement: its Deliver_Parts row's columns, with the staged image its photo came from. */
+export type NewDeliverPart =
+  & Pick<NewDeliverPartRow, "part_id" | "qty_ordered" | "pickup_photo_id">
+  & { pickup_image_id: NonNullable<NewDeliverPartRow["pickup_image_id"]> };
+
+/** A row of a submission's write statement: one Deliver_Parts it wrote or changed. */
+type WrittenRow = Pick<DeliverPart, "id" | "part_id"> & {
+  /** How many parts the statement's status flip changed (the same on every row). */
+  flipped: number;
+};
 
 /** A submission's status flip: `from` → `to` for these parts (request order), by the user, at `at`. */
 export interface StatusFlip {
@@ -108,7 +126,7 @@ export function writeNewMovementSql(w: NewMovementWrite) {
   const written = sql<boolean>`exists (select 1 from m)`;
   const rows = w.deliverParts;
   const f = w.flip;
-  return sql<{ id: number; part_id: number; movement_id: number; flipped: number }>`
+  return sql<WrittenRow & { movement_id: PartsMovement["id"] }>`
     with g as materialized (
       select id from parts_orders
       where id = any(${f.ids}::int[]) and status = ${f.from}::text and claim_id = ${m.claim_id}::int
@@ -160,6 +178,14 @@ export async function writeNewMovement(
   };
 }
 
+/** What leg 2 (D20) writes: the trip, its parts dropped off with their photos, the flip and the outbox. */
+export interface Leg2DropOffWrite {
+  movementId: number;
+  rows: { part_id: number; image_id: number; photo_id: number }[];
+  flip: StatusFlip;
+  outbox: OutboxWrite;
+}
+
 /**
  * Everything leg 2 (D20) writes, in one statement: the trip's Deliver_Parts of these parts get Delivery true
  * and the drop-off photo (only while not yet delivered), the status flip and history rows, the trip's
@@ -168,18 +194,10 @@ export async function writeNewMovement(
  * this statement and not among the parts it delivers. The trip row is locked by the caller, so no other
  * leg 2 of this trip runs in between.
  */
-export async function writeLeg2DropOff(
-  trx: Tx,
-  w: {
-    movementId: number;
-    rows: { part_id: number; image_id: number; photo_id: number }[];
-    flip: StatusFlip;
-    outbox: OutboxWrite;
-  },
-): Promise<Written & { movementStatus: MovementStatus }> {
+export function writeLeg2DropOffSql(w: Leg2DropOffWrite) {
   const { rows, flip } = w;
   const movementId = sql<number>`${w.movementId}::int`;
-  const result = await sql<{ id: number; part_id: number; flipped: number; movement_status: MovementStatus }>`
+  return sql<WrittenRow & Pick<PartsMovement, "movement_status">>`
     with d as (
       update deliver_parts d
       set delivery = true, delivery_image_id = v.image_id, delivery_photo_id = v.photo_id
@@ -200,7 +218,15 @@ export async function writeLeg2DropOff(
     n as (${notifyChangeSql("movements")})
     select d.id, d.part_id, (select count(*) from f)::int as flipped,
       (select movement_status from t) as movement_status, (select sent from n) as notified
-    from d`.execute(trx);
+    from d`;
+}
+
+/** Runs `writeLeg2DropOffSql` in the transaction that locked the trip row. */
+export async function writeLeg2DropOff(
+  trx: Tx,
+  w: Leg2DropOffWrite,
+): Promise<Written & { movementStatus: MovementStatus }> {
+  const result = await writeLeg2DropOffSql(w).execute(trx);
   return {
     deliveryOf: new Map(result.rows.map((r) => [r.part_id, r.id])),
     flipped: result.rows[0]?.flipped ?? 0,

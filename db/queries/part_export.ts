@@ -2,7 +2,7 @@
  * The parts CSV export's reads (lib/dashboard/exports.ts): batches in id order after a keyset, each part
  * with its claim number, rego and repair shop and the latest time it entered each status. Its times are
  * read as PostgreSQL's text into epoch milliseconds (db/timestamps.ts), not as Dates: an export of
- * 3 000 000 parts reads 6 000 000 of them (issue 14).
+ * 3 000 000 parts reads 6 000 000 of them (docs/dashboard.md "Exports").
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
@@ -47,7 +47,7 @@ export interface ExportBatch<T> {
  * Unless a filter needs the claim (rego, claim number, repair shop), the parts are read alone and their
  * claims after them, once per claim for the whole batch (a claim has several parts: a third of the claim
  * and claim-management look-ups of a join per part, which were half the statement's time at 3 000 000
- * parts, issue 14), and joined here by claim id. Each part's own columns and history come from one statement.
+ * parts), and joined here by claim id. Each part's own columns and history come from one statement.
  */
 export function partExportBatch(
   db: Db,

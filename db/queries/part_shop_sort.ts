@@ -1,8 +1,8 @@
 /**
- * The parts list's repair-shop sort at scale (issue 14 item 7, docs/dashboard.md): the shop is the claim's
- * (claim_management), so no index on parts_orders holds it, and none may be added (every status flip of a
- * submission writes each of its indexes). The sort walks the shops instead (sorting.ts `SortWalk`, the walk
- * in paging.ts), reading one page through indexes that were already there.
+ * The parts list's repair-shop sort at scale (docs/dashboard.md "Lists: links, sorting, thumbnails"): the
+ * shop is the claim's (claim_management), so no index on parts_orders holds it, and none may be added (every
+ * status flip of a submission writes each of its indexes). The sort walks the shops instead (sorting.ts
+ * `SortWalk`, the walk in paging.ts), reading one page through indexes that were already there.
  */
 import { sql } from "kysely";
 import { claimTie, col, namesOf, type SortColumn } from "@/db/queries/sorting.ts";
@@ -10,7 +10,7 @@ import { claimTie, col, namesOf, type SortColumn } from "@/db/queries/sorting.ts
 /**
  * The shops in name order, each one's claims through claim_management (repairer_id, claim_id) and each
  * claim's parts through parts_orders_claim_status. So a shop's parts come in claim order, then by id (the
- * tie; before issue 14 by id alone: parts of one claim are imported together, so this is nearly the same
+ * tie; it used to be by id alone: parts of one claim are imported together, so this is nearly the same
  * order). Parts of a claim without a shop come last ascending, first descending, also by claim then id.
  */
 export const SHOP_SORT: SortColumn = {

@@ -7,7 +7,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { PartStatus } from "@/db/schema.ts";
+import type { PartOrder, PartStatus } from "@/db/schema.ts";
 import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 import { historyOfPart } from "@/db/queries/history.ts";
 import { containsPattern } from "@/db/queries/like.ts";
@@ -62,14 +62,10 @@ export async function partOfClaim(db: QueryRunner, partId: number, claimId: numb
 }
 
 /** A part row as the checks need it, locked in id order by the submission's read (submission_reads.ts). */
-export interface LockedPart {
-  id: number;
-  claim_id: number;
-  part_no: string;
-  description: string;
-  qty_ordered: number;
-  status: PartStatus;
-}
+export type LockedPart = Pick<
+  PartOrder,
+  "id" | "claim_id" | "part_no" | "description" | "qty_ordered" | "status"
+>;
 
 /**
  * One part `from` → `to` if it still is `from` (the UPDATE locks the row); its part number, or undefined
@@ -244,5 +240,3 @@ export async function partDetail(db: Db, partId: number) {
   const [history, movements] = await Promise.all([historyOfPart(db, partId), movementsOfPart(db, partId)]);
   return { part, history, movements };
 }
-
-export type PartDetail = NonNullable<Awaited<ReturnType<typeof partDetail>>>;

@@ -5,8 +5,8 @@
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { MovementStage, Photo } from "@/db/schema.ts";
-import { compilableSql, compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
+import type { MovementStage, Photo, UploadedImage } from "@/db/schema.ts";
+import { asCompilable, compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 
 export interface NewStagedImage {
   partId: number;
@@ -82,7 +82,7 @@ const storeWithToken = compiledQuery((
   height: number,
   createdAt: Date,
 ) =>
-  compilableSql(sql<{ photo_id: number }>`
+  asCompilable(sql<{ photo_id: number }>`
     with image as (
       select id from uploaded_images where id = ${imageId} and photo_id is null for no key update
     ), token as (
@@ -136,11 +136,8 @@ export async function storePhotoWithToken(
  * A staged image (Parts_Uploaded_Images row) as a submission checks it: its part, stage, photo, and
  * whether a Deliver_Parts already uses it (D14).
  */
-export interface StagedImageRow {
-  id: number;
-  part_id: number;
-  movement_stage: string;
-  photo_id: number | null;
+export interface StagedImageRow
+  extends Pick<UploadedImage, "id" | "part_id" | "movement_stage" | "photo_id"> {
   used: boolean;
 }
 

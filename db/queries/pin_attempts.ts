@@ -1,7 +1,7 @@
 /**
- * Queries of the pin_attempts table: the PIN-check windows of sign-in (issue 15). The rule they implement
- * (and why it holds under any concurrency) is written in lib/pin_attempts.ts; each function here is one
- * statement, so each step is atomic on its own.
+ * Queries of the pin_attempts table: the PIN-check windows of sign-in (docs/security.md "PIN checks"). The
+ * rule they implement (and why it holds under any concurrency) is written in lib/pin_attempts.ts; each
+ * function here is one statement, so each step is atomic on its own.
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";

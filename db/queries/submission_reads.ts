@@ -1,11 +1,11 @@
 /**
- * A movement submission's one "lock and read" statement (issue 14: a submission is BEGIN, this, the write
- * statement, COMMIT; a drop-off first runs it with `lock: false`, outside a transaction, and then its write
- * statement on its own: lib/movements/submission.ts). In one statement: the acting user (active, by e-mail), D11's claim resolution
- * (db/queries/claims.ts), the row locks — the reverse pickup's claim row or leg 2's trip row first, then
- * the parts in id order — and everything the checks read: the earlier steps of an identical submission
- * (D16), the staged images (D14), leg 2's trip and its parts, the drop-off's repair shop (D15), the
- * pickup's open trip, HQ and shop.
+ * A movement submission's one "lock and read" statement (docs/submissions-and-announcements.md, "Cost": a
+ * submission is BEGIN, this, the write statement, COMMIT; a drop-off first runs it with `lock: false`,
+ * outside a transaction, and then its write statement on its own: lib/movements/submission.ts). In one
+ * statement: the acting user (active, by e-mail), D11's claim resolution (db/queries/claims.ts), the row
+ * locks — the reverse pickup's claim row or leg 2's trip row first, then the parts in id order — and
+ * everything the checks read: the earlier steps of an identical submission (D16), the staged images (D14),
+ * leg 2's trip and its parts, the drop-off's repair shop (D15), the pickup's open trip, HQ and shop.
  *
  * Lock modes: the claim and trip rows are taken FOR NO KEY UPDATE, which serialises two pickups of a claim
  * (or two drop-offs of a trip) but not the foreign-key checks (KEY SHARE) of other writers: every movement
@@ -37,24 +37,32 @@ import { containsPattern } from "@/db/queries/like.ts";
 import type { LockedPart } from "@/db/queries/parts.ts";
 import { type StagedImageRow, stagedImagesQuery } from "@/db/queries/photos.ts";
 import { activeRepairerQuery, hqLocationQuery } from "@/db/queries/places.ts";
-import type { MovementStatus, PartStatus } from "@/db/schema.ts";
+import type { JsonRow } from "@/db/queries/json_row.ts";
+import type {
+  Claim,
+  DeliverPart,
+  HqLocation,
+  PartsMovement,
+  PartStatus,
+  PartStatusChange,
+  Repairer,
+  User,
+} from "@/db/schema.ts";
 
 /**
- * One earlier step matching a requested (part, image) pair (D16). Read as JSON, so its timestamps are ISO
- * strings.
+ * One earlier step matching a requested (part, image) pair (D16): the Deliver_Parts that used the image, the
+ * history row of the part's status change on that movement, and the movement. Read as JSON, so its
+ * timestamps are ISO strings.
  */
-export interface AppliedStep {
-  delivery_id: number;
-  part_id: number;
-  movement_id: number;
-  changed_by: number | null;
-  changed_at: string;
+export interface AppliedStep
+  extends
+    Pick<DeliverPart, "part_id" | "movement_id">,
+    JsonRow<Pick<PartStatusChange, "changed_by" | "changed_at">>,
+    JsonRow<Pick<PartsMovement, "movement_status" | "dropped_off_by" | "dropped_off_at">> {
+  delivery_id: DeliverPart["id"];
   /** How many parts that earlier submission moved (same movement, user, time and target status). */
   submission_size: number;
   same_vehicle: boolean;
-  movement_status: MovementStatus;
-  dropped_off_by: number | null;
-  dropped_off_at: string | null;
 }
 
 /** Which earlier steps to look for (D16): the Deliver_Parts that used each image for its part. */
@@ -65,13 +73,11 @@ export interface AppliedStepsQuery {
 }
 
 /** Leg 2's trip row, locked, with its claim's registration, its HQ and whether it is the rego's vehicle. */
-export interface LockedTrip {
-  id: number;
-  claim_id: number;
-  movement_type: string;
-  movement_status: MovementStatus;
-  registration: string;
-  hq_name: string | null;
+export interface LockedTrip
+  extends
+    Pick<PartsMovement, "id" | "claim_id" | "movement_type" | "movement_status">,
+    Pick<Claim, "registration"> {
+  hq_name: HqLocation["name"] | null;
   /** The trip's claim is of the vehicle the rego resolved to (after a trip completes, a retry may resolve
    * to another claim of the same vehicle, D11). */
   same_vehicle: boolean;
@@ -105,18 +111,22 @@ export interface SubmissionReadQuery {
   repairerId: number | null;
 }
 
+/**
+ * The statement's one row: each column a value, a row or a row set of its tables, typed from db/schema.ts
+ * (rows and row sets come as JSON: `JsonRow`).
+ */
 export interface SubmissionRead extends ClaimResolution {
-  user: { id: number; name: string; home_hq_id: number | null } | null;
+  user: JsonRow<Pick<User, "id" | "name" | "home_hq_id">> | null;
   /** The confirmed parts that exist, locked, in id order. */
-  parts: LockedPart[];
-  trip: LockedTrip | null;
+  parts: JsonRow<LockedPart>[];
+  trip: JsonRow<LockedTrip> | null;
   steps: AppliedStep[];
-  staged: StagedImageRow[];
-  trip_part_ids: number[];
-  repairer: { id: number; name: string } | null;
-  open_trip: number | null;
-  hq: { id: number; name: string } | null;
-  shop: string | null;
+  staged: JsonRow<StagedImageRow>[];
+  trip_part_ids: DeliverPart["part_id"][];
+  repairer: JsonRow<Pick<Repairer, "id" | "name">> | null;
+  open_trip: PartsMovement["id"] | null;
+  hq: JsonRow<Pick<HqLocation, "id" | "name">> | null;
+  shop: Repairer["name"] | null;
 }
 
 /**
@@ -128,7 +138,7 @@ export interface SubmissionRead extends ClaimResolution {
  * each pair by the unique image index, then that part's history row. Written as plain joins, the planner
  * may start from every history row reaching `toStatus` (all movements ever) and compare each with every
  * pair — 47 ms for 50 parts against 3 250 history rows, growing with both — or hash the whole Deliver_Parts
- * table (issue 14 item 4). At most one row matches each (unique image; a part reaches a status once per
+ * table. At most one row matches each (unique image; a part reaches a status once per
  * movement), so LIMIT 1 changes no answer.
  */
 function appliedStepsSql(q: AppliedStepsQuery) {
