@@ -29,7 +29,7 @@ import { notifyChangeSql, notifyChangeStatementSql } from "@/db/queries/changes.
 import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeLeg2DropOffSql, writeNewMovementSql } from "@/db/queries/movements.ts";
 import { type SubmissionReadQuery, submissionReadSql } from "@/db/queries/submission_reads.ts";
-import { dbTest } from "@/tests/helpers/db.ts";
+import { dbTest } from "@/testkit/db.ts";
 
 const QUERIES = new URL("../db/queries/", import.meta.url);
 
