@@ -32,11 +32,11 @@ if (import.meta.main) {
   const { systemClock } = await import("@/io/clock.ts");
   const { configureLogging } = await import("@/io/log.ts");
   const { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } = await import("@/lib/demo_data.ts");
-  const { configOrExit } = await import("@/tasks/setup.ts");
+  const { configOrExit, exitOnPgliteMismatch } = await import("@/tasks/setup.ts");
   const config = configOrExit();
   configureLogging({ format: config.logFormat, level: config.logLevel });
   const db = openDb({ dir: join(config.dataDir, "db") });
-  await migrateToLatest(db);
+  await migrateToLatest(db).catch(exitOnPgliteMismatch);
   if (await loadDemoDataIfEmpty(db, config, systemClock)) console.log(DEMO_SIGN_IN_HINT);
   await db.destroy();
 }

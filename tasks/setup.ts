@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { EmbeddedDbBusy, lockEmbeddedDb } from "@/db/embedded_lock.ts";
+import { PgliteShapeMismatch } from "@/db/pglite_shape.ts";
 import { type Config, ConfigError, parseConfig, type PhotoStoreName } from "@/io/config.ts";
 import type { Db } from "@/db/client.ts";
 import type { PhotoStore } from "@/io/photo_storage.ts";
@@ -19,6 +20,19 @@ export function configOrExit(): Config {
     }
     throw error;
   }
+}
+
+/**
+ * Stops the process with the one line of a refusal to open the embedded database on a PGlite whose internals
+ * are not the shape db/pglite*.ts patches (docs/pglite.md "The start-up check"); anything else is rethrown.
+ * The refusal surfaces at the database's first statement, so a start catches it around its whole work.
+ */
+export function exitOnPgliteMismatch(error: unknown): never {
+  if (error instanceof PgliteShapeMismatch) {
+    console.error(error.message);
+    Deno.exit(1);
+  }
+  throw error;
 }
 
 /**

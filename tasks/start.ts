@@ -17,7 +17,7 @@
 import "@/tasks/start_first.ts"; // first: see above
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { configOrExit, openConfiguredDb } from "@/tasks/setup.ts";
+import { configOrExit, exitOnPgliteMismatch, openConfiguredDb } from "@/tasks/setup.ts";
 import { configureLogging } from "@/io/log.ts";
 import { isNewEmbeddedDb, prepareInChild } from "@/tasks/first_start.ts";
 import { serve } from "@/tasks/serve.ts";
@@ -36,4 +36,4 @@ async function start(): Promise<void> {
   await serve(config, db);
 }
 
-if (import.meta.main) await start();
+if (import.meta.main) await start().catch(exitOnPgliteMismatch);
