@@ -46,10 +46,10 @@ const jobField = z.enum(JOB_NAMES as [JobName, ...JobName[]]);
 const partsField = z.array(z.object({
   parts_order_id: idField,
   confirm: z.boolean(),
-  // The staged photo of a confirmed part; null for a part not moved.
-  image_id: idField.nullable(),
+  // The staged photo of a confirmed part; null or absent for a part not moved.
+  image_id: idField.nullish(),
 })).max(MAX_SUBMITTED_PARTS).transform((items): SubmittedPart[] =>
-  items.map((p) => ({ partId: p.parts_order_id, confirm: p.confirm, imageId: p.image_id }))
+  items.map((p) => ({ partId: p.parts_order_id, confirm: p.confirm, imageId: p.image_id ?? null }))
 );
 
 const searchSchema = z.object({ job: jobField, rego: regoField });
