@@ -1,5 +1,5 @@
 /**
- * `deno task backup` and `deno task restore` on the embedded database (issue 12 item 3), run as the
+ * `deno task backup` and `deno task restore` on the embedded database, run as the
  * operator runs them (child processes over a DATA_DIR): claims, movements and photos made through the real
  * upload and submission path, backed up, the DATA_DIR wiped, restored: every row and every photo's bytes
  * back, hashes equal. With PHOTO_STORE=postgres the photos travel inside the database. Refusals: a running

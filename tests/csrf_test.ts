@@ -1,5 +1,5 @@
 /**
- * The cross-site check (routes/web/session.ts csrfProtect) and the session cookie, issue 15: the check
+ * The cross-site check (routes/web/session.ts csrfProtect) and the session cookie: the check
  * never reads a body off the network (items 3), the JSON and photo endpoints take the token from the
  * header only, signing in works whatever other session the browser holds (item 8b), and outside
  * development the cookie is `__Host-pm_session` and HSTS is on (item 7).

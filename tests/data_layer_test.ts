@@ -1,5 +1,5 @@
 /**
- * The data layer's boundaries (issue 10): every SQL statement of the service lives under db/, and db/
+ * The data layer's boundaries: every SQL statement of the service lives under db/, and db/
  * imports nothing from the layers above it. Read as text, so a new file is covered by being added.
  */
 import assert from "node:assert/strict";

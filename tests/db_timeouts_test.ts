@@ -1,5 +1,5 @@
 /**
- * Database time bounds (issue 15, item 4): with a table locked by another session, or a server that never
+ * Database time bounds: with a table locked by another session, or a server that never
  * answers, requests and the health probes answer 503 within the configured bound instead of hanging.
  * The bounds are wall-clock by nature: each assertion allows the bound plus SLACK_MS, generous for a
  * shared 2-core machine, and a request still unanswered at BOUND + 2 × SLACK fails the test instead of

@@ -1,5 +1,5 @@
 /**
- * NUL-byte fuzz (issue 15, item 5): strings full of C0 controls, DEL and bidirectional controls put into
+ * NUL-byte fuzz: strings full of C0 controls, DEL and bidirectional controls put into
  * every handler field, tablet API field, dashboard form field and query parameter, one field at a time.
  * No answer may be a 5xx (before the text rules, a NUL reaching PostgreSQL answered 503). Exact answers of
  * a few are in tests/text_rules_test.ts. Runs on PGlite and, with TEST_DATABASE_URL, on the server.

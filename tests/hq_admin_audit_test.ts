@@ -1,5 +1,5 @@
 /**
- * Administration and the audit trail (issue 13, item 5): role changes, the last-admin rule (also under a
+ * Administration and the audit trail: role changes, the last-admin rule (also under a
  * real race on the PostgreSQL server), PIN resets, the audit page and its CSV, a claim's audit entries.
  */
 import assert from "node:assert/strict";

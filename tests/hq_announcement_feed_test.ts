@@ -1,5 +1,5 @@
 /**
- * The dashboard's announcement feed (issue 13 item 4): one row per announcement with a chip per channel,
+ * The dashboard's announcement feed: one row per announcement with a chip per channel,
  * newest first, keyset pages past 200, the state filter.
  */
 import assert from "node:assert/strict";

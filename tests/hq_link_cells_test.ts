@@ -1,5 +1,5 @@
 /**
- * The dashboard lists' cells that name things are links (issue 13 item 3): part → its page, rego → the
+ * The dashboard lists' cells that name things are links: part → its page, rego → the
  * parts of that rego, claim → its claim page, movement → its page, driver → the movements filtered by
  * them; and the parts and movements lists show a lazy-loaded, sized thumbnail of a photo.
  */

@@ -1,5 +1,5 @@
 /**
- * The live dashboard's event stream (`GET /hq/live`, issue 13 item 2): changes committed in a submission, a
+ * The live dashboard's event stream (`GET /hq/live`): changes committed in a submission, a
  * status change or an announcement retry reach an open stream; on a PostgreSQL server a change committed
  * through another pool (another instance) does too (LISTEN/NOTIFY); staff only; the stream is passive.
  */

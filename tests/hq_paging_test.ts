@@ -1,5 +1,5 @@
 /**
- * Keyset paging of the dashboard's lists (issue 14 item 7): walking "Next" from the first page to the last
+ * Keyset paging of the dashboard's lists: walking "Next" from the first page to the last
  * shows every row exactly once in the list's order, under every sort, across ties (equal values, timestamps
  * equal to the millisecond and apart by microseconds, nulls), and walking "Previous" back shows the same
  * pages; a forged, stale or mismatched cursor is refused with the 400 page, never a 500; old `?page=N`

@@ -1,5 +1,5 @@
 /**
- * The dashboard lists' column sorting (issue 13 item 3): every allowed column orders the rows ascending and
+ * The dashboard lists' column sorting: every allowed column orders the rows ascending and
  * descending (ties and nulls broken by id, so descending is exactly ascending reversed), paging
  * stays whole under a sort with ties (keyset cursors: tests/hq_paging_test.ts walks every column), and a column outside the allow-list is refused with the usual
  * refused-query page. Runs on PGlite and, with TEST_DATABASE_URL, on the PostgreSQL server.

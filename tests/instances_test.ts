@@ -1,5 +1,5 @@
 /**
- * Several instances behave as one service (issue 12 item 2): two real server processes (tasks/start.ts)
+ * Several instances behave as one service: two real server processes (tasks/start.ts)
  * on one PostgreSQL server, each with its own DATA_DIR (they share nothing local), photos in the shared
  * store: `postgres` (the database itself) in one test, `s3` (a local S3-protocol server) in the other.
  *

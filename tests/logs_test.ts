@@ -1,5 +1,5 @@
 /**
- * Structured logs (issue 12 item 5, docs/operations.md "Logs"): one JSON line per request and per
+ * Structured logs (docs/operations.md "Logs"): one JSON line per request and per
  * announcement attempt, the request id in X-Request-Id and in a fault's reference, no secret in any line;
  * captured in-process through the logger's sink, and once from a spawned server's stdout.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /metrics (issue 12 item 6, docs/operations.md "Metrics"): off without METRICS_TOKEN, bearer-protected,
+ * GET /metrics (docs/operations.md "Metrics"): off without METRICS_TOKEN, bearer-protected,
  * and after a known sequence of requests the Prometheus text (parsed here, line by line) shows exact counts.
  */
 import assert from "node:assert/strict";

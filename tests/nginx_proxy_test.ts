@@ -1,5 +1,5 @@
 /**
- * Slow clients, issue 15 item 6, the part the reverse proxy does: deploy/nginx.conf itself (only its
+ * Slow clients, the part the reverse proxy does: deploy/nginx.conf itself (only its
  * paths, ports and certificate swapped for test ones, each swap checked) runs in front of the real
  * service, over TLS with a certificate made for the test. A request head trickled a byte at a time is cut
  * within client_header_timeout (Deno.serve has no header timeout), an oversized declared body is refused

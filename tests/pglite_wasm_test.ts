@@ -1,6 +1,6 @@
 /**
  * db/pglite_wasm.ts and tasks/start_first.ts: PGlite's WebAssembly compiled while the server's modules load
- * (issue 14, warm restart). The module is handed to the open once and opens a working database; the start
+ * (warm restart). The module is handed to the open once and opens a working database; the start
  * program begins the compile first, on the embedded database only. The time it saves is measured by
  * `bench/profiles/memory.ts --ab`, never here.
  */

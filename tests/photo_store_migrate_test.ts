@@ -1,5 +1,5 @@
 /**
- * `deno task photos:migrate` (issue 12 item 4): every photo of the configured store copied into another
+ * `deno task photos:migrate`: every photo of the configured store copied into another
  * and verified by its hash; a second run copies only what is missing; a failing target reports each photo
  * it could not take and leaves the source as it was (nothing is switched: PHOTO_STORE is the operator's).
  */

@@ -1,5 +1,5 @@
 /**
- * `/readyz` checks the photo store too (D26, issue 12): a store that cannot take a write, or does not answer
+ * `/readyz` checks the photo store too (D26): a store that cannot take a write, or does not answer
  * at all, makes the instance not ready (503, reason `photo_store`) within the health bound, while `/healthz`
  * (alive: the database answers) stays 200.
  */

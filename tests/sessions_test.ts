@@ -1,5 +1,5 @@
 /**
- * lib/sessions.ts and lib/pin_attempts.ts (D23, issue 15): PIN sign-in, the PIN-check windows and lockout,
+ * lib/sessions.ts and lib/pin_attempts.ts (D23): PIN sign-in, the PIN-check windows and lockout,
  * idle expiry and why a session ended, deactivated users, the sweep.
  */
 import assert from "node:assert/strict";

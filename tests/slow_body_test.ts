@@ -1,5 +1,5 @@
 /**
- * Slow clients, issue 15 item 6, the part the app does itself (routes/web/body_pace.ts): a request body
+ * Slow clients, the part the app does itself (routes/web/body_pace.ts): a request body
  * that stalls, or trickles in under the minimum average rate once the grace time has passed, is refused
  * with 408 and its connection closed. Headers and connection counts are the reverse proxy's job
  * (tests/nginx_proxy_test.ts). The pace here is short (a few hundred ms) so the tests are quick; the

@@ -1,6 +1,6 @@
 /**
  * A submission's cost does not grow with its parts: the same number of database round trips for 1, 10 or
- * 50 parts (set-based writes, no per-part query loop), and a bounded number of them (issue 14).
+ * 50 parts (set-based writes, no per-part query loop), and a bounded number of them.
  *
  * Round trips (each statement, BEGIN and COMMIT/ROLLBACK: Kysely sends them as statements of their own and
  * neither pg nor PGlite pipelines them) are counted by testkit/round_trips.ts, the counter the bench

@@ -1,5 +1,5 @@
 /**
- * Tablet enrolment (issue 15, item 2): the tablet's sign-in answers only on a browser an admin enrolled from
+ * Tablet enrolment: the tablet's sign-in answers only on a browser an admin enrolled from
  * /hq/admin/tablets; the device cookie, the list, revoking; the development demo's automatic enrolment.
  */
 import assert from "node:assert/strict";

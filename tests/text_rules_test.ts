@@ -1,5 +1,5 @@
 /**
- * Text input hygiene (issue 15, items 5 and 8): the rules of lib/validation.ts, and the exact answer of
+ * Text input hygiene: the rules of lib/validation.ts, and the exact answer of
  * each face to a NUL byte (PostgreSQL refuses U+0000 in text: before the rules each of these answered 503)
  * and to bidirectional controls (refused in names, stripped from free text and from CSV and chat output).
  * The random sweep over every field is tests/fuzz_text_test.ts.

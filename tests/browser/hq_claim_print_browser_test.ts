@@ -1,5 +1,5 @@
 /**
- * The claim page printed in Chromium (issue 13): print media on an A4-wide page shows one photo per leg of
+ * The claim page printed in Chromium: print media on an A4-wide page shows one photo per leg of
  * every part, cuts no table off at the page's edge, hides the dashboard's header, and `page.pdf()` gives an
  * A4 document with a page per part. Photos come through the real upload path (tests/helpers/claim_story.ts).
  */

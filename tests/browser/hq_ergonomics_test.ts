@@ -1,5 +1,5 @@
 /**
- * The dashboard is comfortable all day (issue 13 item 3), measured in Chromium on the demo data, on every
+ * The dashboard is comfortable all day, measured in Chromium on the demo data, on every
  * dashboard page (and the styled 403 and 404 pages): axe-core reports no violations (every rule it runs by
  * default, none turned off); no visible control (a, button, input, select, textarea, summary) is under 40 px
  * tall; the base text is 16 px; at 800 px wide the page never scrolls sideways (a wide table scrolls inside

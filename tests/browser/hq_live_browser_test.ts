@@ -1,5 +1,5 @@
 /**
- * The live dashboard in Chromium (issue 13 item 2): a movement submitted through the handler shows on an
+ * The live dashboard in Chromium: a movement submitted through the handler shows on an
  * open parts page, a part's page, a movement's page and the announcement feed, without a reload.
  */
 import assert from "node:assert/strict";

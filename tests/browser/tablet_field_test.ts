@@ -1,5 +1,5 @@
 /**
- * The tablet's field rough edges in real Chromium on the demo data (issue 11, item 5): the rego field
+ * The tablet's field rough edges in real Chromium on the demo data: the rego field
  * has focus on arrival, a rego matching several vehicles offers each as a button, "not found" says what
  * to do next, recent regos are one tap (and survive a reload), each part shows its quantity and the
  * claim's parts not ready yet are listed greyed with their status, a waiting photo is never shown as an
@@ -110,7 +110,7 @@ Deno.test({
             await shoot(page, "17_parts_with_not_ready");
 
             // The vehicle is now one tap away on this tablet, even after a reload, newest first. ("Another
-            // rego" drops the job on screen: the job page otherwise picks up the driver's draft, issue 11.)
+            // rego" drops the job on screen: the job page otherwise picks up the driver's draft.)
             await page.getByRole("button", { name: "Another rego" }).click();
             await page.getByLabel("Vehicle rego").fill("abc123");
             await page.getByRole("button", { name: "Find parts" }).click();
@@ -152,7 +152,7 @@ Deno.test({
               "no red",
             );
             await shoot(page, "19_waiting_not_red");
-            // Kept on the tablet, the photo does not hold up the review (issue 11: finish offline).
+            // Kept on the tablet, the photo does not hold up the review (finish offline).
             await page.getByRole("button", { name: /^Review/ }).click();
             await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
             assert.equal(await page.locator(".msg-error").count(), 0, "no red on the review either");
