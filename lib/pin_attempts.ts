@@ -1,5 +1,5 @@
 /**
- * The PIN-check limit of sign-in (D23, docs/security.md "PIN checks"): at most MAX_PIN_CHECKS wrong PINs per
+ * The PIN-check limit of sign-in (D23, docs/sign-in.md "PIN checks"): at most MAX_PIN_CHECKS wrong PINs per
  * subject and client in a window, whatever the concurrency, on both databases.
  *
  * The rule. A window holds a count of reserved checks; it opens at its first check and closes LOCKOUT_MS

@@ -1,5 +1,5 @@
 /**
- * Enrolled depot tablets and PIN-check windows (docs/tablet.md "Enrolling a tablet", docs/security.md
+ * Enrolled depot tablets and PIN-check windows (docs/tablet.md "Enrolling a tablet", docs/sign-in.md
  * "PIN checks").
  *
  * - `devices`: a browser an admin enrolled as a depot tablet. Only the SHA-256 of its random device token

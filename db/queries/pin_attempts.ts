@@ -1,5 +1,5 @@
 /**
- * Queries of the pin_attempts table: the PIN-check windows of sign-in (docs/security.md "PIN checks"). The
+ * Queries of the pin_attempts table: the PIN-check windows of sign-in (docs/sign-in.md "PIN checks"). The
  * rule they implement (and why it holds under any concurrency) is written in lib/pin_attempts.ts; each
  * function here is one statement, so each step is atomic on its own.
  */
