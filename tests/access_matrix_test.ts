@@ -331,3 +331,43 @@ appTest(
     assert.match(res.headers.get("location") ?? "", /^\/tablet\/sign-in/);
   },
 );
+
+appTest(
+  "access matrix: every POST route behind a session wants this origin and the CSRF token",
+  async (a) => {
+    const driver = await makeDriver(a);
+    const world = await makeWorld(a, driver.id, driver.email);
+    const tablet = new Tablet(a);
+    await tablet.signIn(driver);
+    const hq = { dispatcher: await signedIn(a, "dispatcher"), admin: await signedIn(a, "admin") };
+    const before = await snapshot(a);
+    const failures: string[] = [];
+    for (const pattern of routesOf(a, "POST")) {
+      const rule = POST_RULES[pattern];
+      if (rule === "own guard" || rule === "public") continue;
+      const path = pathFor(pattern, world, []);
+      // A visitor the route allows: only the missing token or the foreign origin can refuse the post.
+      const send = (headers: Record<string, string>, fields: Record<string, string>) =>
+        rule === "tablet"
+          ? tablet.request(path, {
+            ...formPost(fields),
+            headers: { ...formPost(fields).headers, ...headers },
+          })
+          : hq[rule === "admin" ? "admin" : "dispatcher"].post(path, fields, headers);
+      const csrf = rule === "tablet" ? tablet.csrf : hq[rule === "admin" ? "admin" : "dispatcher"].csrf;
+      const attempts: [string, Record<string, string>, Record<string, string>][] = [
+        ["no token", {}, { _csrf: "" }],
+        ["a wrong token", { "x-csrf-token": "wrong" }, { _csrf: "wrong" }],
+        ["another origin", { "x-csrf-token": csrf, origin: "https://evil.example" }, { _csrf: csrf }],
+        ["a cross-site fetch", { "x-csrf-token": csrf, "sec-fetch-site": "cross-site" }, { _csrf: csrf }],
+      ];
+      for (const [what, headers, fields] of attempts) {
+        const res = await send(headers, fields);
+        await res.body?.cancel();
+        if (res.status !== 403) failures.push(`POST ${path} with ${what}: ${res.status} (expected 403)`);
+      }
+    }
+    assert.deepEqual(failures, []);
+    assert.deepEqual(await snapshot(a), before, "refused posts changed nothing");
+  },
+);
