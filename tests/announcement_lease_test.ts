@@ -82,7 +82,7 @@ async function until(ok: () => Promise<boolean>, what: string): Promise<void> {
   }
 }
 
-async function leaseTest(
+function leaseTest(
   name: string,
   fn: (a: TestApp, hook: ReturnType<typeof heldWebhook>) => Promise<void>,
 ) {
