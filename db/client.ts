@@ -53,19 +53,65 @@ export class DatabaseUnreachable extends Error {
 }
 
 /**
+ * A statement's connection died under it: the socket closed or failed without the server's word (the
+ * server was stopped hard, a network cut, a proxy restart). pg answers such a statement with a plain
+ * `Error("Connection terminated unexpectedly")` (or the socket's own error) and no SQLSTATE, so it is told
+ * apart by where it came from: the connection had already reported its death on its client's 'error'
+ * event when the statement failed (see `markLostConnections`).
+ */
+export class DatabaseConnectionLost extends Error {
+  constructor(cause: unknown) {
+    super(`database connection lost: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "DatabaseConnectionLost";
+  }
+}
+
+/**
  * SQLSTATEs of a bound that ran out: query_canceled (statement_timeout), lock_not_available (lock_timeout),
  * idle_in_transaction_session_timeout. Nothing in the service cancels or uses NOWAIT otherwise.
  */
 const TIMEOUT_STATES = new Set(["57014", "55P03", "25P03"]);
 
 /**
+ * SQLSTATEs of a server going away under a statement (PostgreSQL Appendix A, class 57 "Operator
+ * Intervention"): admin_shutdown (a stop, or `pg_terminate_backend`), crash_shutdown (another backend
+ * crashed), cannot_connect_now (starting up or shutting down). Class 08 (connection exception) is taken
+ * whole.
+ */
+const SERVER_GONE_STATES = new Set(["57P01", "57P02", "57P03"]);
+
+/**
  * Whether `error` means the database did not answer in time or could not be reached, decided by its kind
  * (SQLSTATE, or the pool's own error), never by its text. Such a request is answered 503 (main.ts).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseUnreachable) return true;
+  if (error instanceof DatabaseUnreachable || error instanceof DatabaseConnectionLost) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && TIMEOUT_STATES.has(code);
+  return typeof code === "string" &&
+    (TIMEOUT_STATES.has(code) || SERVER_GONE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code));
+}
+
+/**
+ * Makes `client`'s statements fail with DatabaseConnectionLost once its connection died. pg reports a dead
+ * connection on the client's 'error' event synchronously, and fails the statements it held one tick later
+ * (`process.nextTick`): by the time a statement's failure reaches its caller the client is marked. A
+ * statement sent to a client already marked fails the same way ("not queryable"). An error the server sent
+ * (with its SQLSTATE) is passed on as it is: 57P01 and friends are told by their code.
+ */
+function markLostConnections(client: pg.PoolClient): void {
+  let lost = false;
+  // Without a listener, a client that dies while checked out would crash the process with an unhandled
+  // 'error'; this one also marks it.
+  client.on("error", () => lost = true);
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // deno-lint-ignore no-explicit-any
+  (client as any).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result; // callback and submittable forms: not Kysely's
+    return result.catch((error: unknown) => {
+      throw lost && !(error instanceof pg.DatabaseError) ? new DatabaseConnectionLost(error) : error;
+    });
+  };
 }
 
 // Count columns, sums and identities fit in a JS number for this service's sizes; parse them as numbers
@@ -147,8 +193,9 @@ export function openDb(target: DbTarget): Db {
     pool.on("error", (err) => log.warn("Database pool: {error}", { error: err.message }));
     // A client checked out of the pool has no pool listener: one disconnected between two statements (inside
     // a transaction, or while the caller awaits something else) would emit an unhandled 'error' and crash
-    // the process. Its next query fails instead (answered 503) and the pool drops it on release.
-    pool.on("connect", (client) => client.on("error", () => {}));
+    // the process. Its next query fails instead (answered 503, markLostConnections) and the pool drops it
+    // on release.
+    pool.on("connect", markLostConnections);
     // A checkout waits only when every connection is busy or others already wait; an idle connection is
     // handed over at once, and a new one is bounded by its own connect timeout.
     const mayWait = () =>

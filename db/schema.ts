@@ -171,6 +171,8 @@ export interface AnnouncementsTable {
   last_error: string | null;
   delivered_at: Timestamp | null;
   created_at: Timestamp;
+  /** The token of the worker claim that holds this pending row's lease, else null (worker.ts). */
+  lease_owner: Generated<string | null>;
 }
 
 export interface AnnouncementPart {

@@ -17,6 +17,10 @@ const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(8000),
+  // Not in D2 (docs/configuration.md): the address to listen on. Unset: loopback in development (the demo
+  // enrols browsers as tablets), every interface otherwise (a reverse proxy fronts the service).
+  HOST: z.union([z.ipv4(), z.ipv6()], { error: "must be an IP address such as 127.0.0.1 or 0.0.0.0" })
+    .optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   APP_ENV: z.enum(APP_ENVS).default("development"),
@@ -79,6 +83,8 @@ export type PhotoStoreName = (typeof PHOTO_STORES)[number];
 
 export interface Config {
   port: number;
+  /** The address the HTTP server listens on (`HOST`; tasks/serve.ts). */
+  host: string;
   databaseUrl: string | undefined;
   dataDir: string;
   appEnv: AppEnv;
@@ -139,6 +145,10 @@ export interface S3Config {
 
 export class ConfigError extends Error {}
 
+/** `HOST`'s defaults: this machine only (development), every IPv4 interface (stage, production). */
+export const LOOPBACK = "127.0.0.1";
+export const ALL_INTERFACES = "0.0.0.0";
+
 /** The shortest PUBLIC_KEY accepted outside development. */
 export const MIN_PUBLIC_KEY_LENGTH = 16;
 
@@ -169,6 +179,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   return {
     port: e.PORT,
+    host: e.HOST ?? (e.APP_ENV === "development" ? LOOPBACK : ALL_INTERFACES),
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     appEnv: e.APP_ENV,

@@ -10,6 +10,7 @@ import { photoRoutes } from "@/routes/photos.ts";
 import { hqRoutes } from "@/routes/hq/mod.ts";
 import { requireSignedIn } from "@/routes/hq/guards.ts";
 import { tabletRoutes } from "@/routes/tablet/mod.ts";
+import { landingRoutes } from "@/routes/web/landing.tsx";
 
 export function mountRoutes(app: Hono, deps: AppDeps): void {
   app.route("/healthz", healthRoutes(deps));
@@ -21,5 +22,5 @@ export function mountRoutes(app: Hono, deps: AppDeps): void {
   app.route("/photos", photoRoutes(deps, requireSignedIn(deps)));
   app.route("/hq", hqRoutes(deps));
   app.route("/tablet", tabletRoutes(deps));
-  app.get("/", (c) => c.redirect("/tablet", 302));
+  app.route("/", landingRoutes(deps)); // an enrolled tablet to /tablet; anyone else: both doors
 }

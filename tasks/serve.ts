@@ -5,7 +5,7 @@
 import type { Db } from "@/db/client.ts";
 import { stopChangeFeed } from "@/lib/live/feed.ts";
 import { systemClock } from "@/io/clock.ts";
-import type { Config } from "@/io/config.ts";
+import { ALL_INTERFACES, type Config, LOOPBACK } from "@/io/config.ts";
 import { openPhotoStore } from "@/tasks/setup.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
 import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
@@ -14,6 +14,20 @@ import { startSessionSweep } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { logger } from "@/io/log.ts";
 import { startMemoryReducer } from "@/io/memory_reducer.ts";
+
+/**
+ * Who can reach the server, for the start banner (docs/configuration.md `HOST`): a development start is
+ * on loopback unless told otherwise, so the demo's self-enrolling tablet door is not open to the network.
+ */
+function reachOf(host: string, port: number): string {
+  if (host === LOOPBACK || host === "::1") {
+    return `this machine only (http://localhost:${port}); set HOST=0.0.0.0 to serve other devices`;
+  }
+  if (host === ALL_INTERFACES || host === "::") {
+    return `every interface (http://localhost:${port} on this machine)`;
+  }
+  return `that address only`;
+}
 
 /** Serves on a migrated database until SIGINT/SIGTERM. */
 export async function serve(config: Config, db: Db): Promise<void> {
@@ -36,10 +50,12 @@ export async function serve(config: Config, db: Db): Promise<void> {
   const reducer = config.idleMemoryMs > 0 ? startMemoryReducer(config.idleMemoryMs) : undefined;
   const server = Deno.serve({
     port: config.port,
-    hostname: "0.0.0.0",
+    hostname: config.host,
     onListen: ({ port }) =>
-      log.info("Parts Movement ({app_env}) listening on http://localhost:{port}", {
+      log.info(`Parts Movement ({app_env}) listening on {address}, {reach}`, {
         app_env: config.appEnv,
+        address: `${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
+        reach: reachOf(config.host, port),
         port,
       }),
   }, reducer ? (request, info) => (reducer.activity(), app.fetch(request, info)) : app.fetch);

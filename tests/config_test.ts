@@ -227,3 +227,13 @@ Deno.test("config: a DEPOT_TIME_ZONE Intl does not know, or a bare offset, stops
     );
   }
 });
+
+Deno.test("config: HOST defaults to loopback in development and every interface elsewhere; an IP address only", () => {
+  assert.equal(parseConfig({}).host, "127.0.0.1");
+  assert.equal(parseConfig({ APP_ENV: "stage" }).host, "0.0.0.0");
+  assert.equal(parseConfig({ APP_ENV: "production", PUBLIC_KEY: "k".repeat(16) }).host, "0.0.0.0");
+  assert.equal(parseConfig({ HOST: "0.0.0.0" }).host, "0.0.0.0");
+  assert.equal(parseConfig({ APP_ENV: "stage", HOST: "::1" }).host, "::1");
+  assert.equal(parseConfig({ HOST: "" }).host, "127.0.0.1", "empty counts as unset");
+  assert.match(configError({ HOST: "example.com" }), /^Invalid configuration: HOST must be an IP address/);
+});

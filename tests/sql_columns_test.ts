@@ -98,7 +98,8 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
     announcementCountsSql(["pending", "delivered", "failed", "feed_only"]),
   ],
   "announcements.ts#insertAnnouncementsSql": () => [insertAnnouncementsSql(outbox, sql<number>`${1}::int`)],
-  "announcements.ts#leaseChannelRowsSql": () => [leaseChannelRowsSql(["parts_movement"], 10, at, at)],
+  "announcements.ts#leaseChannelRowsSql":
+    () => [leaseChannelRowsSql(["parts_movement"], 10, at, at, crypto.randomUUID())],
   "changes.ts#notifyChangeSql": () => [notifyChangeSql("movements")],
   "changes.ts#notifyChangeStatementSql": () => [notifyChangeStatementSql("parts")],
   "movements.ts#writeLeg2DropOffSql": () => [

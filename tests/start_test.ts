@@ -25,7 +25,7 @@ function freePort(): number {
   return port;
 }
 
-function startServer(dataDir: string, port = freePort()): Server {
+function startServer(dataDir: string, env: Record<string, string> = {}, port = freePort()): Server {
   const process = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "tasks/start.ts"],
     cwd: ROOT,
@@ -38,6 +38,8 @@ function startServer(dataDir: string, port = freePort()): Server {
       CHAT_WEBHOOK_PARTS_MOVEMENT: "",
       CHAT_WEBHOOK_NEW_REPAIR_JOBS: "",
       NO_COLOR: "1",
+      HOST: "",
+      ...env,
     },
     stdin: "null",
     stdout: "piped",
@@ -54,6 +56,21 @@ function startServer(dataDir: string, port = freePort()): Server {
     return status;
   });
   return { process, port, output: () => text, exited };
+}
+
+/** An IPv4 address of this machine other than loopback, if it has one (the network a tablet would use). */
+function networkAddress(): string | undefined {
+  return Deno.networkInterfaces().find((i) => i.family === "IPv4" && !i.address.startsWith("127."))?.address;
+}
+
+/** Whether anything answers HTTP at `url` (a refused connection: no). */
+async function answers(url: string): Promise<boolean> {
+  try {
+    await (await fetch(url)).body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Polls /healthz until 200; fails early if the process ends. */
@@ -162,6 +179,15 @@ Deno.test({
       servers.push(first);
       assert.deepEqual(await waitHealthy(first), { status: "ok" });
       assert.match(first.output(), /Demo data loaded\. Sign in/);
+      // A development start is on loopback only (docs/configuration.md HOST), says so, and localhost works.
+      assert.match(
+        first.output(),
+        /listening on 127\.0\.0\.1:\d+, this machine only \(http:\/\/localhost:\d+\)/,
+      );
+      assert.ok(await answers(`http://localhost:${first.port}/healthz`), "http://localhost serves");
+      const lan = networkAddress();
+      if (lan) assert.ok(!(await answers(`http://${lan}:${first.port}/healthz`)), `served on ${lan}`);
+      else console.log("start: no non-loopback address here; the network side of HOST not checked");
       assertDirectAbc123(await post(first, search("ABC123", "direct")));
       assertReverseXyz789(await post(first, search("XYZ 789", "reverse")));
       const stopped = await stopServer(first);
@@ -178,11 +204,16 @@ Deno.test({
         await db.destroy();
       }
 
-      // Restart on the same folder: the data is there, the demo is not loaded again.
-      const second = startServer(dataDir);
+      // Restart on the same folder: the data is there, the demo is not loaded again. HOST opens it to the
+      // network.
+      const second = startServer(dataDir, { HOST: "0.0.0.0" });
       servers.push(second);
       assert.deepEqual(await waitHealthy(second), { status: "ok" });
       assert.doesNotMatch(second.output(), /Demo data loaded/);
+      assert.match(second.output(), /listening on 0\.0\.0\.0:\d+, every interface/);
+      if (lan) {
+        assert.ok(await answers(`http://${lan}:${second.port}/healthz`), `not served on ${lan} with HOST`);
+      }
       assert.deepEqual(await post(second, search("ABC123", "direct")), {
         result: { status: "failure", text: "No parts ready for delivery to a repair shop" },
         code: 3000,

@@ -9,10 +9,19 @@
  * (429, Retry-After, the chat's own throttle answers) therefore waits as a whole.
  *
  * Several processes may run a worker against one PostgreSQL server. A worker claims a channel by locking
- * its head row (`FOR UPDATE SKIP LOCKED`) in a short transaction and leasing the claimed rows (pushing
- * `next_attempt_at` past the time the posts can take). The posts happen outside any transaction, and each
- * outcome is recorded afterwards. Another worker skips a locked head and sees a leased head as not due, so
- * a channel is worked by one worker at a time and its order holds across processes.
+ * its head row (`FOR UPDATE SKIP LOCKED`) in a short transaction and leasing the claimed rows to the
+ * round's own token (`lease_owner`) for a short time (LEASE_MS, pushed into `next_attempt_at`). The posts
+ * happen outside any transaction, and each outcome is recorded afterwards. Another worker skips a locked
+ * head and sees a leased head as not due, so a channel is worked by one worker at a time and its order
+ * holds across processes.
+ *
+ * The lease is short and renewed while the round runs (a heartbeat every HEARTBEAT_MS, and before each
+ * post), so a worker that died (kill -9, a lost machine) leaves its rows due again LEASE_MS after its last
+ * renewal, and the next poll of any worker takes them over (docs/submissions-and-announcements.md "The
+ * worker's lease"). Only a post that was truly in flight is repeated, with the same Idempotency-Key. A
+ * worker that stalled past its lease finds its token gone: before each post it renews and checks the row
+ * is still its own, and every outcome record is guarded by the token, so it neither posts what the new
+ * owner holds nor overwrites what the new owner recorded.
  */
 import { notifyChange } from "@/db/queries/changes.ts";
 import type { Db } from "@/db/client.ts";
@@ -25,11 +34,12 @@ import {
   recordDelivered,
   recordFailedAttempt,
   releaseAnnouncements,
+  renewLease,
 } from "@/db/queries/announcements.ts";
 import { nextAttemptAt, shouldGiveUp } from "@/lib/announcements/backoff.ts";
 import { formatChatBody } from "@/lib/announcements/formats.ts";
 import { onAnnouncementsWritten, webhookUrl } from "@/lib/announcements/outbox.ts";
-import { DEFAULT_TIMEOUT_MS, postAnnouncement, type WebhookResult } from "@/lib/announcements/webhook.ts";
+import { postAnnouncement, type WebhookResult } from "@/lib/announcements/webhook.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { logger } from "@/io/log.ts";
 import type { AttemptOutcome } from "@/lib/metrics.ts";
@@ -37,6 +47,17 @@ import type { AttemptOutcome } from "@/lib/metrics.ts";
 export type WorkerDeps = Pick<AppDeps, "db" | "config" | "clock" | "metrics">;
 
 const log = logger("announcements");
+
+/**
+ * How long a claim holds its rows without a renewal. With the 5 s poll, a dead worker's rows are taken
+ * over within LEASE_MS + 5 s = 15 s. A post's own timeout (10 s) does not bound it: the heartbeat renews
+ * while the post runs.
+ */
+export const LEASE_MS = 10_000;
+/** How often a round renews its lease: a third of it, so one late or failed renewal does not lose it. */
+export const HEARTBEAT_MS = 3_000;
+/** The default poll interval: the first backoff step. */
+export const POLL_INTERVAL_MS = 5_000;
 
 export interface WorkerOptions {
   /** How often to look for due rows when nothing wakes the worker; default 5 s (the first backoff step). */
@@ -51,6 +72,10 @@ export interface WorkerOptions {
   batchPerChannel?: number;
   /** Per-post timeout; default 10 s. */
   timeoutMs?: number;
+  /** The lease of a claim without renewal; default LEASE_MS (tests). */
+  leaseMs?: number;
+  /** Real time between heartbeats; default HEARTBEAT_MS (tests shorten it, or lengthen it to stall). */
+  heartbeatMs?: number;
   /** Jitter source for the backoff (tests pin it). */
   random?: () => number;
   /** Once aborted, no further post starts; claimed rows not posted yet are handed back, due at once. */
@@ -77,31 +102,91 @@ export async function runAnnouncementWorkerOnce(
   opts: WorkerOptions = {},
 ): Promise<RoundResult> {
   const batch = opts.batchPerChannel ?? 10;
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const result: RoundResult = { delivered: 0, retried: 0, failed: 0, feedOnly: 0 };
   if (opts.signal?.aborted) return result;
-  const claimed = await claimDueChannels(deps, batch, timeoutMs);
-  // Channels are independent: post them side by side; within one, strictly in order.
-  await Promise.all([...claimed].map(([channel, rows]) => postChannel(deps, channel, rows, result, opts)));
+  const lease = new Lease(deps, opts.leaseMs ?? LEASE_MS);
+  const claimed = await claimDueChannels(deps, batch, lease);
+  if (claimed.size === 0) return result;
+  const heartbeat = lease.beat(opts.heartbeatMs ?? HEARTBEAT_MS);
+  try {
+    // Channels are independent: post them side by side; within one, strictly in order. Settled, not
+    // raced: the heartbeat must run until every channel's posts are over.
+    const ended = await Promise.allSettled(
+      [...claimed].map(([channel, rows]) => postChannel(deps, channel, rows, result, opts, lease)),
+    );
+    const failure = ended.find((e) => e.status === "rejected");
+    if (failure) throw failure.reason;
+  } finally {
+    await heartbeat.stop();
+  }
   // The live dashboard (lib/live/): the feed's states changed (one NOTIFY per round that did something).
-  if (claimed.size > 0) await notifyChange(deps.db, "announcements");
+  await notifyChange(deps.db, "announcements");
   return result;
 }
 
 /**
+ * One round's claim on its rows: a fresh token written into `lease_owner`, and the time the lease runs to
+ * when not renewed. Every renewal and record of the round names the token.
+ */
+class Lease {
+  readonly owner = crypto.randomUUID();
+  constructor(private readonly deps: WorkerDeps, private readonly ms: number) {}
+
+  /** The time a claim or renewal made now holds the rows until. */
+  until(): Date {
+    return new Date(this.deps.clock.now().getTime() + this.ms);
+  }
+
+  /** Extends the lease of the rows the round still holds; answers their ids. */
+  async renew(): Promise<Set<number>> {
+    return await renewLease(this.deps.db, this.owner, this.until());
+  }
+
+  /**
+   * Renews every `intervalMs` until stopped. A failed renewal is logged and tried again at the next beat:
+   * the pre-post check (`renew` before each post) is what keeps a worker from posting rows it lost.
+   */
+  beat(intervalMs: number): { stop(): Promise<void> } {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let running: Promise<void> = Promise.resolve();
+    const tick = () => {
+      running = this.renew().then(
+        () => {},
+        (error) =>
+          log.warn("Announcement lease renewal failed: {error}", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      ).finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+    };
+    timer = setTimeout(tick, intervalMs);
+    return {
+      async stop() {
+        stopped = true;
+        clearTimeout(timer);
+        await running;
+      },
+    };
+  }
+}
+
+/**
  * Claims, per channel whose head row is due, the head and up to `batch - 1` rows behind it, leasing them
- * for as long as posting them all could take. One short transaction.
+ * to the round. One short transaction.
  */
 async function claimDueChannels(
   deps: WorkerDeps,
   batch: number,
-  timeoutMs: number,
+  lease: Lease,
 ): Promise<Map<ChatChannel, AnnouncementRow[]>> {
   const now = deps.clock.now();
-  const leaseUntil = new Date(now.getTime() + batch * timeoutMs + 60_000);
   const rows = await deps.db.transaction().execute(async (trx) => {
     const channels = await lockDueChannelHeads(trx, now);
-    return channels.length === 0 ? [] : await leaseChannelRows(trx, channels, batch, now, leaseUntil);
+    return channels.length === 0
+      ? []
+      : await leaseChannelRows(trx, channels, batch, now, lease.until(), lease.owner);
   });
   const byChannel = new Map<ChatChannel, AnnouncementRow[]>();
   for (const row of rows.sort((a, b) => a.id - b.id)) {
@@ -116,18 +201,25 @@ async function postChannel(
   rows: AnnouncementRow[],
   result: RoundResult,
   opts: WorkerOptions,
+  lease: Lease,
 ): Promise<void> {
   const { db, config, clock } = deps;
+  const owner = lease.owner;
   const url = webhookUrl(config, channel);
   if (!url) {
     // The webhook was removed from the configuration after these were written: keep them in the feed.
-    await record(() => moveToFeedOnly(db, rows.map((r) => r.id), clock.now()));
+    await record(() => moveToFeedOnly(db, rows.map((r) => r.id), clock.now(), owner));
     result.feedOnly += rows.length;
     return;
   }
   for (const [i, row] of rows.entries()) {
     if (opts.signal?.aborted) {
-      await release(db, rows.slice(i).map((r) => r.id), clock.now());
+      await release(db, rows.slice(i).map((r) => r.id), clock.now(), owner);
+      return;
+    }
+    // Still ours? A worker that stalled past its lease was taken over: the new owner posts these rows.
+    if (!(await lease.renew()).has(row.id)) {
+      leaseLost(row);
       return;
     }
     let outcome: WebhookResult;
@@ -155,30 +247,40 @@ async function postChannel(
     const givenUp = outcome.outcome === "retry" && shouldGiveUp(new Date(row.created_at), now);
     attempted(deps, row, attempts, outcome, givenUp ? "given_up" : outcome.outcome);
     if (outcome.outcome === "delivered") {
-      await record(() => recordDelivered(db, row.id, now));
+      if (!(await record(() => recordDelivered(db, row.id, now, owner)))) return leaseLost(row);
       result.delivered++;
       continue;
     }
     const rest = rows.slice(i + 1).map((r) => r.id);
     if (givenUp) {
       // Given up after 24 h: shown on the dashboard, and the channel moves on to the next one.
-      await record(() =>
-        recordFailedAttempt(db, row.id, { attempts, error: outcome.error, next: now, givenUp: true })
-      );
+      const failed = { attempts, error: outcome.error, next: now, givenUp: true };
+      if (!(await record(() => recordFailedAttempt(db, row.id, failed, owner)))) return leaseLost(row);
       result.failed++;
-      await release(db, rest, now);
+      await release(db, rest, now, owner);
       return;
     }
     const next = nextAttemptAt(attempts, now, outcome.retryAfterMs, opts.random);
-    await record(() =>
-      recordFailedAttempt(db, row.id, { attempts, error: outcome.error, next, givenUp: false })
-    );
+    const retry = { attempts, error: outcome.error, next, givenUp: false };
+    if (!(await record(() => recordFailedAttempt(db, row.id, retry, owner)))) return leaseLost(row);
     result.retried++;
     // The rows behind it wait with it: posting them now would break the order, and a throttled chat
     // would only throttle them too.
-    await release(db, rest, next);
+    await release(db, rest, next, owner);
     return;
   }
+}
+
+/**
+ * The round lost a row's lease (it stalled past LEASE_MS and another worker took the channel over): it
+ * stops posting that channel and records nothing more there; the new owner posts and records the rows.
+ */
+function leaseLost(row: AnnouncementRow): void {
+  log.warn("Announcement {announcement_id} to {channel}: lease taken over by another worker, not recorded", {
+    announcement_id: row.id,
+    message_id: row.message_id,
+    channel: row.channel,
+  });
 }
 
 /**
@@ -206,10 +308,10 @@ function attempted(
   });
 }
 
-/** Gives claimed rows that were not posted back to the queue, due at `at`. */
-async function release(db: Db, ids: number[], at: Date): Promise<void> {
+/** Gives claimed rows that were not posted (and are still the round's) back to the queue, due at `at`. */
+async function release(db: Db, ids: number[], at: Date, owner: string): Promise<void> {
   if (ids.length === 0) return;
-  await record(() => releaseAnnouncements(db, ids, at));
+  await record(() => releaseAnnouncements(db, ids, at, owner));
 }
 
 const RECORD_ATTEMPTS = 5;
@@ -220,11 +322,10 @@ const RECORD_ATTEMPTS = 5;
  * back until the lease ran out and then post that row a second time. Each recording statement is guarded
  * by `state = 'pending'` and sets absolute values, so repeating one that did commit changes nothing.
  */
-async function record(write: () => Promise<unknown>): Promise<void> {
+async function record<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1;; attempt++) {
     try {
-      await write();
-      return;
+      return await write();
     } catch (error) {
       if (attempt >= RECORD_ATTEMPTS) throw error;
       await new Promise((r) => setTimeout(r, 100 * attempt));
@@ -248,7 +349,7 @@ export interface AnnouncementWorker {
  * next poll: the outbox keeps everything meanwhile.
  */
 export function startAnnouncementWorker(deps: WorkerDeps, opts: WorkerOptions = {}): AnnouncementWorker {
-  const pollIntervalMs = opts.pollIntervalMs ?? 5_000;
+  const pollIntervalMs = opts.pollIntervalMs ?? POLL_INTERVAL_MS;
   const stopping = new AbortController();
   const roundOpts = { ...opts, signal: stopping.signal };
   let stopped = false;
