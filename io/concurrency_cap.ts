@@ -1,8 +1,8 @@
 /**
  * At most `limit` pieces of work at once; the rest wait their turn in arrival order (FIFO), on promises,
  * never polling. A waiter whose signal aborts leaves the queue and never runs. Used for thumbnail decodes
- * (lib/photos/thumbnail_jobs.ts), each of which can hold a hundred MB or more while it runs
- * (docs/performance.md "Memory and start-up").
+ * (lib/photos/thumbnail_jobs.ts), each of which holds tens of MB while it runs (docs/performance.md
+ * "Memory and start-up").
  */
 export class ConcurrencyCap {
   #running = 0;

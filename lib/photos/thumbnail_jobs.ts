@@ -1,9 +1,9 @@
 /**
  * Thumbnails are made on their first view (lib/photos/upload.ts photoThumbnail). Two rules keep that cheap
  * under load: requests for one photo share one job, and at most `thumbnailConcurrency` jobs run at once,
- * the rest waiting in arrival order (io/concurrency_cap.ts). A decode can hold a hundred MB or more (a
- * 49-megapixel PNG is decoded whole; JPEG and WebP shrink while they decode), so without the cap eight
- * parallel views took the process from 169 to 478 MB (docs/performance.md "Memory and start-up").
+ * the rest waiting in arrival order (io/concurrency_cap.ts). A decode holds tens of MB (about 40 for a
+ * 49-megapixel PNG, which libvips decodes whole; JPEG and WebP shrink while they decode), so without the cap
+ * eight parallel views took the process from 169 to 478 MB (docs/performance.md "Memory and start-up").
  *
  * A request whose client goes away stops waiting; a job nobody waits for any more leaves the queue before
  * it starts, so an abandoned burst of views does not decode in the background. A job that has started
