@@ -58,7 +58,7 @@ export async function countLines(body: ReadableStream<Uint8Array>): Promise<numb
 }
 
 /** A dispatcher's session row, seeded directly (the sign-in's PIN hashing is not what is measured). */
-async function seedSession(db: Db): Promise<string> {
+export async function seedSession(db: Db): Promise<string> {
   const { token, hash } = mintToken();
   const user = await db.selectFrom("users").select("id").where("email", "=", BENCH_DISPATCHER)
     .executeTakeFirstOrThrow();

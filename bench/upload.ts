@@ -49,7 +49,7 @@ const form = (bytes: Uint8Array) => {
 type Target = { url: string; headers: Record<string, string> };
 
 /** Uploads `bodies` to `targets` at CONCURRENCY; every answer must be the protocol's success. */
-async function uploadAll(targets: Target[], bodies: Uint8Array[], what: string) {
+export async function uploadAll(targets: Target[], bodies: Uint8Array[], what: string) {
   const result = await runLoad(bodies.length, CONCURRENCY, async (i) => {
     const res = await fetch(targets[i].url, {
       method: "POST",
@@ -63,7 +63,11 @@ async function uploadAll(targets: Target[], bodies: Uint8Array[], what: string) 
 }
 
 /** 2a for `count` uploads of `part` (untimed), giving each its 2b address and token. */
-async function mintTargets(serviceUrl: string, part: { id: number; registration: string }, count: number) {
+export async function mintTargets(
+  serviceUrl: string,
+  part: { id: number; registration: string },
+  count: number,
+) {
   const targets: Target[] = [];
   for (let i = 0; i < count; i++) {
     const res = await fetch(`${serviceUrl}/api/handler?publickey=${BENCH_PUBLIC_KEY}`, {

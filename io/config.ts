@@ -73,6 +73,8 @@ const envSchema = z.object({
   TRUSTED_PROXIES: z.string().transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
     .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "must be IP addresses separated by commas" })))
     .optional(),
+  // Not in D2 (docs/performance.md "Memory and start-up"): thumbnails decoded at once, the rest wait.
+  THUMBNAIL_CONCURRENCY: positiveInt(navigator.hardwareConcurrency),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -115,6 +117,8 @@ export interface Config {
   trustedProxies: string[];
   /** Quiet time after which the process gives memory back (io/memory_reducer.ts); 0: never. */
   idleMemoryMs: number;
+  /** At most this many thumbnails are made at once; more requests wait their turn (lib/photos/thumbnail_jobs.ts). */
+  thumbnailConcurrency: number;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -220,6 +224,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     bodyPace: { timeoutMs: e.BODY_TIMEOUT_SECONDS * 1000, minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND },
     trustedProxies: e.TRUSTED_PROXIES ?? [],
     idleMemoryMs: e.IDLE_MEMORY_SECONDS * 1000,
+    thumbnailConcurrency: e.THUMBNAIL_CONCURRENCY,
   };
 }
 

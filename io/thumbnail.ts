@@ -8,6 +8,7 @@
 import type { ImageType } from "@/io/image_probe.ts";
 import { MAX_PIXELS } from "@/io/image_probe.ts";
 import { logger } from "@/io/log.ts";
+import { trimNativeHeap } from "@/io/native_heap.ts";
 
 /** Long edge of a thumbnail, in pixels. */
 export const THUMBNAIL_EDGE = 320;
@@ -62,5 +63,8 @@ export async function makeThumbnail(input: Uint8Array | string, type: ImageType)
   } catch {
     // Undecodable despite the right magic bytes: no thumbnail, the original is still served.
     return null;
+  } finally {
+    // A large decode leaves tens of MB in the decoding thread's malloc arena (io/native_heap.ts).
+    await trimNativeHeap();
   }
 }

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client.ts";
 import type { Clock } from "@/io/clock.ts";
 import type { Config } from "@/io/config.ts";
 import type { PhotoStore } from "@/io/photo_storage.ts";
+import type { makeThumbnail } from "@/io/thumbnail.ts";
 import type { Metrics } from "@/lib/metrics.ts";
 
 export interface AppDeps {
@@ -15,4 +16,6 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The PIN verification of sign-in (io/pin.ts verifyPin when unset); tests count PIN checks with it. */
   checkPin?: (pin: string, stored: string | null) => Promise<boolean>;
+  /** The thumbnail decode (io/thumbnail.ts makeThumbnail when unset); tests count decodes in flight with it. */
+  makeThumbnail?: typeof makeThumbnail;
 }

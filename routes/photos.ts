@@ -73,7 +73,13 @@ export function photoRoutes(deps: AppDeps, guard: MiddlewareHandler<SessionEnv>)
 
   app.get("/:id{[1-9][0-9]{0,9}}/thumb", async (c) => {
     const id = await visible(c);
-    const found = id && await photoThumbnail(deps, id);
+    const clientGone = c.req.raw.signal;
+    const found = id && await photoThumbnail(deps, id, clientGone).catch((error) => {
+      if (clientGone.aborted) return "gone" as const;
+      throw error;
+    });
+    // The client left while its thumbnail waited its turn: nobody reads this answer, and nothing is decoded.
+    if (found === "gone") return c.body(null, 503);
     if (!found) return notFound(c);
     if (found.thumb) return await sendFile(c, deps, found.thumb);
     return c.body(placeholderSvg(found.photo), 200, {

@@ -38,6 +38,7 @@ import { benchPages } from "@/bench/pages.ts";
 import { benchOfflineQueue } from "@/bench/offline_queue.ts";
 import { benchObservability } from "@/bench/observability.ts";
 import { benchPhotoStores } from "@/bench/photo_stores.ts";
+import { benchThumbnails } from "@/bench/thumbnails.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 import { benchDashboard } from "@/bench/dashboard.ts";
 import type { BenchTarget } from "@/bench/target.ts";
@@ -61,6 +62,7 @@ const GROUPS: {
   { name: "network", database: true, run: (t) => benchDropOffNetwork(t) },
   { name: "upload", database: true, run: (t) => benchUpload(t) },
   { name: "stores", database: true, run: (t) => benchPhotoStores(t) },
+  { name: "thumbnails", database: true, run: (t) => benchThumbnails(t) },
   { name: "memory", database: true, run: (t) => benchIdleMemory(t) },
   { name: "restart", database: true, run: (t) => benchRestart(t) },
   { name: "pages", database: false, run: () => benchPages() },

@@ -26,12 +26,12 @@ import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/io/im
 import { NoFilePartError, NotMultipartError } from "@/io/multipart.ts";
 import {
   EmptyPhotoError,
-  type PhotoStore,
   PhotoStoreUnavailable,
   PhotoTooLargeError,
   type StagedPhoto,
 } from "@/io/photo_storage.ts";
 import { makeThumbnail } from "@/io/thumbnail.ts";
+import { sharedThumbnailJob } from "@/lib/photos/thumbnail_jobs.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
 import { isId } from "@/lib/validation.ts";
@@ -258,38 +258,33 @@ export async function photoFile({ db, storage }: Pick<AppDeps, "db" | "storage">
   return { photo, key: photo.storage_key, contentType: photo.content_type } satisfies PhotoFile;
 }
 
-/** Thumbnails being made right now, per store and photo id, so parallel requests for one make it once. */
-const making = new WeakMap<PhotoStore, Map<number, Promise<string | null>>>();
-
 /**
  * The photo's thumbnail (a JPEG of about 320 px), made on first request and kept in storage; `thumb`
  * null when none can be made (HEIC, undecodable bytes: the route serves a placeholder). Null for an
- * unknown photo.
+ * unknown photo. Making one waits its turn under the thumbnail cap (lib/photos/thumbnail_jobs.ts); if
+ * `clientGone` aborts meanwhile, rejects with its reason.
  */
 export async function photoThumbnail(
-  deps: Pick<AppDeps, "db" | "storage">,
+  deps: Pick<AppDeps, "db" | "storage" | "config" | "makeThumbnail">,
   id: number,
+  clientGone?: AbortSignal,
 ): Promise<{ photo: Photo; thumb: PhotoFile | null } | null> {
   const photo = await photoById(deps.db, id);
   if (!photo) return null;
   if (photo.thumb_key && await deps.storage.exists(photo.thumb_key)) {
     return { photo, thumb: { photo, key: photo.thumb_key, contentType: "image/jpeg" } };
   }
-  let jobs = making.get(deps.storage);
-  if (!jobs) making.set(deps.storage, jobs = new Map());
-  let job = jobs.get(id);
-  if (!job) {
-    job = makeAndKeepThumbnail(deps, photo).finally(() => jobs.delete(id));
-    jobs.set(id, job);
-  }
-  const key = await job;
+  const key = await sharedThumbnailJob(deps, id, () => makeAndKeepThumbnail(deps, photo), clientGone);
   return { photo, thumb: key ? { photo, key, contentType: "image/jpeg" } : null };
 }
 
-async function makeAndKeepThumbnail({ db, storage }: Pick<AppDeps, "db" | "storage">, photo: Photo) {
+async function makeAndKeepThumbnail(
+  { db, storage, makeThumbnail: decode = makeThumbnail }: Pick<AppDeps, "db" | "storage" | "makeThumbnail">,
+  photo: Photo,
+) {
   const original = await storage.read(photo.storage_key);
   if (!original) return null;
-  const bytes = await makeThumbnail(original, photo.content_type as ImageType);
+  const bytes = await decode(original, photo.content_type as ImageType);
   if (!bytes) return null;
   const { key } = await storage.writeStream(ReadableStream.from([bytes]), { maxBytes: bytes.length });
   return await setThumbKey(db, photo.id, key, photo.thumb_key);
