@@ -109,6 +109,9 @@ export interface Config {
   trustedProxies: string[];
   /** Quiet time after which the process gives memory back (io/memory_reducer.ts); 0: never. */
   idleMemoryMs: number;
+  /** How often an open `/hq/live` stream checks that its session still holds (routes/hq/live.ts); fixed,
+   * tests shorten it. */
+  liveSessionCheckMs: number;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -209,6 +212,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     bodyPace: { timeoutMs: e.BODY_TIMEOUT_SECONDS * 1000, minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND },
     trustedProxies: e.TRUSTED_PROXIES ?? [],
     idleMemoryMs: e.IDLE_MEMORY_SECONDS * 1000,
+    liveSessionCheckMs: 5_000,
   };
 }
 
