@@ -58,7 +58,8 @@ export function loadSession(deps: AppDeps): MiddlewareHandler<SessionEnv> {
     const resolved = await resolveCookies(deps, cookies, { passive: isPassive(c) });
     c.set("session", resolved?.session ?? null);
     c.set("sessionEnded", resolved?.ended ?? null);
-    if (token && !c.var.session) cookie.clear(c);
+    // Kept for a revoked tablet: the session it names is gone, and each request keeps saying why.
+    if (token && !c.var.session && c.var.sessionEnded !== "revoked") cookie.clear(c);
     await next();
     if (c.var.session) c.header("Cache-Control", "no-store");
   };
