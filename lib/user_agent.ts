@@ -13,7 +13,7 @@ const BROWSERS: [RegExp, string][] = [
   [/\bSamsungBrowser\//, "Samsung Internet"],
   [/\b(OPR|Opera)\//, "Opera"],
   [/\b(Firefox|FxiOS)\//, "Firefox"],
-  [/\b(Chrome|CriOS|Chromium)\//, "Chrome"],
+  [/\b(Chrome|HeadlessChrome|CriOS|Chromium)\//, "Chrome"],
   [/\bVersion\/[\d.]+.*\bSafari\//, "Safari"],
 ];
 
