@@ -208,6 +208,8 @@ export interface SessionsTable {
   csrf_token: string;
   created_at: Timestamp;
   last_seen_at: Timestamp;
+  /** The enrolled tablet it was opened on; null: a dashboard session (docs/sign-in.md). */
+  device_id: number | null;
 }
 
 /**
@@ -221,6 +223,10 @@ export interface DevicesTable {
   enrolled_by: number | null;
   enrolled_at: Timestamp;
   last_used_at: Timestamp | null;
+  /** The last user who signed in on it. */
+  last_user_id: number | null;
+  /** A short summary of its browser's User-Agent (lib/user_agent.ts). */
+  browser: string | null;
 }
 
 /** The PIN-check window of a subject on a client (lib/pin_attempts.ts). */
@@ -267,6 +273,7 @@ export const AUDIT_ACTIONS = [
   "place.edit",
   "tablet.enrol",
   "tablet.revoke",
+  "tablet.rename",
   "part.status",
   "announcement.retry",
   "import",

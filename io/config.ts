@@ -119,6 +119,9 @@ export interface Config {
   idleMemoryMs: number;
   /** At most this many thumbnails are made at once; more requests wait their turn (lib/photos/thumbnail_jobs.ts). */
   thumbnailConcurrency: number;
+  /** How often an open `/hq/live` stream checks that its session still holds (routes/hq/live.ts); fixed,
+   * tests shorten it. */
+  liveSessionCheckMs: number;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -225,6 +228,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     trustedProxies: e.TRUSTED_PROXIES ?? [],
     idleMemoryMs: e.IDLE_MEMORY_SECONDS * 1000,
     thumbnailConcurrency: e.THUMBNAIL_CONCURRENCY,
+    liveSessionCheckMs: 5_000,
   };
 }
 

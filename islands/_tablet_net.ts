@@ -9,7 +9,8 @@
 export const EVENTS = {
   /** detail: { expiresInMs: number } — the server saw us; the idle countdown restarts. */
   activity: "pm:activity",
-  /** detail: { message?: string } — the server says the session is over, and why (idle or ended). */
+  /** detail: { message?: string } — the server says the session is over, and why (idle, ended, or the
+   * tablet removed by HQ). */
   signedOut: "pm:signed-out",
   /** The page is about to sign out on purpose: stop guarding against leaving. */
   leaving: "pm:leaving",
@@ -44,8 +45,9 @@ export function backoffMs(attempt: number): number {
 
 /**
  * Tells the page what an answer says of the session: the idle time left, or that it is over. A 401 carries
- * the server's own words (routes/web/session.ts requireRole): "after 10 minutes without activity" only
- * when the session timed out, not when the driver was deactivated or signed out elsewhere.
+ * the server's own words (routes/web/session.ts endedMessage): "after 10 minutes without activity" only
+ * when the session timed out, not when the driver was deactivated or signed out elsewhere; "This tablet was
+ * removed by HQ" when HQ revoked the tablet.
  */
 function noteSession(getHeader: (name: string) => string | null, status: number, body: unknown): void {
   if (status === 401) {

@@ -13,12 +13,14 @@ import {
   sessionWithUser,
   touchSession,
 } from "@/db/queries/sessions.ts";
+import { deviceByTokenHash } from "@/db/queries/devices.ts";
 import { deletePinWindowsClosedBefore } from "@/db/queries/pin_attempts.ts";
 import { activeUserByEmail, activeUserWithRole } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { repeatEvery, type Repeating } from "@/io/repeat.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { verifyPin } from "@/io/pin.ts";
+import { secureEquals } from "@/io/secure_compare.ts";
 import { hashToken, randomToken } from "@/io/tokens.ts";
 import { limitedPinCheck, LOCKOUT_MS, type PinClient, pinSubject } from "@/lib/pin_attempts.ts";
 
@@ -87,6 +89,8 @@ export async function signIn(
     userId: user.id,
     csrfToken: randomToken(),
     at: clock.now(),
+    // A tablet session is bound to the enrolled tablet it was opened on (resolveSession).
+    deviceId: client.kind === "tablet" ? client.deviceId : null,
   });
   return { token, user };
 }
@@ -105,31 +109,41 @@ function lockedError(until: Date, now: Date): DomainError {
 }
 
 /**
- * Why a presented token gives no session: `idle` when the session timed out (the tablet says so), `ended`
- * for anything else (signed out elsewhere, the user was deactivated or got a new PIN, swept, unknown), which
- * must not be passed off as inactivity.
+ * Why a presented token gives no session: `idle` when the session timed out (the tablet says so), `revoked`
+ * when the browser holds the device cookie of no enrolled tablet (HQ revoked it, which deleted the
+ * sessions bound to it: the tablet says "This tablet was removed by HQ"), `ended` for anything else (signed
+ * out elsewhere, the user was deactivated or got a new PIN, swept, unknown, a tablet session presented
+ * without its device's cookie), which must not be passed off as inactivity.
  */
-export type SessionEnd = "idle" | "ended";
+export type SessionEnd = "idle" | "ended" | "revoked";
 
 export type ResolvedSession = { session: SessionUser; ended?: never } | { session: null; ended: SessionEnd };
 
 /**
- * The signed-in user of a token; or why there is none (unknown, idle too long, the user was deactivated).
+ * The signed-in user of a token; or why there is none (unknown, idle too long, the user was deactivated,
+ * the tablet revoked).
  * `passive`: a request the browser makes by itself (the live dashboard's stream and refreshes), which must
  * not keep an unattended session alive, so it does not count as activity.
+ * `deviceToken`: the token of the request's device cookie (routes/web/device.ts). A session opened on a
+ * tablet (docs/sign-in.md "Sessions on a tablet") is valid only together with the cookie of the device it
+ * was opened on: without it, or with another device's, it is refused (and kept: whoever copied the session
+ * cookie cannot end the tablet's session by presenting it).
  */
 export async function resolveSession(
   db: Db,
   clock: Clock,
   token: string,
-  opts: { passive?: boolean } = {},
+  opts: { passive?: boolean; deviceToken?: string } = {},
 ): Promise<ResolvedSession> {
   if (!token) return { session: null, ended: "ended" };
   const now = clock.now();
   const hash = hashToken(token);
   const row = await sessionWithUser(db, hash);
-  if (!row) return { session: null, ended: "ended" };
-  const { csrf_token, last_seen_at, ...user } = row;
+  if (!row) return { session: null, ended: await whyGone(db, opts.deviceToken) };
+  const { csrf_token, last_seen_at, device_id, device_token_hash, ...user } = row;
+  if (device_id !== null && !onItsDevice(device_token_hash, opts.deviceToken)) {
+    return { session: null, ended: "ended" };
+  }
   const idle = now.getTime() - last_seen_at.getTime() >= IDLE_TIMEOUT_MS;
   if (!user.active || idle) {
     await deleteSession(db, hash);
@@ -143,6 +157,19 @@ export async function resolveSession(
   return {
     session: { user, csrfToken: csrf_token, expiresAt: new Date(seen.getTime() + IDLE_TIMEOUT_MS) },
   };
+}
+
+function onItsDevice(boundHash: string | null, deviceToken: string | undefined): boolean {
+  return !!boundHash && !!deviceToken && secureEquals(hashToken(deviceToken), boundHash);
+}
+
+/**
+ * A token of no session: `revoked` when the browser's device cookie names no enrolled tablet (revoking
+ * deleted the device and, by its foreign key, the sessions bound to it), else `ended`.
+ */
+async function whyGone(db: Db, deviceToken: string | undefined): Promise<SessionEnd> {
+  if (deviceToken && !(await deviceByTokenHash(db, hashToken(deviceToken)))) return "revoked";
+  return "ended";
 }
 
 export async function signOut(db: Db, token: string): Promise<void> {

@@ -14,6 +14,9 @@ import { serverTest } from "@/testkit/db.ts";
 import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { anonymous, signedIn } from "@/tests/helpers/hq.ts";
 import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
+import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
+import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
+import type { TestApp } from "@/testkit/app.ts";
 
 /** Reads server-sent events off a response body, one `{ event, data }` at a time. */
 function sseReader(res: Response) {
@@ -39,6 +42,41 @@ function sseReader(res: Response) {
     cancel: () => reader.cancel(),
   };
 }
+
+/** `promise`, or a failure naming `what` once `ms` have passed (a stream that never ends fails the test). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The stream's session checks every 50 ms here (5 s in service): an ended session closes it at once. */
+const QUICK_CHECK = { config: { liveSessionCheckMs: 50 } };
+
+/** Waits (bounded) for the stream's `end` event, then for the stream itself to close. */
+async function ends(events: ReturnType<typeof sseReader>, what: string): Promise<void> {
+  assert.deepEqual(await within(events.next(), 10_000, what), { event: "end", data: "" }, what);
+  await assert.rejects(within(events.next(), 10_000, what), /the stream ended/);
+}
+
+async function openStream(open: () => Promise<Response>) {
+  const res = await open();
+  assert.equal(res.status, 200);
+  const events = sseReader(res);
+  assert.equal((await events.next()).event, "ready");
+  return events;
+}
+
+const staffStream = async (a: TestApp, role: "dispatcher" | "admin" = "dispatcher") => {
+  const d = await signedIn(a, role);
+  return { d, events: await openStream(() => d.get("/hq/live", { accept: "text/event-stream" })) };
+};
 
 appTest("hq live: a submission, a status change and a retry each reach an open stream", async (a) => {
   const s = await flowSetup(a, {
@@ -173,3 +211,69 @@ serverTest(
     }
   },
 );
+
+appTest("hq live: signing out closes the stream", async (a) => {
+  const { d, events } = await staffStream(a);
+  try {
+    assert.equal((await d.post("/hq/sign-out")).status, 303);
+    await ends(events, "after sign-out");
+  } finally {
+    await events.cancel().catch(() => {});
+  }
+}, QUICK_CHECK);
+
+appTest("hq live: the session timing out closes the stream", async (a) => {
+  const { events } = await staffStream(a);
+  try {
+    a.clock.advance(IDLE_TIMEOUT_MS);
+    await ends(events, "after the idle timeout");
+  } finally {
+    await events.cancel().catch(() => {});
+  }
+}, QUICK_CHECK);
+
+appTest("hq live: deactivating the user closes the stream", async (a) => {
+  const { d, events } = await staffStream(a);
+  try {
+    const admin = await signedIn(a, "admin");
+    const res = await admin.post(`/hq/admin/users/${d.user.id}/active`, { active: "false" });
+    assert.equal(res.status, 303, await res.text());
+    await ends(events, "after deactivation");
+  } finally {
+    await events.cancel().catch(() => {});
+  }
+}, QUICK_CHECK);
+
+appTest("hq live: revoking the tablet an admin signed in on closes the stream held there", async (a) => {
+  const boss = await makeDriver(a, { role: "admin", name: "Ada Admin" });
+  const tablet = new Tablet(a);
+  await tablet.signIn(boss);
+  const events = await openStream(() =>
+    tablet.request("/hq/live", { headers: { accept: "text/event-stream" } })
+  );
+  try {
+    const admin = await signedIn(a, "admin");
+    assert.equal((await admin.post(`/hq/admin/tablets/${tablet.deviceId}/revoke`)).status, 303);
+    await ends(events, "after revocation");
+  } finally {
+    await events.cancel().catch(() => {});
+  }
+}, QUICK_CHECK);
+
+serverTest("hq live: a sign-out on another instance closes the stream too", async (t) => {
+  const a = await buildTestApp(t, QUICK_CHECK.config);
+  const other = openDb({ url: t.url!, poolSize: 2 });
+  try {
+    const { d, events } = await staffStream(a);
+    try {
+      // Another instance's sign-out deletes the row; this one learns it at its next check.
+      await other.deleteFrom("sessions").where("user_id", "=", d.user.id).execute();
+      await ends(events, "after a sign-out elsewhere");
+    } finally {
+      await events.cancel().catch(() => {});
+    }
+  } finally {
+    await other.destroy();
+    await Deno.remove(a.dataDir, { recursive: true }).catch(() => {});
+  }
+});

@@ -16,6 +16,7 @@ import {
   signOut,
   startSessionSweep,
 } from "@/lib/sessions.ts";
+import { enrolDevice, revokeDevice } from "@/lib/devices.ts";
 import { dbTest } from "@/testkit/db.ts";
 import { makeUser } from "@/testkit/factories.ts";
 import type { Db } from "@/db/client.ts";
@@ -264,3 +265,37 @@ dbTest("sessions: an unknown or empty token resolves to nobody", async ({ db }) 
   assert.equal((await resolveSession(db, clock, "")).session, null);
   assert.equal((await resolveSession(db, clock, "not-a-token")).session, null);
 });
+
+dbTest(
+  "sessions: a tablet session counts only with its own device's token; revoking the device ends it",
+  async ({ db }) => {
+    const { deps, clock, user } = await setup(db);
+    const bay1 = await enrolDevice(db, clock, { name: "Bay 1", enrolledBy: null });
+    const bay2 = await enrolDevice(db, clock, { name: "Bay 2", enrolledBy: null });
+    const { token } = await attempt(deps, PIN, { kind: "tablet", deviceId: bay1.device.id });
+    const row = await db.selectFrom("sessions").select("device_id").executeTakeFirstOrThrow();
+    assert.equal(row.device_id, bay1.device.id, "bound to the tablet it was opened on");
+
+    assert.ok((await resolveSession(db, clock, token, { deviceToken: bay1.token })).session);
+    // Without its device's token, or with another device's: refused, and kept for the tablet itself.
+    assert.deepEqual(await resolveSession(db, clock, token), { session: null, ended: "ended" });
+    assert.deepEqual(await resolveSession(db, clock, token, { deviceToken: bay2.token }), {
+      session: null,
+      ended: "ended",
+    });
+    assert.ok((await resolveSession(db, clock, token, { deviceToken: bay1.token })).session);
+
+    // A dashboard session is bound to nothing: valid with or without a device cookie.
+    const dashboard = await attempt(deps, PIN);
+    assert.ok((await resolveSession(db, clock, dashboard.token)).session);
+    assert.ok((await resolveSession(db, clock, dashboard.token, { deviceToken: bay2.token })).session);
+
+    await revokeDevice(db, bay1.device.id, user.id);
+    assert.deepEqual(await resolveSession(db, clock, token, { deviceToken: bay1.token }), {
+      session: null,
+      ended: "revoked",
+    });
+    const left = await db.selectFrom("sessions").select("device_id").execute();
+    assert.deepEqual(left, [{ device_id: null }], "the tablet's session is deleted, the dashboard's kept");
+  },
+);

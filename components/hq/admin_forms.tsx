@@ -30,10 +30,12 @@ export function AddForm(
  * after it) to `action`. The name box is labelled "Name of <current name>".
  */
 export function RenameForm(
-  { action, name, csrfToken, children }: {
+  { action, name, csrfToken, maxLength = 200, children }: {
     action: string;
     name: string;
     csrfToken: string;
+    /** The longest name the record takes (the rule's own limit checks it again). */
+    maxLength?: number;
     children?: ComponentChildren;
   },
 ) {
@@ -45,7 +47,7 @@ export function RenameForm(
         name="name"
         value={name}
         required
-        maxLength={200}
+        maxLength={maxLength}
         aria-label={`Name of ${name}`}
       />
       {children}

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client.ts";
 
 export async function insertSession(
   db: Db,
-  s: { tokenHash: string; userId: number; csrfToken: string; at: Date },
+  s: { tokenHash: string; userId: number; csrfToken: string; at: Date; deviceId?: number | null },
 ): Promise<void> {
   await db.insertInto("sessions").values({
     token_hash: s.tokenHash,
@@ -11,14 +11,20 @@ export async function insertSession(
     csrf_token: s.csrfToken,
     created_at: s.at,
     last_seen_at: s.at,
+    device_id: s.deviceId ?? null,
   }).execute();
 }
 
-/** The session of a token hash with its user (whatever the user's state: the caller decides). */
+/**
+ * The session of a token hash with its user (whatever the user's state: the caller decides) and, for a
+ * tablet session, the token hash of the device it is bound to.
+ */
 export async function sessionWithUser(db: Db, tokenHash: string) {
   return await db.selectFrom("sessions").innerJoin("users", "users.id", "sessions.user_id")
+    .leftJoin("devices", "devices.id", "sessions.device_id")
     .selectAll("users")
-    .select(["sessions.csrf_token", "sessions.last_seen_at"])
+    .select(["sessions.csrf_token", "sessions.last_seen_at", "sessions.device_id"])
+    .select("devices.token_hash as device_token_hash")
     .where("sessions.token_hash", "=", tokenHash)
     .executeTakeFirst();
 }

@@ -1,13 +1,20 @@
 /**
  * `/hq/admin/tablets` (admins only): enrol the browser in hand as a depot tablet, list the enrolled tablets
- * (name, enrolled by, enrolled at, last used) and revoke one (docs/tablet.md "Enrolling a tablet",
- * lib/devices.ts). Enrolment happens on the tablet itself: the admin signs in to the dashboard there, names
+ * (name, enrolled by, enrolled at, last used, last driver, browser), rename one and revoke one
+ * (docs/tablet.md "Enrolling a tablet", lib/devices.ts). Enrolment happens on the tablet itself: the admin signs in to the dashboard there, names
  * it and presses "Enrol this browser as a depot tablet", which gives that browser the device cookie
  * (routes/web/device.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { enrolDevice, type EnrolledDevice, enrolledDevices, revokeDevice } from "@/lib/devices.ts";
+import {
+  enrolDevice,
+  type EnrolledDevice,
+  enrolledDevices,
+  MAX_DEVICE_NAME,
+  renameDevice,
+  revokeDevice,
+} from "@/lib/devices.ts";
 import { doneQuery, formText } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
@@ -15,7 +22,7 @@ import { deviceCookie, requestDevice, setDeviceCookie } from "@/routes/web/devic
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
-import { AddForm } from "@/components/hq/admin_forms.tsx";
+import { AddForm, RenameForm } from "@/components/hq/admin_forms.tsx";
 import {
   buttonClass,
   Csrf,
@@ -32,11 +39,12 @@ import {
 
 const DONE = {
   enrolled: "This browser is now an enrolled depot tablet: open /tablet to sign drivers in.",
-  revoked: "Tablet revoked: it can no longer sign anyone in.",
+  revoked: "Tablet revoked: it can no longer sign anyone in, and whoever was signed in on it is signed out.",
+  renamed: "Tablet renamed.",
 } as const;
 
 const doneNotice = doneQuery(DONE);
-const enrolForm = z.object({ name: formText });
+const nameForm = z.object({ name: formText });
 
 export function adminTabletsRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
@@ -56,14 +64,30 @@ export function adminTabletsRoutes(deps: AppDeps) {
   });
 
   app.post("/", async (c) => {
-    const { name } = enrolForm.parse(await c.req.parseBody());
+    const { name } = nameForm.parse(await c.req.parseBody());
     try {
-      const { token } = await enrolDevice(deps.db, deps.clock, { name, enrolledBy: mustViewer(c).userId });
+      const { token } = await enrolDevice(deps.db, deps.clock, {
+        name,
+        enrolledBy: mustViewer(c).userId,
+        userAgent: c.req.header("user-agent"),
+      });
       setDeviceCookie(c, deps.config, token);
       return c.redirect("/hq/admin/tablets?done=enrolled", 303);
     } catch (error) {
       return answerRefusal(c, error, { show: (r) => show(c, r.notice, r.status) });
     }
+  });
+
+  app.post("/:id/rename", async (c) => {
+    const id = parseId(c.req.param("id"));
+    if (!id) return notFoundPage(c, "tablet");
+    const { name } = nameForm.parse(await c.req.parseBody());
+    try {
+      await renameDevice(deps.db, deps.clock, { id, name, actorId: mustViewer(c).userId });
+    } catch (error) {
+      return answerRefusal(c, error, { subject: "tablet", show: (r) => show(c, r.notice, r.status) });
+    }
+    return c.redirect("/hq/admin/tablets?done=renamed", 303);
   });
 
   app.post("/:id/revoke", async (c) => {
@@ -105,13 +129,13 @@ function Page({ data }: { data: Data }) {
       </p>
       <AddForm action="/hq/admin/tablets" label="Enrol this browser" csrfToken={data.csrfToken} margin="mb-6">
         <Field label="Tablet name" hint="e.g. Main depot, bay 2">
-          <input class={inputClass} name="name" required maxLength={80} />
+          <input class={inputClass} name="name" required maxLength={MAX_DEVICE_NAME} />
         </Field>
         <button type="submit" class={buttonClass}>Enrol this browser as a depot tablet</button>
       </AddForm>
       <Table
         label="Enrolled tablets"
-        head={["Name", "Enrolled by", "Enrolled at", "Last used", ""]}
+        head={["Name", "Enrolled by", "Enrolled at", "Last used", "Last driver", "Browser", ""]}
         rows={data.tablets}
         empty="No tablet is enrolled yet."
       >
@@ -121,7 +145,15 @@ function Page({ data }: { data: Data }) {
             <td class={tdClass}>{t.enrolled_by_name ?? "—"}</td>
             <TimeCell at={t.enrolled_at} />
             <TimeCell at={t.last_used_at} />
-            <td class={tdClass}>
+            <td class={tdClass} data-testid="last-driver">{t.last_driver_name ?? "—"}</td>
+            <td class={tdClass} data-testid="browser">{t.browser ?? "—"}</td>
+            <td class={`${tdClass} space-y-2`}>
+              <RenameForm
+                action={`/hq/admin/tablets/${t.id}/rename`}
+                name={t.name}
+                csrfToken={data.csrfToken}
+                maxLength={MAX_DEVICE_NAME}
+              />
               <form method="post" action={`/hq/admin/tablets/${t.id}/revoke`}>
                 <Csrf token={data.csrfToken} />
                 <button type="submit" class={dangerButtonClass} aria-label={`Revoke ${t.name}`}>

@@ -5,8 +5,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
-import { resolveSession } from "@/lib/sessions.ts";
-import { requireRole, sessionCookie, type SessionEnv } from "@/routes/web/session.ts";
+import { requireRole, resolveCookies, sessionCookies, type SessionEnv } from "@/routes/web/session.ts";
 
 export const HQ_SIGN_IN = "/hq/sign-in";
 
@@ -23,10 +22,8 @@ export const requireAdmin = (): MiddlewareHandler<SessionEnv> => requireRole(["a
  * private caching. Which photos the user may see is the route's rule (lib/photos/access.ts).
  */
 export function requireSignedIn(deps: AppDeps): MiddlewareHandler<SessionEnv> {
-  const cookie = sessionCookie(deps.config);
   return async (c, next) => {
-    const token = cookie.get(c);
-    const session = token ? (await resolveSession(deps.db, deps.clock, token)).session : null;
+    const session = (await resolveCookies(deps, sessionCookies(c, deps.config)))?.session ?? null;
     if (!session) return c.text("Sign in to see photos.", 401);
     c.set("session", session);
     await next();

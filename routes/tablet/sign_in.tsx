@@ -22,7 +22,7 @@ import { PIN_PATTERN } from "@/io/pin.ts";
 import { renderPage } from "@/render/page.tsx";
 import { signIn, type SignInName, signOut } from "@/lib/sessions.ts";
 import { listDrivers, TABLET_ROLES } from "@/lib/tablet_data.ts";
-import { resolveDevice } from "@/lib/devices.ts";
+import { noteDeviceSignIn, resolveDevice } from "@/lib/devices.ts";
 import { deviceCookie, requestDevice, setDeviceCookie } from "@/routes/web/device.ts";
 import {
   clearSession,
@@ -30,6 +30,7 @@ import {
   sessionCookie,
   type SessionEnv,
   setSessionCookie,
+  TABLET_REMOVED,
 } from "@/routes/web/session.ts";
 
 const SignInIsland = island("TabletSignIn", TabletSignIn);
@@ -53,13 +54,17 @@ export function SignInPage({ data }: { data: TabletSignInProps }) {
   );
 }
 
-/** What a browser that is no enrolled tablet sees instead of the driver list (no island, no names). */
-function NotEnrolledPage() {
+/**
+ * What a browser that is no enrolled tablet sees instead of the driver list (no island, no names).
+ * `removed`: it holds a device cookie of no enrolled tablet, most likely one HQ revoked.
+ */
+function NotEnrolledPage({ removed }: { removed: boolean }) {
   return (
     <>
       <TabletHeader title="Sign in" />
       <main id="main" class="mx-auto max-w-xl space-y-4 p-4">
         <h1 class="text-3xl font-bold">Not a depot tablet</h1>
+        {removed && <p class="text-xl font-bold" data-testid="tablet-removed">{TABLET_REMOVED}</p>}
         <p class="msg-error" role="alert" data-testid="not-enrolled">{NOT_ENROLLED}</p>
         <p>
           An admin enrols a tablet on the tablet itself: sign in to the dashboard at <a href="/hq">/hq</a>
@@ -74,8 +79,11 @@ function NotEnrolledPage() {
 const page = (data: TabletSignInProps) =>
   renderPage(<SignInPage data={data} />, { title: "Sign in · Depot tablet", layout: TabletLayout });
 
-const notEnrolledPage = () =>
-  renderPage(<NotEnrolledPage />, { title: "Not a depot tablet · Depot tablet", layout: TabletLayout });
+const notEnrolledPage = (removed = false) =>
+  renderPage(<NotEnrolledPage removed={removed} />, {
+    title: "Not a depot tablet · Depot tablet",
+    layout: TabletLayout,
+  });
 
 export function signInRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
@@ -90,7 +98,7 @@ export function signInRoutes(deps: AppDeps) {
       const demo = await enrolDemoTablet(deps.db, deps.config, deps.clock);
       if (demo) ({ device, token } = demo);
     }
-    if (!device || !token) return c.html(await notEnrolledPage(), 403);
+    if (!device || !token) return c.html(await notEnrolledPage(!!deviceCookie(deps.config).get(c)), 403);
     // Renews the cookie's lifetime on every visit (a new demo tablet gets it here).
     setDeviceCookie(c, deps.config, token);
     const notice = NOTICES[c.req.query("reason") ?? ""];
@@ -102,7 +110,7 @@ export function signInRoutes(deps: AppDeps) {
   app.post("/sign-in", async (c) => {
     // Refused before the form is even read: no PIN is checked or counted for a browser that is no tablet.
     const device = await requestDevice(c, deps);
-    if (!device) return c.html(await notEnrolledPage(), 403);
+    if (!device) return c.html(await notEnrolledPage(!!deviceCookie(deps.config).get(c)), 403);
     const form = await c.req.parseBody();
     const next = safeNext(form.next, "/tablet", "/tablet");
     const pin = typeof form.pin === "string" ? form.pin.trim() : "";
@@ -147,6 +155,12 @@ export function signInRoutes(deps: AppDeps) {
     // A driver taking over the tablet: the previous session (if any) ends here.
     const previous = sessionCookie(deps.config).get(c);
     if (previous) await signOut(deps.db, previous);
+    // The tablets page's "last driver" and "browser" (docs/tablet.md "Enrolling a tablet").
+    await noteDeviceSignIn(deps.db, deps.clock, {
+      deviceId: device.id,
+      userId: signedIn.user.id,
+      userAgent: c.req.header("user-agent"),
+    });
     setSessionCookie(c, deps, signedIn.token);
     return c.redirect(next, 303);
   });

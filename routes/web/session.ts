@@ -7,10 +7,11 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Role } from "@/db/schema.ts";
 import type { Config } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { resolveSession, type SessionEnd, type SessionUser } from "@/lib/sessions.ts";
+import { type ResolvedSession, resolveSession, type SessionEnd, type SessionUser } from "@/lib/sessions.ts";
 import { secureEquals } from "@/io/secure_compare.ts";
 import { isBufferedBody } from "@/routes/web/body_limits.ts";
 import { type OwnCookie, ownCookie } from "@/routes/web/cookies.ts";
+import { deviceCookie } from "@/routes/web/device.ts";
 import { refusal } from "@/routes/web/error_pages.tsx";
 
 /** The session cookie: `pm_session`, `__Host-pm_session` outside development (routes/web/cookies.ts). */
@@ -19,17 +20,46 @@ export const sessionCookie = (config: Pick<Config, "appEnv">): OwnCookie => ownC
 /** `sessionEnded`: why the session of the cookie the browser sent is over (null: no cookie, or signed in). */
 export type SessionEnv = { Variables: { session: SessionUser | null; sessionEnded: SessionEnd | null } };
 
+/** What a tablet says when HQ revoked it (lib/sessions.ts SessionEnd `revoked`, docs/sign-in.md). */
+export const TABLET_REMOVED = "This tablet was removed by HQ";
+
+/** The cookies that make a request's session: the session token and the device token (a tablet's). */
+export interface SessionCookies {
+  token: string | undefined;
+  deviceToken: string | undefined;
+}
+
+export function sessionCookies(c: Context, config: Pick<Config, "appEnv">): SessionCookies {
+  return { token: sessionCookie(config).get(c), deviceToken: deviceCookie(config).get(c) };
+}
+
+/**
+ * The session of a request's cookies (lib/sessions.ts resolveSession: a tablet session counts only with
+ * its device's cookie); null when there is no session cookie.
+ */
+export async function resolveCookies(
+  deps: Pick<AppDeps, "db" | "clock">,
+  cookies: SessionCookies,
+  opts: { passive?: boolean } = {},
+): Promise<ResolvedSession | null> {
+  if (!cookies.token) return null;
+  return await resolveSession(deps.db, deps.clock, cookies.token, {
+    passive: opts.passive,
+    deviceToken: cookies.deviceToken,
+  });
+}
+
 /** Puts the signed-in user (or null) on `c.var.session`. Signed-in pages are never cached. */
 export function loadSession(deps: AppDeps): MiddlewareHandler<SessionEnv> {
   const cookie = sessionCookie(deps.config);
   return async (c, next) => {
-    const token = cookie.get(c);
-    const resolved = token
-      ? await resolveSession(deps.db, deps.clock, token, { passive: isPassive(c) })
-      : null;
+    const cookies = sessionCookies(c, deps.config);
+    const token = cookies.token;
+    const resolved = await resolveCookies(deps, cookies, { passive: isPassive(c) });
     c.set("session", resolved?.session ?? null);
     c.set("sessionEnded", resolved?.ended ?? null);
-    if (token && !c.var.session) cookie.clear(c);
+    // Kept for a revoked tablet: the session it names is gone, and each request keeps saying why.
+    if (token && !c.var.session && c.var.sessionEnded !== "revoked") cookie.clear(c);
     await next();
     if (c.var.session) c.header("Cache-Control", "no-store");
   };
@@ -93,13 +123,7 @@ export function requireRole(roles: readonly Role[], signInPath: string): Middlew
       }
       // Inactivity only when that is why (lib/sessions.ts resolveSession): a deactivated user or a session
       // ended elsewhere is not told they were idle.
-      return await refusal(
-        c,
-        401,
-        c.var.sessionEnded === "idle"
-          ? "You were signed out after 10 minutes without activity. Sign in again."
-          : "You were signed out. Sign in again.",
-      );
+      return await refusal(c, 401, endedMessage(c.var.sessionEnded));
     }
     if (!roles.includes(session.user.role)) {
       return await refusal(
@@ -110,6 +134,13 @@ export function requireRole(roles: readonly Role[], signInPath: string): Middlew
     }
     await next();
   };
+}
+
+/** What a request whose session is over is told (routes/web/error_pages.tsx shows it, or the islands). */
+export function endedMessage(ended: SessionEnd | null): string {
+  if (ended === "idle") return "You were signed out after 10 minutes without activity. Sign in again.";
+  if (ended === "revoked") return TABLET_REMOVED;
+  return "You were signed out. Sign in again.";
 }
 
 /**

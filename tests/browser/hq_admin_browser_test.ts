@@ -93,23 +93,32 @@ Deno.test({
         assert.ok(shops.some((s) => s.name === "Eastern Panel & Paint" && !s.active));
       });
 
-      await t.step("tablets: enrol this browser, see it listed, revoke it", async () => {
-        await page.getByRole("link", { name: "Tablets" }).click();
-        await page.getByText("This browser is not an enrolled depot tablet.").waitFor();
-        const enrol = page.getByRole("form", { name: "Enrol this browser" });
-        await enrol.getByLabel("Tablet name").fill("Bay 1");
-        await enrol.getByRole("button", { name: "Enrol this browser as a depot tablet" }).click();
-        await page.getByText("This browser is now an enrolled depot tablet").waitFor();
-        const row = page.locator('tr[data-tablet="Bay 1"]');
-        assert.match((await row.textContent())!, new RegExp(`Bay 1 \\(this browser\\)${DEMO.admin.name}`));
-        const cookies = await page.context().cookies();
-        assert.ok(cookies.some((c) => c.name === "pm_device" && c.httpOnly), "the device cookie");
-        await screenshot(page, "hq-admin-tablets");
-        await row.getByRole("button", { name: "Revoke Bay 1" }).click();
-        await page.getByText("Tablet revoked").waitFor();
-        assert.equal(await page.locator('tr[data-tablet="Bay 1"]').count(), 0);
-        assert.ok(!(await page.context().cookies()).some((c) => c.name === "pm_device"), "cookie cleared");
-      });
+      await t.step(
+        "tablets: enrol this browser, see it listed with its browser, rename it, revoke it",
+        async () => {
+          await page.getByRole("link", { name: "Tablets" }).click();
+          await page.getByText("This browser is not an enrolled depot tablet.").waitFor();
+          const enrol = page.getByRole("form", { name: "Enrol this browser" });
+          await enrol.getByLabel("Tablet name").fill("Bay 1");
+          await enrol.getByRole("button", { name: "Enrol this browser as a depot tablet" }).click();
+          await page.getByText("This browser is now an enrolled depot tablet").waitFor();
+          const row = page.locator('tr[data-tablet="Bay 1"]');
+          assert.match((await row.textContent())!, new RegExp(`Bay 1 \\(this browser\\)${DEMO.admin.name}`));
+          const cookies = await page.context().cookies();
+          assert.ok(cookies.some((c) => c.name === "pm_device" && c.httpOnly), "the device cookie");
+          assert.equal(await row.getByTestId("browser").textContent(), "Chrome on Linux", "its browser");
+          assert.equal(await row.getByTestId("last-driver").textContent(), "—", "nobody signed in on it yet");
+          await screenshot(page, "hq-admin-tablets");
+          await row.getByLabel("Name of Bay 1").fill("Bay 1 north");
+          await row.getByRole("button", { name: "Save" }).click();
+          await page.getByText("Tablet renamed.").waitFor();
+          const renamed = page.locator('tr[data-tablet="Bay 1 north"]');
+          await renamed.getByRole("button", { name: "Revoke Bay 1 north" }).click();
+          await page.getByText("Tablet revoked").waitFor();
+          assert.equal(await page.locator("tr[data-tablet]").count(), 0);
+          assert.ok(!(await page.context().cookies()).some((c) => c.name === "pm_device"), "cookie cleared");
+        },
+      );
 
       await t.step(
         "import: a bad file lists its problems and writes nothing; a good one is imported",

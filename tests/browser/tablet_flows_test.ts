@@ -1,12 +1,14 @@
 /**
  * The depot tablet in real Chromium, end to end on the demo data: sign-in with the PIN pad, a direct
  * delivery, a reverse pickup with a failed upload and a lost answer retried, the return to HQ in two
- * drops, a part raced away before the confirmation, and the idle sign-out. Every screen is saved at
+ * drops, a part raced away before the confirmation, the idle sign-out and a tablet HQ revoked. Every screen is saved at
  * 1280×800 and 800×1280 in test-output/screenshots/tablet_*.png.
  */
 import assert from "node:assert/strict";
 import { ensureAssets } from "@/render/assets.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
+import { revokeDevice } from "@/lib/devices.ts";
+import { TABLET_REMOVED } from "@/routes/web/session.ts";
 import { launchBrowser } from "@/testkit/browser.ts";
 import {
   chooseJob,
@@ -285,6 +287,33 @@ Deno.test({
           await page.getByRole("button", { name: "Find parts" }).click();
           await page.getByTestId("signed-out").waitFor();
           assert.match((await page.getByTestId("signed-out").textContent())!, /You were signed out/);
+          assert.deepEqual(p.errors, []);
+        });
+      });
+
+      await t.step("revoked by HQ: the tablet's next call says it was removed", async () => {
+        await onDemo(() => openPage(browser), async (d, p) => {
+          const { page } = p;
+          await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+          await page.getByRole("link", { name: /Collect from a repair shop/ }).click();
+          await hydrated(page, "TabletFlow");
+          await hydrated(page, "TabletIdle");
+          // HQ revokes this tablet (the demo enrolled it) while a driver is signed in on it.
+          const device = await d.a.db.selectFrom("devices").select("id").executeTakeFirstOrThrow();
+          const admin = await d.a.db.selectFrom("users").select("id").where("role", "=", "admin")
+            .executeTakeFirstOrThrow();
+          await revokeDevice(d.a.db, device.id, admin.id);
+          await page.getByLabel("Vehicle rego").fill("XYZ 789");
+          await page.getByRole("button", { name: "Find parts" }).click();
+          const told = page.getByTestId("signed-out");
+          await told.waitFor();
+          assert.equal(await told.textContent(), TABLET_REMOVED);
+          await shoot(page, "16_removed_by_hq");
+          // A page opened afterwards says so too, with no driver list.
+          const res = await page.goto(`${d.served.baseUrl}/tablet`);
+          assert.equal(res?.status(), 401);
+          await page.getByText(TABLET_REMOVED).waitFor();
+          assert.equal(await page.getByText("Dana Driver").count(), 0);
           assert.deepEqual(p.errors, []);
         });
       });
