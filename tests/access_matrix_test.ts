@@ -99,6 +99,7 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/hq/admin/places/repairers/:id/active": "admin",
   "/hq/admin/tablets": "admin",
   "/hq/admin/tablets/:id/revoke": "admin",
+  "/hq/admin/tablets/:id/rename": "admin",
   "/hq/admin/users": "admin",
   "/hq/admin/users/:id/active": "admin",
   "/hq/admin/users/:id/pin": "admin",
