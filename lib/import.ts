@@ -178,8 +178,8 @@ const looseSchema = z.object({
   users: looseRows({
     email: looseKey.transform((v) => v?.toLowerCase()),
     role: z.enum(ROLES).optional().catch(undefined),
-    pin: z.unknown(),
-    password: z.unknown(),
+    pin: z.unknown().optional(),
+    password: z.unknown().optional(),
   }),
   claims: looseRows({
     claim_number: looseKey,
