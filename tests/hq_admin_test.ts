@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { MAX_PIN_CHECKS, type PinClient } from "@/lib/pin_attempts.ts";
-import { signIn } from "@/lib/sessions.ts";
+import { MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
+import { signIn, type TabletClient } from "@/lib/sessions.ts";
 import { appTest } from "@/testkit/app.ts";
 import { makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { pageText, postSignIn, signedIn, TEST_PASSWORD } from "@/tests/helpers/hq.ts";
 
-const DASHBOARD: PinClient = { kind: "dashboard" };
+/** A tablet's PIN check, made through the use case (no device row is needed at this level). */
+const TABLET: TabletClient = { kind: "tablet", deviceId: 1 };
 
 appTest(
   "hq admin users: add, refuse a duplicate or a bad PIN, deactivate (ending sessions), reactivate",
@@ -22,7 +23,7 @@ appTest(
     const { user } = await signIn(a, {
       name: { email: "new@depot.example" },
       pin: "4321",
-      client: DASHBOARD,
+      client: TABLET,
     });
     assert.equal(user.role, "driver");
     assert.match(
@@ -58,7 +59,7 @@ appTest(
     const off = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "false" });
     assert.equal(off.headers.get("location"), "/hq/admin/users?done=deactivated");
     assert.equal((await victim.get("/hq/parts")).status, 303, "their session ended");
-    await assert.rejects(signIn(a, { name: { email: victim.user.email }, pin: "0000", client: DASHBOARD }));
+    await assert.rejects(signIn(a, { name: { email: victim.user.email }, pin: "0000", client: TABLET }));
     const on = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "true" });
     assert.equal(on.headers.get("location"), "/hq/admin/users?done=activated");
 
@@ -71,14 +72,14 @@ appTest("hq admin users: a PIN reset lifts a lockout and ends the user's other s
   const admin = await signedIn(a, "admin");
   const driver = await makeUser(a.db, { role: "driver" });
   const driverSession = await signedIn(a, "driver", driver);
-  const wrong = () => signIn(a, { name: { email: driver.email }, pin: "0000", client: DASHBOARD });
+  const wrong = () => signIn(a, { name: { email: driver.email }, pin: "0000", client: TABLET });
   for (let i = 0; i < MAX_PIN_CHECKS; i++) await assert.rejects(wrong());
   assert.match(await pageText(await admin.get("/hq/admin/users")), /Locked \(wrong tries\)/);
   const bad = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "abcd" });
   assert.match(await pageText(bad, 422), /The PIN must be 4 to 8 digits\./);
   const res = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "86420" });
   assert.equal(res.headers.get("location"), "/hq/admin/users?done=pin");
-  const { user } = await signIn(a, { name: { email: driver.email }, pin: "86420", client: DASHBOARD });
+  const { user } = await signIn(a, { name: { email: driver.email }, pin: "86420", client: TABLET });
   assert.equal(user.id, driver.id);
   const sessions = await a.db.selectFrom("sessions").select("token_hash").where("user_id", "=", driver.id)
     .execute();
