@@ -14,8 +14,6 @@ import { makeUser } from "@/testkit/factories.ts";
 import { makeStaff, pageText, postSignIn, TEST_PASSWORD, withAssets } from "@/tests/helpers/hq.ts";
 import { makeDriver, TEST_PIN, testPinHash } from "@/tests/helpers/tablet.ts";
 
-const WRONG = "Wrong e-mail or password.";
-
 /** The cookies a response sets, by name (`name=value`). */
 function setCookies(res: Response): Map<string, string> {
   return new Map(res.headers.getSetCookie().map((c) => [c.split("=")[0], c]));

@@ -119,7 +119,9 @@ function Page({ data }: { data: Data }) {
         <button type="submit" class={buttonClass + " justify-center"}>Sign in</button>
       </form>
       {/* The same words for everyone: the answer to a failure never says which rule refused it. */}
-      <p class="mt-4 text-base text-slate-600">{PAUSE} Forgot your password? Ask an admin to set a new one.</p>
+      <p class="mt-4 text-base text-slate-600">
+        {PAUSE} Forgot your password? Ask an admin to set a new one.
+      </p>
     </div>
   );
 }
