@@ -36,7 +36,7 @@ const formBodies = (deps: AppDeps) => smallBodies(deps, "Form too large.");
 
 function openArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  // PIN guessing: attempts per client address.
+  // PIN and password guessing: attempts per client address.
   app.post("/sign-in", limitPerAddress(deps, LIMITS.signInPerAddress, "text"));
   app.route(
     "/",
