@@ -55,6 +55,10 @@ export interface UsersTable {
   active: Generated<boolean>;
   /** The dashboard password of a dispatcher or admin (migration 20261221T1000_staff_passwords). */
   password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An admin's confirmed second factor (base32, io/totp.ts), the one being set up, the last step used. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
   home_hq_id: number | null;
   created_at: CreatedAt;
 }
@@ -276,6 +280,8 @@ export const AUDIT_ACTIONS = [
   "user.active",
   "user.pin_reset",
   "user.password_set",
+  "user.totp_set",
+  "user.totp_removed",
   "place.create",
   "place.edit",
   "tablet.enrol",

@@ -13,6 +13,10 @@
  * remembered-browser cookie bound to them and has a count of its own, so failures from elsewhere never lock
  * it; every other client shares one count per user ("dashboard"). An e-mail that is no eligible user is
  * counted under a subject of its own (pin_attempts.ts pinSubject), on the shared count.
+ *
+ * Second factor. A user with a confirmed TOTP secret (admins who set one up: lib/admin/two_factor.ts) must
+ * also give the code of the moment; a right password with a wrong or missing code is one more failure,
+ * answered and counted like any other, so the answer never says the password was right.
  */
 import type { Db } from "@/db/client.ts";
 import type { Role, User } from "@/db/schema.ts";
@@ -23,7 +27,8 @@ import {
   touchRememberedBrowser,
 } from "@/db/queries/remembered_browsers.ts";
 import { insertSession } from "@/db/queries/sessions.ts";
-import { activeUserByEmail } from "@/db/queries/users.ts";
+import { activeUserByEmail, useTotpStep } from "@/db/queries/users.ts";
+import { matchTotp } from "@/io/totp.ts";
 import type { Clock } from "@/io/clock.ts";
 import { verifyPin } from "@/io/pin.ts";
 import { hashToken, randomToken } from "@/io/tokens.ts";
@@ -69,7 +74,7 @@ const eligible = (user: User | undefined): user is User & { password_hash: strin
  */
 export async function signInStaff(
   deps: StaffSignInDeps,
-  input: { email: string; password: string; browserToken?: string },
+  input: { email: string; password: string; code?: string; browserToken?: string },
 ): Promise<StaffSignedIn> {
   const { db, clock } = deps;
   const email = input.email.trim().toLowerCase();
@@ -86,12 +91,12 @@ export async function signInStaff(
   const subject = pinSubject(user ? { userId: user.id } : { typed: `email:${email}` });
   const check = deps.checkPin ?? verifyPin;
   const password = normalisePassword(input.password);
-  const result = await limitedPinCheck(
-    deps,
-    subject,
-    client,
-    () => check(password, user?.password_hash ?? null),
-  );
+  const result = await limitedPinCheck(deps, subject, client, async () => {
+    if (!await check(password, user?.password_hash ?? null)) return false;
+    if (!user?.totp_secret) return true;
+    const step = await matchTotp(user.totp_secret, input.code ?? "", clock.now(), user.totp_last_step);
+    return step !== null && await useTotpStep(db, user.id, step);
+  });
   if (result.kind !== "right" || !user) throw new DomainError("credentials", WRONG_EMAIL_OR_PASSWORD);
 
   const now = clock.now();

@@ -91,6 +91,7 @@ export async function listUsers(db: Db, maxChecks: number) {
     )
     .select(["id", "email", "name", "role", "active", "locks.locked_until", "created_at"])
     .select(sql<boolean>`users.password_hash is not null`.as("has_password"))
+    .select(sql<boolean>`users.totp_secret is not null`.as("has_totp"))
     .orderBy("active", "desc").orderBy("name").orderBy("id")
     .execute();
 }
@@ -138,4 +139,51 @@ export async function upsertUsers(db: Db, users: ImportedUser[]): Promise<{ id: 
     )
     .returning(["id", "email"])
     .execute();
+}
+
+/** Starts setting up an admin's second factor: the secret waits until its first code is typed. */
+export async function setPendingTotp(db: Db, userId: number, secret: string): Promise<void> {
+  await db.updateTable("users").set({ totp_pending_secret: secret }).where("id", "=", userId).execute();
+}
+
+/**
+ * Makes the pending secret the user's second factor, if it is still `secret` (a second set-up started in
+ * another tab replaces it), recording `step` as used. Undefined when it was not.
+ */
+export async function confirmPendingTotp(
+  db: Db,
+  userId: number,
+  secret: string,
+  step: number,
+): Promise<{ email: string } | undefined> {
+  return await db.updateTable("users")
+    .set({ totp_secret: secret, totp_pending_secret: null, totp_last_step: step })
+    .where("id", "=", userId).where("totp_pending_secret", "=", secret)
+    .returning("email").executeTakeFirst();
+}
+
+/** Removes a user's second factor (set up or pending); the user's e-mail, undefined when there is no user. */
+export async function clearTotp(db: Db, userId: number): Promise<{ email: string } | undefined> {
+  return await db.updateTable("users")
+    .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null })
+    .where("id", "=", userId).returning("email").executeTakeFirst();
+}
+
+/**
+ * Records that a code of `step` was accepted, only when no code of that step or a later one was: the one
+ * statement decides between two sign-ins with the same code, so a code is accepted once (RFC 6238 5.2).
+ */
+export async function useTotpStep(db: Db, userId: number, step: number): Promise<boolean> {
+  const row = await db.updateTable("users").set({ totp_last_step: step })
+    .where("id", "=", userId)
+    .where((eb) => eb.or([eb("totp_last_step", "is", null), eb("totp_last_step", "<", step)]))
+    .returning("id").executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The secret of a second factor being set up, null when none is. */
+export async function pendingTotpSecret(db: Db, userId: number): Promise<string | null> {
+  const row = await db.selectFrom("users").select("totp_pending_secret").where("id", "=", userId)
+    .executeTakeFirst();
+  return row?.totp_pending_secret ?? null;
 }

@@ -13,6 +13,7 @@ import { parseId } from "@/lib/validation.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { PASSWORD_MIN_LENGTH } from "@/lib/passwords/rules.ts";
 import { STAFF_ROLES } from "@/lib/staff_sign_in.ts";
+import { TWO_FACTOR_REMOVED } from "@/routes/hq/admin_two_factor.tsx";
 import { sessionCookie, type SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
@@ -22,6 +23,7 @@ import {
   Csrf,
   Field,
   inputClass,
+  linkClass,
   type Notice,
   NoticeBox,
   PageTitle,
@@ -36,6 +38,7 @@ const DONE = {
   activated: "User reactivated.",
   pin: "PIN set; any lockout lifted.",
   password: "Password set; their other sessions ended and any lockout lifted.",
+  two_factor_removed: TWO_FACTOR_REMOVED,
   role: "Role changed.",
 } as const;
 
@@ -200,6 +203,9 @@ function Page({ data }: { data: Data }) {
       <PageTitle sub="Drivers use the tablet and the app; dispatchers the dashboard; admins also these pages.">
         Users
       </PageTitle>
+      <p class="mb-4">
+        <a class={linkClass} href="/hq/admin/two-factor">Your two-factor sign-in</a>
+      </p>
       <NoticeBox notice={data.notice} />
       <AddForm action="/hq/admin/users" label="Add a user" csrfToken={data.csrfToken} margin="mb-6">
         <Field label="E-mail">
@@ -245,7 +251,15 @@ function Page({ data }: { data: Data }) {
                   ? "Locked (wrong tries)"
                   : staff && !u.has_password
                   ? "No password yet"
+                  : u.has_totp
+                  ? "Active, two-factor"
                   : "Active"}
+                {u.has_totp && u.id !== data.selfId && (
+                  <form method="post" action={`/hq/admin/two-factor/users/${u.id}/remove`} class="mt-1">
+                    <Csrf token={data.csrfToken} />
+                    <button type="submit" class={secondaryButtonClass}>Remove two-factor</button>
+                  </form>
+                )}
               </td>
               <td class={tdClass}>
                 {staff

@@ -30,6 +30,8 @@ const signInForm = z.object({
   email: signInEmailField,
   // As typed: a password is never trimmed (lib/passwords/rules.ts normalises it).
   password: formText,
+  /** The second factor's code, for admins who set one up (docs/sign-in.md "Two-factor sign-in for admins"). */
+  code: formText,
   next: formText.transform((v) => safeNext(v, "/hq", HOME)),
 });
 
@@ -54,11 +56,12 @@ export function signInRoutes(deps: AppDeps) {
   });
 
   app.post("/sign-in", async (c) => {
-    const { email, password, next } = signInForm.parse(await c.req.parseBody());
+    const { email, password, code, next } = signInForm.parse(await c.req.parseBody());
     try {
       const { token, browserToken } = await signInStaff(deps, {
         email,
         password,
+        code,
         browserToken: rememberedBrowserCookie(deps.config).get(c),
       });
       setSessionCookie(c, deps, token);
@@ -114,6 +117,15 @@ function Page({ data }: { data: Data }) {
             name="password"
             autocomplete="current-password"
             required
+          />
+        </Field>
+        <Field label="Two-factor code" hint="only if you set up two-factor sign-in">
+          <input
+            class={inputClass}
+            name="code"
+            inputmode="numeric"
+            pattern="[0-9 ]{6,7}"
+            autocomplete="one-time-code"
           />
         </Field>
         <button type="submit" class={buttonClass + " justify-center"}>Sign in</button>
