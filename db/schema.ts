@@ -53,6 +53,12 @@ export interface UsersTable {
   role: Role;
   pin_hash: string | null;
   active: Generated<boolean>;
+  /** The dashboard password of a dispatcher or admin (migration 20261221T1000_staff_passwords). */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An admin's confirmed second factor (base32, io/totp.ts), the one being set up, the last step used. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
   home_hq_id: number | null;
   created_at: CreatedAt;
 }
@@ -238,6 +244,18 @@ export interface PinAttemptsTable {
   window_ends: Timestamp;
 }
 
+/**
+ * A browser where a staff user signed in to the dashboard (docs/sign-in.md "Remembered browsers"): only
+ * its cookie token's SHA-256 is stored; bound to one user.
+ */
+export interface RememberedBrowsersTable {
+  id: Generated<number>;
+  token_hash: string;
+  user_id: number;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+}
+
 /** PHOTO_STORE=postgres: one row per stored photo (migration 20261201T0930_photo_blobs). */
 export interface PhotoBlobsTable {
   key: string;
@@ -269,6 +287,9 @@ export const AUDIT_ACTIONS = [
   "user.role",
   "user.active",
   "user.pin_reset",
+  "user.password_set",
+  "user.totp_set",
+  "user.totp_removed",
   "place.create",
   "place.edit",
   "tablet.enrol",
@@ -300,6 +321,7 @@ export interface Database {
   photo_blobs: PhotoBlobsTable;
   photo_blob_chunks: PhotoBlobChunksTable;
   audit_log: AuditLogTable;
+  remembered_browsers: RememberedBrowsersTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

@@ -43,6 +43,7 @@ export async function enrolDemoTablet(
 export const DEMO_SIGN_IN_HINT = [
   "Demo data loaded. Sign in on a tablet at /tablet as dana@depot.example with PIN 4821 (driver)",
   "(in development the browser is enrolled as a depot tablet by itself: see docs/tablet.md),",
-  "or on the dashboard at /hq as priya@depot.example / 2468 (dispatcher) or admin@depot.example / 9999 (admin).",
+  "or on the dashboard at /hq as priya@depot.example / dispatcher-demo-2468 (dispatcher)",
+  "or admin@depot.example / admin-demo-9999 (admin).",
   "Try the regos ABC123 (direct), XYZ 789 (reverse pickup), 456 (several vehicles).",
 ].join("\n");

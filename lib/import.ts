@@ -21,6 +21,10 @@ import {
 import { lockActiveAdmins, upsertUsers } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { hashPin, PIN_PATTERN } from "@/io/pin.ts";
+import { deleteOtherSessionsOfUser } from "@/db/queries/sessions.ts";
+import { clearPinWindows, userSubject } from "@/db/queries/pin_attempts.ts";
+import { normalisePassword, passwordProblem } from "@/lib/passwords/rules.ts";
+import { STAFF_ROLES } from "@/lib/staff_sign_in.ts";
 import {
   emailField,
   freeTextField,
@@ -42,6 +46,9 @@ const importSchema = z.strictObject({
     name: text(200),
     role: z.enum(ROLES),
     pin: z.string().regex(PIN_PATTERN, { message: "must be 4 to 8 digits" }).optional(),
+    // A dispatcher's or admin's dashboard password (docs/sign-in.md "Dashboard passwords"); the rules are
+    // checked with the roles, below (credentialProblems).
+    password: z.string().optional(),
     active: z.boolean().optional(),
   })).optional(),
   claims: z.array(z.strictObject({
@@ -105,6 +112,37 @@ function duplicateProblems(file: LooseFile): ImportProblem[] {
   return problems;
 }
 
+/**
+ * Each user gets the secret of their role (docs/sign-in.md "Dashboard passwords"): a driver a PIN (the
+ * tablet's), a dispatcher or admin a password (the dashboard's), never the other one; a password must pass
+ * the rules of lib/passwords/rules.ts. Each problem names the row and the field.
+ */
+async function credentialProblems(file: LooseFile): Promise<ImportProblem[]> {
+  const problems: ImportProblem[] = [];
+  for (const [i, user] of (file.users ?? []).entries()) {
+    if (!user.role) continue; // the schema reports a missing or unknown role
+    const staff = STAFF_ROLES.includes(user.role);
+    if (staff && user.pin !== undefined) {
+      problems.push({
+        path: `users[${i}].pin`,
+        problem:
+          `a ${user.role} signs in to the dashboard with a password, not a PIN: give "password" instead`,
+      });
+    }
+    if (!staff && user.password !== undefined) {
+      problems.push({
+        path: `users[${i}].password`,
+        problem: `a ${user.role} signs in on the tablet with a PIN, not a password: give "pin" instead`,
+      });
+    }
+    if (staff && typeof user.password === "string") {
+      const problem = await passwordProblem(user.password);
+      if (problem) problems.push({ path: `users[${i}].password`, problem });
+    }
+  }
+  return problems;
+}
+
 /** Repairers named by claims must exist in the file or the database. */
 async function referenceProblems(db: Db, file: LooseFile): Promise<ImportProblem[]> {
   const named = new Set(file.repairers?.flatMap((r) => r.name ?? []));
@@ -137,7 +175,12 @@ const looseRows = <T extends z.ZodRawShape>(shape: T) =>
 const looseSchema = z.object({
   hq_locations: looseRows({ name: looseKey }),
   repairers: looseRows({ name: looseKey }),
-  users: looseRows({ email: looseKey.transform((v) => v?.toLowerCase()) }),
+  users: looseRows({
+    email: looseKey.transform((v) => v?.toLowerCase()),
+    role: z.enum(ROLES).optional().catch(undefined),
+    pin: z.unknown().optional(),
+    password: z.unknown().optional(),
+  }),
   claims: looseRows({
     claim_number: looseKey,
     management: z.object({ repairer: looseKey }).nullish().catch(undefined),
@@ -153,6 +196,7 @@ async function validateImport(db: Db, input: unknown): Promise<ImportFile> {
   const problems = [
     ...(parsed.success ? [] : listProblems(parsed.error)),
     ...duplicateProblems(loose),
+    ...await credentialProblems(loose),
     ...await referenceProblems(db, loose),
   ];
   if (problems.length || !parsed.success) throw new ImportRejected(problems);
@@ -239,13 +283,15 @@ async function writeClaims(
 
 /**
  * Validates, then writes everything in one transaction. Throws ImportRejected with every problem.
- * `actorId`: the admin who uploaded the file (null: a task or the demo data), for the audit entry.
+ * `actorId`: the admin who uploaded the file (null: a task or the demo data), for the audit entry;
+ * `keepSession`: the token hash of that admin's session, which a password the file sets for them keeps.
  */
 export async function importData(
   db: Db,
   input: unknown,
   clock: Clock,
   actorId: number | null = null,
+  keepSession: string | null = null,
 ): Promise<ImportSummary> {
   const file = await validateImport(db, input);
   const now = clock.now();
@@ -257,6 +303,7 @@ export async function importData(
       role: u.role,
       active: u.active ?? true,
       pin_hash: u.pin ? await hashPin(u.pin) : null,
+      password_hash: u.password ? await hashPin(normalisePassword(u.password)) : null,
     })),
   );
   return await db.transaction().execute(async (tx) => {
@@ -267,7 +314,15 @@ export async function importData(
     // A re-import without a PIN keeps the PIN the user already has (upsertUsers). Like the admin pages, a
     // file may not leave no active admin (decided under the admins' row locks, lib/admin/users.ts).
     const hadAdmin = users.length > 0 && (await lockActiveAdmins(tx)).length > 0;
-    for (const batch of chunks(users)) await upsertUsers(tx, batch);
+    const written = [];
+    for (const batch of chunks(users)) written.push(...await upsertUsers(tx, batch));
+    // A password set by the file, like one set on the admin pages, lifts the user's locks and ends their
+    // other sessions (all but the importing admin's own, `keepSession`).
+    const passwordSet = new Set(users.filter((u) => u.password_hash).map((u) => u.email));
+    for (const user of written.filter((w) => passwordSet.has(w.email))) {
+      await clearPinWindows(tx, userSubject(user.id));
+      await deleteOtherSessionsOfUser(tx, user.id, user.id === actorId ? keepSession : null);
+    }
     if (hadAdmin && (await lockActiveAdmins(tx)).length === 0) {
       throw new ImportRejected([{ path: "users", problem: "would leave no active admin" }]);
     }

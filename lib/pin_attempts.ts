@@ -23,8 +23,10 @@
  * Keys. `subject` is the user (`user:<id>`) or, for a name that is no eligible user, a hash of what was
  * typed or picked, so unknown names are counted and locked exactly like real ones and the answers cannot
  * tell them apart. `client` is `device:<id>` on an enrolled tablet (a stranger's device cannot use up the
- * depot tablets' tries: lib/devices.ts) and `dashboard` for the HQ sign-in, which has no device identity:
- * every such client shares one count per subject, so none is ever treated as a fresh device.
+ * depot tablets' tries: lib/devices.ts); on the dashboard (where the secret checked is a password,
+ * lib/staff_sign_in.ts, under this same rule) it is `browser:<id>` for a browser where that user signed in
+ * before (a remembered browser: its own count, so failures from elsewhere never lock it), and `dashboard`
+ * for every other client: they share one count per subject, so none is ever treated as a fresh one.
  */
 import type { Db } from "@/db/client.ts";
 import {
@@ -41,8 +43,14 @@ import { hashToken } from "@/io/tokens.ts";
 export const MAX_PIN_CHECKS = 5;
 export const LOCKOUT_MS = 5 * 60_000;
 
-/** Who signs in where: the client of a PIN check. */
-export type PinClient = { kind: "dashboard" } | { kind: "tablet"; deviceId: number };
+/**
+ * Who signs in where: the client of a PIN (or dashboard password) check. `browser`: a remembered browser of
+ * the user signing in (lib/staff_sign_in.ts); `dashboard`: any other dashboard client.
+ */
+export type PinClient =
+  | { kind: "dashboard" }
+  | { kind: "browser"; id: number }
+  | { kind: "tablet"; deviceId: number };
 
 export type PinResult =
   | { kind: "right" }
@@ -51,8 +59,14 @@ export type PinResult =
 
 /** The client key of an enrolled tablet. */
 export const tabletClient = (deviceId: number) => `device:${deviceId}`;
+/** The client key of a remembered dashboard browser. */
+export const browserClient = (browserId: number) => `browser:${browserId}`;
 const clientKey = (client: PinClient) =>
-  client.kind === "dashboard" ? "dashboard" : tabletClient(client.deviceId);
+  client.kind === "dashboard"
+    ? "dashboard"
+    : client.kind === "browser"
+    ? browserClient(client.id)
+    : tabletClient(client.deviceId);
 
 /** The subject of a real user, or of a name that is none (`typed` says what was typed or picked). */
 export function pinSubject(who: { userId: number } | { typed: string }): string {

@@ -1,5 +1,6 @@
 /**
- * Sessions for the shared depot tablets and the HQ dashboard (D23): sign in with a name and PIN, a random
+ * Sessions for the shared depot tablets and the HQ dashboard (D23): sign in on an enrolled tablet with a name
+ * and PIN (the dashboard's password sign-in is lib/staff_sign_in.ts, with the same sessions), a random
  * server-side token (only its SHA-256 stored), idle expiry after 10 minutes; PIN checks are limited by
  * lib/pin_attempts.ts (five wrong PINs lock for 5 minutes, under any concurrency). HTTP concerns (cookie,
  * CSRF check, redirects) live in routes/web/session.ts.
@@ -24,13 +25,14 @@ import { secureEquals } from "@/io/secure_compare.ts";
 import { hashToken, randomToken } from "@/io/tokens.ts";
 import { limitedPinCheck, LOCKOUT_MS, type PinClient, pinSubject } from "@/lib/pin_attempts.ts";
 
+/** An enrolled tablet: the only client where a PIN is ever checked (docs/sign-in.md "Dashboard passwords"). */
+export type TabletClient = Extract<PinClient, { kind: "tablet" }>;
+
 export const IDLE_TIMEOUT_MS = 10 * 60_000;
 /** last_seen_at is written at most this often: a page full of requests should not be a write storm. */
 const TOUCH_EVERY_MS = 15_000;
 /** How often the server sweeps sessions idle past the timeout and closed PIN windows. */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
-
-const WRONG_CREDENTIALS = "Wrong e-mail or PIN.";
 
 export interface SessionUser {
   user: User;
@@ -49,22 +51,21 @@ export interface SignInDeps {
   checkPin?: (pin: string, stored: string | null) => Promise<boolean>;
 }
 
-/** Who is signing in: an e-mail (either face), or a name picked on the tablet (an active user of `roles`). */
+/** Who is signing in: a typed e-mail, or a name picked on the tablet (an active user of `roles`). */
 export type SignInName = { email: string } | { pickedId: number; roles: readonly Role[] };
 
 /**
- * Checks a name and PIN within the PIN-check limit; on success opens a session and returns its token.
+ * Checks a name and PIN on an enrolled tablet within the PIN-check limit; on success opens a session and
+ * returns its token.
  * Every name goes the same way, whether it is an eligible user or not: look-up, check reservation, one
  * PBKDF2 verification (against no hash for an unknown name, which costs the same: io/pin.ts), outcome. So
  * an unknown, deactivated or ineligible name gets the same answers, with the same countdown, as a real
- * user with a wrong PIN. The answers: on the tablet (an enrolled device, per-device count) a wrong PIN says
- * how many tries are left; on the dashboard (one count per user shared by all its clients) it says only
- * "Wrong e-mail or PIN.", because there the count left would show other people's recent mistakes on a real
- * account, which an unknown e-mail never has. A full window says "Too many wrong PINs" on both.
+ * user with a wrong PIN: a wrong PIN says how many tries are left on this tablet (its own count), a full
+ * window says "Too many wrong PINs".
  */
 export async function signIn(
   deps: SignInDeps,
-  input: { name: SignInName; pin: string; client: PinClient },
+  input: { name: SignInName; pin: string; client: TabletClient },
 ): Promise<{ token: string; user: User }> {
   const { db, clock } = deps;
   const { name, client } = input;
@@ -78,10 +79,7 @@ export async function signIn(
   if (result.kind === "locked") throw lockedError(result.until, clock.now());
   if (result.kind === "wrong" || !user) {
     const left = result.kind === "wrong" ? result.triesLeft : 0;
-    throw new DomainError(
-      "credentials",
-      client.kind === "tablet" ? wrongPinOnTablet(left) : WRONG_CREDENTIALS,
-    );
+    throw new DomainError("credentials", wrongPinOnTablet(left));
   }
   const token = randomToken();
   await insertSession(db, {

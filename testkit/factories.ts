@@ -22,7 +22,14 @@ export async function makeRepairer(db: Db, name = `Repairer ${next()}`) {
 
 export async function makeUser(
   db: Db,
-  opts: { role?: Role; email?: string; name?: string; active?: boolean; pinHash?: string | null } = {},
+  opts: {
+    role?: Role;
+    email?: string;
+    name?: string;
+    active?: boolean;
+    pinHash?: string | null;
+    passwordHash?: string | null;
+  } = {},
 ) {
   const n = next();
   return await db.insertInto("users").values({
@@ -31,6 +38,7 @@ export async function makeUser(
     role: opts.role ?? "driver",
     active: opts.active ?? true,
     pin_hash: opts.pinHash ?? null,
+    password_hash: opts.passwordHash ?? null,
   }).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -6,9 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { appTest, type TestApp } from "@/testkit/app.ts";
-import { signedIn } from "@/tests/helpers/hq.ts";
+import { makeStaff, signedIn, TEST_PASSWORD } from "@/tests/helpers/hq.ts";
 import { hugeUpload } from "@/tests/helpers/multipart.ts";
-import { makeDriver, TEST_PIN } from "@/tests/helpers/tablet.ts";
 
 const PRODUCTION = { appEnv: "production", publicKey: "production-public-key" } as const;
 
@@ -66,8 +65,8 @@ appTest("csrf: a page form's _csrf field still counts (read from the body the li
 
 appTest("csrf: signing in to HQ works while a driver's session is live in the same browser", async (a) => {
   const driver = await signedIn(a, "driver");
-  const dispatcher = await makeDriver(a, { role: "dispatcher" });
-  const form = { email: dispatcher.email, pin: TEST_PIN, next: "/hq/movements" };
+  const dispatcher = await makeStaff(a);
+  const form = { email: dispatcher.email, password: TEST_PASSWORD, next: "/hq/movements" };
   // The sign-in page is rendered with no token for the driver's session, so the post carries none.
   const res = await driver.request("/hq/sign-in", {
     method: "POST",
@@ -90,14 +89,14 @@ appTest("csrf: signing in to HQ works while a driver's session is live in the sa
 appTest(
   "session cookie: outside development it is __Host-pm_session (Secure, Path=/), and only that name counts",
   async (a) => {
-    const dispatcher = await makeDriver(a, { role: "dispatcher" });
+    const dispatcher = await makeStaff(a);
     const res = await a.app.request("/hq/sign-in", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ email: dispatcher.email, pin: TEST_PIN, next: "/hq/parts" }),
+      body: new URLSearchParams({ email: dispatcher.email, password: TEST_PASSWORD, next: "/hq/parts" }),
     });
     assert.equal(res.status, 303, await res.clone().text());
-    const cookie = res.headers.get("set-cookie") ?? "";
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("__Host-pm_session=")) ?? "";
     assert.match(cookie, /^__Host-pm_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
     const token = /^__Host-pm_session=([^;]+)/.exec(cookie)![1];
 

@@ -250,9 +250,10 @@ appTest("fuzz text: the sign-in forms and the import file with controls answer w
     return admin.request("/hq/admin/import", { method: "POST", body });
   };
   const targets: Target[] = [
-    // A few runs: each sign-in hashes a PIN on purpose (PBKDF2).
-    ["/hq/sign-in email", (v) => signInPost({ email: v, pin: "1234" })],
-    ["/hq/sign-in next", (v) => signInPost({ email: "nobody@depot.example", pin: "1234", next: v })],
+    // A few runs: each sign-in hashes a password on purpose (PBKDF2).
+    ["/hq/sign-in email", (v) => signInPost({ email: v, password: "1234" })],
+    ["/hq/sign-in password", (v) => signInPost({ email: "nobody@depot.example", password: v })],
+    ["/hq/sign-in next", (v) => signInPost({ email: "nobody@depot.example", password: "1234", next: v })],
     ["/hq/sign-in?next", (v) => Promise.resolve(a.app.request(`/hq/sign-in?next=${encodeURIComponent(v)}`))],
     ...leafPaths(file).map((p): Target => [`import ${p}`, (v) => importPost(withField(file, p, v))]),
   ];

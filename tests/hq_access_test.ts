@@ -11,80 +11,79 @@ const form = (fields: Record<string, string>) => ({
   redirect: "manual" as const,
 });
 
-appTest("hq sign-in: a dispatcher signs in with e-mail and PIN, lands on next, and signs out", async (a) => {
-  await withAssets();
-  await makeUser(a.db, {
-    role: "dispatcher",
-    name: "Priya Dispatch",
-    email: "priya@depot.example",
-    pinHash: await hashPin("2468"),
-  });
-  const page = await a.app.request("/hq/sign-in?next=/hq/movements");
-  assert.equal(page.status, 200);
-  assert.match(page.headers.get("content-type")!, /^text\/html/);
-  assert.match(await page.text(), /name="next" value="\/hq\/movements"/);
-
-  const res = await a.app.request(
-    "/hq/sign-in",
-    form({ email: "Priya@Depot.example ", pin: "2468", next: "/hq/movements" }),
-  );
-  assert.equal(res.status, 303);
-  assert.equal(res.headers.get("location"), "/hq/movements");
-  const cookie = res.headers.get("set-cookie")!;
-  assert.match(cookie, /pm_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict/);
-  const session = cookie.split(";")[0];
-
-  const movements = await a.app.request("/hq/movements", { headers: { cookie: session } });
-  const html = await movements.text();
-  assert.equal(movements.status, 200);
-  assert.equal(movements.headers.get("cache-control"), "no-store");
-  assert.match(html, /Priya/);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1];
-
-  const out = await a.app.request("/hq/sign-out", {
-    ...form({ _csrf: csrf }),
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: session },
-  });
-  assert.equal(out.status, 303);
-  assert.equal(out.headers.get("location"), "/hq/sign-in?signed_out=1");
-  const after = await a.app.request("/hq/movements", { headers: { cookie: session }, redirect: "manual" });
-  assert.equal(after.status, 303);
-  assert.equal(after.headers.get("location"), "/hq/sign-in?next=%2Fhq%2Fmovements");
-});
-
 appTest(
-  "hq sign-in: a wrong PIN says so, five lock the user with a message, and next cannot leave /hq",
+  "hq sign-in: a dispatcher signs in with e-mail and password, lands on next, and signs out",
   async (a) => {
     await withAssets();
-    await makeUser(a.db, { role: "admin", email: "al@depot.example", pinHash: await hashPin("9999") });
-    const wrong = await a.app.request("/hq/sign-in", form({ email: "al@depot.example", pin: "1111" }));
-    assert.match(await pageText(wrong, 401), /Wrong e-mail or PIN\./);
-    for (let i = 0; i < 3; i++) {
-      await a.app.request("/hq/sign-in", form({ email: "al@depot.example", pin: "1111" }));
+    await makeUser(a.db, {
+      role: "dispatcher",
+      name: "Priya Dispatch",
+      email: "priya@depot.example",
+      passwordHash: await hashPin("dispatcher-demo-2468"),
+    });
+    const page = await a.app.request("/hq/sign-in?next=/hq/movements");
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type")!, /^text\/html/);
+    assert.match(await page.text(), /name="next" value="\/hq\/movements"/);
+
+    const res = await a.app.request(
+      "/hq/sign-in",
+      form({ email: "Priya@Depot.example ", password: "dispatcher-demo-2468", next: "/hq/movements" }),
+    );
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/hq/movements");
+    const cookie = res.headers.get("set-cookie")!;
+    assert.match(cookie, /pm_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict/);
+    const session = cookie.split(";")[0];
+
+    const movements = await a.app.request("/hq/movements", { headers: { cookie: session } });
+    const html = await movements.text();
+    assert.equal(movements.status, 200);
+    assert.equal(movements.headers.get("cache-control"), "no-store");
+    assert.match(html, /Priya/);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1];
+
+    const out = await a.app.request("/hq/sign-out", {
+      ...form({ _csrf: csrf }),
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: session },
+    });
+    assert.equal(out.status, 303);
+    assert.equal(out.headers.get("location"), "/hq/sign-in?signed_out=1");
+    const after = await a.app.request("/hq/movements", { headers: { cookie: session }, redirect: "manual" });
+    assert.equal(after.status, 303);
+    assert.equal(after.headers.get("location"), "/hq/sign-in?next=%2Fhq%2Fmovements");
+  },
+);
+
+appTest(
+  "hq sign-in: a wrong password says so, five lock the user (same words), and next cannot leave /hq",
+  async (a) => {
+    await withAssets();
+    await makeUser(a.db, {
+      role: "admin",
+      email: "al@depot.example",
+      passwordHash: await hashPin("admin-demo-9999"),
+    });
+    const wrong = await a.app.request("/hq/sign-in", form({ email: "al@depot.example", password: "1111" }));
+    assert.match(await pageText(wrong, 401), /Wrong e-mail or password\./);
+    for (let i = 0; i < 4; i++) {
+      await a.app.request("/hq/sign-in", form({ email: "al@depot.example", password: "1111" }));
     }
-    const fifth = await a.app.request("/hq/sign-in", form({ email: "al@depot.example", pin: "1111" }));
-    assert.match(await pageText(fifth, 401), /Too many wrong PINs\. Try again in 5 minutes\./);
-    const right = await a.app.request("/hq/sign-in", form({ email: "al@depot.example", pin: "9999" }));
-    assert.match(await pageText(right, 401), /Too many wrong PINs/);
+    const right = await a.app.request(
+      "/hq/sign-in",
+      form({ email: "al@depot.example", password: "admin-demo-9999" }),
+    );
+    assert.match(await pageText(right, 401), /Wrong e-mail or password\./);
 
     a.clock.advance(5 * 60_000);
     const ok = await a.app.request(
       "/hq/sign-in",
-      form({ email: "al@depot.example", pin: "9999", next: "//evil.example/hq" }),
+      form({ email: "al@depot.example", password: "admin-demo-9999", next: "//evil.example/hq" }),
     );
     assert.equal(ok.status, 303);
     assert.equal(ok.headers.get("location"), "/hq/parts");
   },
 );
-
-appTest("hq sign-in: a driver's right PIN opens no dashboard session", async (a) => {
-  await withAssets();
-  await makeUser(a.db, { role: "driver", email: "dana@depot.example", pinHash: await hashPin("4821") });
-  const res = await a.app.request("/hq/sign-in", form({ email: "dana@depot.example", pin: "4821" }));
-  assert.match(await pageText(res, 403), /The HQ dashboard is for dispatchers and admins/);
-  assert.equal(res.headers.get("set-cookie"), null);
-  assert.equal((await a.db.selectFrom("sessions").select("user_id").execute()).length, 0);
-});
 
 appTest(
   "hq access: drivers get 403 everywhere, dispatchers 403 on admin pages, anonymous is sent to sign-in",

@@ -311,7 +311,7 @@ appTest("hq admin audit: an import that would leave no active admin is rejected 
     {
       users: [
         { email: "boss@depot.example", name: "Boss", role: "driver" },
-        { email: "new-boss@depot.example", name: "New Boss", role: "admin", pin: "1234" },
+        { email: "new-boss@depot.example", name: "New Boss", role: "admin", password: "new-boss-password-1" },
       ],
     },
     a.clock,

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { MAX_PIN_CHECKS, type PinClient } from "@/lib/pin_attempts.ts";
-import { signIn } from "@/lib/sessions.ts";
+import { MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
+import { signIn, type TabletClient } from "@/lib/sessions.ts";
 import { appTest } from "@/testkit/app.ts";
 import { makeRepairer, makeUser } from "@/testkit/factories.ts";
-import { pageText, signedIn } from "@/tests/helpers/hq.ts";
+import { pageText, postSignIn, signedIn, TEST_PASSWORD } from "@/tests/helpers/hq.ts";
 
-const DASHBOARD: PinClient = { kind: "dashboard" };
+/** A tablet's PIN check, made through the use case (no device row is needed at this level). */
+const TABLET: TabletClient = { kind: "tablet", deviceId: 1 };
 
 appTest(
   "hq admin users: add, refuse a duplicate or a bad PIN, deactivate (ending sessions), reactivate",
@@ -22,7 +23,7 @@ appTest(
     const { user } = await signIn(a, {
       name: { email: "new@depot.example" },
       pin: "4321",
-      client: DASHBOARD,
+      client: TABLET,
     });
     assert.equal(user.role, "driver");
     assert.match(
@@ -33,7 +34,7 @@ appTest(
     const dup = await admin.post("/hq/admin/users", {
       email: "new@depot.example",
       name: "Again",
-      role: "admin",
+      role: "driver",
       pin: "1111",
     });
     const dupText = await pageText(dup, 422);
@@ -58,7 +59,7 @@ appTest(
     const off = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "false" });
     assert.equal(off.headers.get("location"), "/hq/admin/users?done=deactivated");
     assert.equal((await victim.get("/hq/parts")).status, 303, "their session ended");
-    await assert.rejects(signIn(a, { name: { email: victim.user.email }, pin: "0000", client: DASHBOARD }));
+    await assert.rejects(signIn(a, { name: { email: victim.user.email }, pin: "0000", client: TABLET }));
     const on = await admin.post(`/hq/admin/users/${victim.user.id}/active`, { active: "true" });
     assert.equal(on.headers.get("location"), "/hq/admin/users?done=activated");
 
@@ -71,23 +72,118 @@ appTest("hq admin users: a PIN reset lifts a lockout and ends the user's other s
   const admin = await signedIn(a, "admin");
   const driver = await makeUser(a.db, { role: "driver" });
   const driverSession = await signedIn(a, "driver", driver);
-  const wrong = () => signIn(a, { name: { email: driver.email }, pin: "0000", client: DASHBOARD });
+  const wrong = () => signIn(a, { name: { email: driver.email }, pin: "0000", client: TABLET });
   for (let i = 0; i < MAX_PIN_CHECKS; i++) await assert.rejects(wrong());
-  assert.match(await pageText(await admin.get("/hq/admin/users")), /Locked \(wrong PINs\)/);
+  assert.match(await pageText(await admin.get("/hq/admin/users")), /Locked \(wrong tries\)/);
   const bad = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "abcd" });
   assert.match(await pageText(bad, 422), /The PIN must be 4 to 8 digits\./);
   const res = await admin.post(`/hq/admin/users/${driver.id}/pin`, { pin: "86420" });
   assert.equal(res.headers.get("location"), "/hq/admin/users?done=pin");
-  const { user } = await signIn(a, { name: { email: driver.email }, pin: "86420", client: DASHBOARD });
+  const { user } = await signIn(a, { name: { email: driver.email }, pin: "86420", client: TABLET });
   assert.equal(user.id, driver.id);
   const sessions = await a.db.selectFrom("sessions").select("token_hash").where("user_id", "=", driver.id)
     .execute();
   assert.equal(sessions.length, 1, "only the new sign-in's session");
   assert.equal((await driverSession.get("/photos/1")).status, 401);
-  // Resetting one's own PIN keeps one signed in.
-  await admin.post(`/hq/admin/users/${admin.user.id}/pin`, { pin: "2222" });
+  // A dispatcher or an admin has no PIN to set: a password instead.
+  const staffPin = await admin.post(`/hq/admin/users/${admin.user.id}/pin`, { pin: "2222" });
+  assert.match(
+    await pageText(staffPin, 422),
+    /Dispatchers and admins sign in with a password: set a password/,
+  );
   assert.equal((await admin.get("/hq/admin/users")).status, 200);
 });
+
+appTest(
+  "hq admin users: staff get a password of at least 12 characters not on the common list; PINs only for drivers",
+  async (a) => {
+    const admin = await signedIn(a, "admin");
+    const add = (fields: Record<string, string>) =>
+      admin.post("/hq/admin/users", { email: "d@depot.example", name: "Dee", role: "dispatcher", ...fields });
+    const refusals: [Record<string, string>, RegExp][] = [
+      [{ password: "short-pass1" }, /The password must be at least 12 characters\./],
+      [{ password: "1qaz2wsx3edc" }, /The password is one of the most common passwords: choose another\./],
+      [{ password: "QwertyQwerty" }, /The password is one of the most common passwords/],
+      [{ password: "" }, /The password must be at least 12 characters\./],
+      [
+        { password: TEST_PASSWORD, pin: "1234" },
+        /Dispatchers and admins sign in with a password: leave the PIN/,
+      ],
+      [{ role: "driver", pin: "1234", password: TEST_PASSWORD }, /Drivers sign in on the tablet with a PIN/],
+    ];
+    for (const [fields, message] of refusals) {
+      assert.match(await pageText(await add(fields), 422), message, JSON.stringify(fields));
+    }
+    assert.equal(
+      await a.db.selectFrom("users").select("id").where("email", "=", "d@depot.example")
+        .executeTakeFirst(),
+      undefined,
+    );
+    assert.equal(
+      (await add({ password: TEST_PASSWORD })).headers.get("location"),
+      "/hq/admin/users?done=added",
+    );
+    const dee = await a.db.selectFrom("users").selectAll().where("email", "=", "d@depot.example")
+      .executeTakeFirstOrThrow();
+    assert.equal(dee.pin_hash, null);
+    assert.ok(dee.password_hash?.startsWith("pbkdf2$"));
+    assert.equal((await postSignIn(a, { email: dee.email, password: TEST_PASSWORD })).status, 303);
+    // The page offers a password to staff and a PIN to drivers only.
+    await makeUser(a.db, { role: "driver", email: "drv@depot.example" });
+    const html = await (await admin.get("/hq/admin/users")).text();
+    assert.match(html, /aria-label="New password for d@depot\.example"/);
+    assert.doesNotMatch(html, /New PIN for d@depot\.example/);
+    assert.match(html, /aria-label="New PIN for drv@depot\.example"/);
+    assert.doesNotMatch(html, /New password for drv@depot\.example/);
+    const driver = await a.db.selectFrom("users").select("id").where("email", "=", "drv@depot.example")
+      .executeTakeFirstOrThrow();
+    const driverPassword = await admin.post(`/hq/admin/users/${driver.id}/password`, {
+      password: TEST_PASSWORD,
+    });
+    assert.match(
+      await pageText(driverPassword, 422),
+      /Drivers sign in on the tablet with a PIN: set a PIN instead\./,
+    );
+  },
+);
+
+appTest(
+  "hq admin users: setting a password lifts the lock, ends the user's other sessions and is audited without the secret",
+  async (a) => {
+    const admin = await signedIn(a, "admin");
+    // Staff from before passwords: only a PIN; the page says so.
+    const old = await makeUser(a.db, { role: "dispatcher", email: "old@depot.example" });
+    assert.match(await pageText(await admin.get("/hq/admin/users")), /old@depot\.example .*No password yet/);
+    const oldSession = await signedIn(a, "dispatcher", old);
+    for (let i = 0; i < MAX_PIN_CHECKS; i++) {
+      await (await postSignIn(a, { email: old.email, password: "a-wrong-guess-123" })).body?.cancel();
+    }
+    const weak = await admin.post(`/hq/admin/users/${old.id}/password`, { password: "password1234" });
+    assert.match(await pageText(weak, 422), /The password is one of the most common passwords/);
+    const set = await admin.post(`/hq/admin/users/${old.id}/password`, { password: "new-one-for-old-42" });
+    assert.equal(set.headers.get("location"), "/hq/admin/users?done=password");
+    assert.equal((await oldSession.get("/hq/parts")).status, 303, "their session ended");
+    assert.equal((await postSignIn(a, { email: old.email, password: "new-one-for-old-42" })).status, 303);
+
+    // Setting one's own: the current session stays, the others end.
+    const elsewhere = await signedIn(a, "admin", admin.user);
+    const own = await admin.post(`/hq/admin/users/${admin.user.id}/password`, {
+      password: "admins-own-new-one",
+    });
+    assert.equal(own.headers.get("location"), "/hq/admin/users?done=password");
+    assert.equal((await admin.get("/hq/admin/users")).status, 200);
+    assert.equal((await elsewhere.get("/hq/parts")).status, 303);
+
+    const entries = await a.db.selectFrom("audit_log").selectAll().where("action", "=", "user.password_set")
+      .orderBy("id").execute();
+    assert.equal(entries.length, 2);
+    assert.deepEqual(entries[0].after, { email: old.email, password: "set" });
+    const all = JSON.stringify(await a.db.selectFrom("audit_log").selectAll().execute());
+    for (const secret of ["new-one-for-old-42", "admins-own-new-one", "password1234"]) {
+      assert.ok(!all.includes(secret), `the audit holds no ${secret}`);
+    }
+  },
+);
 
 appTest("hq admin places: add, rename and deactivate repair shops; add HQ locations", async (a) => {
   const admin = await signedIn(a, "admin");

@@ -301,6 +301,89 @@ dbTest("import: missing, empty and wrongly typed fields are named with their pro
   assert.equal(problems.length, 6);
 });
 
+dbTest(
+  "import: staff take a password and drivers a PIN; the other one, or a weak password, is refused by row and field, writing nothing",
+  async ({ db }) => {
+    const file = {
+      hq_locations: [{ name: "Should not be written" }],
+      users: [
+        { email: "pat@depot.example", name: "Pat", role: "dispatcher", pin: "2468" },
+        {
+          email: "dee@depot.example",
+          name: "Dee",
+          role: "driver",
+          pin: "4821",
+          password: "a-long-password-1",
+        },
+        { email: "al@depot.example", name: "Al", role: "admin", password: "short-one" },
+        { email: "bo@depot.example", name: "Bo", role: "admin", password: "1qaz2wsx3edc" },
+        { email: "cy@depot.example", name: "Cy", role: "admin", password: "cy-admin-pass-8642" },
+      ],
+    };
+    const problems = await expectRejected(db, file);
+    assert.deepEqual(problems, [
+      {
+        path: "users[0].pin",
+        problem: 'a dispatcher signs in to the dashboard with a password, not a PIN: give "password" instead',
+      },
+      {
+        path: "users[1].password",
+        problem: 'a driver signs in on the tablet with a PIN, not a password: give "pin" instead',
+      },
+      { path: "users[2].password", problem: "must be at least 12 characters" },
+      { path: "users[3].password", problem: "is one of the most common passwords: choose another" },
+    ]);
+    assert.deepEqual(await db.selectFrom("users").select("id").execute(), []);
+    assert.deepEqual(await db.selectFrom("hq_locations").select("id").execute(), []);
+
+    // The good row alone: a password, stored hashed; a re-import without one keeps it.
+    await importData(db, { users: [file.users[4]] }, new FakeClock());
+    const cy = await db.selectFrom("users").selectAll().where("email", "=", "cy@depot.example")
+      .executeTakeFirstOrThrow();
+    assert.equal(cy.pin_hash, null);
+    assert.ok(await verifyPin("cy-admin-pass-8642", cy.password_hash));
+    await importData(
+      db,
+      { users: [{ email: "cy@depot.example", name: "Cy A", role: "admin" }] },
+      new FakeClock(),
+    );
+    const again = await db.selectFrom("users").selectAll().where("email", "=", "cy@depot.example")
+      .executeTakeFirstOrThrow();
+    assert.equal(again.password_hash, cy.password_hash, "a re-import without a password keeps it");
+  },
+);
+
+dbTest(
+  "import: a password set by the file lifts the user's locks and ends their sessions",
+  async ({ db }) => {
+    const clock = new FakeClock();
+    await importData(db, {
+      users: [{ email: "cy@depot.example", name: "Cy", role: "admin", password: "cy-admin-pass-8642" }],
+    }, clock);
+    const cy = await db.selectFrom("users").select("id").where("email", "=", "cy@depot.example")
+      .executeTakeFirstOrThrow();
+    await db.insertInto("sessions").values({
+      token_hash: "h",
+      user_id: cy.id,
+      csrf_token: "c",
+      created_at: clock.now(),
+      last_seen_at: clock.now(),
+    }).execute();
+    await db.insertInto("pin_attempts").values({
+      subject: `user:${cy.id}`,
+      client: "dashboard",
+      checks: 5,
+      window_started_at: clock.now(),
+      window_ends: new Date(clock.now().getTime() + 300_000),
+    }).execute();
+    await importData(db, {
+      users: [{ email: "cy@depot.example", name: "Cy", role: "admin", password: "cy-admin-pass-9753" }],
+    }, clock);
+    assert.deepEqual(await db.selectFrom("sessions").select("user_id").execute(), []);
+    assert.deepEqual(await db.selectFrom("pin_attempts").select("subject").execute(), []);
+  },
+);
+
 dbTest("import: a file that is not an object is rejected", async ({ db }) => {
   for (const input of [[], "claims", null]) {
     const problems = await expectRejected(db, input);

@@ -45,7 +45,7 @@ appTest("rate limits: the sign-in forms allow a bounded number of attempts per a
     last = await a.app.request("/hq/sign-in", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "email=nobody%40depot.example&pin=0000",
+      body: "email=nobody%40depot.example&password=0000",
     });
     if (i < LIMITS.signInPerAddress) {
       assert.notEqual(last.status, 429);

@@ -1,9 +1,11 @@
 /**
- * Issue 15, item 1: PIN guesses sent all at once. 30 sign-ins for one user fire together over real HTTP
- * (rate limits off, as in every test), 29 wrong PINs and the right one 10th. Every PIN check is counted
- * through the app's `checkPin` hook. At most 5 PINs may be checked and no session may open: the checks are
- * reserved in one statement before any PIN is verified (lib/pin_attempts.ts). The code before that change
- * read the lock, verified, then counted, so all 30 were checked and the right one signed in.
+ * PIN guesses sent all at once (docs/sign-in.md "PIN checks"). 30 sign-ins for one user fire together over
+ * real HTTP (rate limits off, as in every test), 29 wrong PINs and the right one 10th; on the dashboard the
+ * same with passwords, from an unknown client and from the user's own remembered browser (each its own
+ * count: docs/sign-in.md "Remembered browsers"). Every PIN or password check is counted through the app's
+ * `checkPin` hook. At most 5 may be checked and no session may open: the checks are reserved in one
+ * statement before any secret is verified (lib/pin_attempts.ts). The code before that rule read the lock,
+ * verified, then counted, so all 30 were checked and the right one signed in.
  * Runs on PGlite and on the PostgreSQL server (real concurrent connections); the server run fails, not
  * vanishes, on CI without TEST_DATABASE_URL (serverAppTest).
  */
@@ -14,17 +16,24 @@ import { MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
 import { createApp } from "@/main.ts";
 import { deviceCookie } from "@/routes/web/device.ts";
 import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
-import { withAssets } from "@/tests/helpers/hq.ts";
+import { makeStaff, postSignIn, TEST_PASSWORD, withAssets } from "@/tests/helpers/hq.ts";
 import { makeDriver, TEST_PIN } from "@/tests/helpers/tablet.ts";
 import { serveApp } from "@/testkit/browser.ts";
 
 const GUESSES = 30;
 const RIGHT_AT = 9;
 
-/** The PINs sent: distinct wrong ones, and the right one 10th. */
-const pins = Array.from({ length: GUESSES }, (_, i) => i === RIGHT_AT ? TEST_PIN : String(1000 + i));
-
-type Form = (pin: string) => { path: string; fields: Record<string, string>; cookie?: string };
+/**
+ * A sign-in form: the right secret (PIN or password), the i-th wrong one, and the request sending one.
+ * The secrets sent: distinct wrong ones, and the right one 10th.
+ */
+interface Form {
+  right: string;
+  wrong: (i: number) => string;
+  request: (secret: string) => { path: string; fields: Record<string, string>; cookie?: string };
+}
+const secretsOf = (form: Form) =>
+  Array.from({ length: GUESSES }, (_, i) => i === RIGHT_AT ? form.right : form.wrong(i));
 
 const until = async (done: () => boolean) => {
   while (!done()) await new Promise((r) => setTimeout(r, 2));
@@ -56,8 +65,9 @@ async function guess(a: TestApp, form: Form, mode: "all" | "held") {
     },
   });
   const served = serveApp(app);
+  const pins = secretsOf(form);
   const send = async (pin: string) => {
-    const { path, fields, cookie } = form(pin);
+    const { path, fields, cookie } = form.request(pin);
     const res = await fetch(`${served.baseUrl}${path}`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) },
@@ -80,7 +90,7 @@ async function guess(a: TestApp, form: Form, mode: "all" | "held") {
     }
     const statuses = await Promise.all(answers);
     const sessions = await a.db.selectFrom("sessions").select("user_id").execute();
-    console.log(`${a.kind}, ${mode}: ${GUESSES} sign-ins, ${checked.length} PINs checked`);
+    console.log(`${a.kind}, ${mode}: ${GUESSES} sign-ins, ${checked.length} secrets checked`);
     return { statuses, checked, sessions };
   } finally {
     release();
@@ -92,7 +102,7 @@ async function guess(a: TestApp, form: Form, mode: "all" | "held") {
 async function assertBound(a: TestApp, form: Form) {
   const r = await guess(a, form, "all");
   assert.ok(r.checked.length <= MAX_PIN_CHECKS, `${r.checked.length} PINs checked: ${r.checked}`);
-  const right = r.checked.includes(TEST_PIN);
+  const right = r.checked.includes(form.right);
   assert.equal(r.sessions.length, right ? 1 : 0, `checked ${r.checked}, sessions ${r.sessions.length}`);
   assert.equal(r.statuses.filter((s) => s === 303).length, right ? 1 : 0, `answers: ${r.statuses}`);
 }
@@ -101,7 +111,7 @@ async function assertBound(a: TestApp, form: Form) {
 async function assertHeld(a: TestApp, form: Form) {
   const r = await guess(a, form, "held");
   assert.equal(r.checked.length, MAX_PIN_CHECKS, `PINs checked: ${r.checked}`);
-  assert.ok(!r.checked.includes(TEST_PIN), "the right PIN, sent 10th during the lock, was not checked");
+  assert.ok(!r.checked.includes(form.right), "the right secret, sent 10th during the lock, was not checked");
   assert.deepEqual(r.sessions, [], "no session opened");
   assert.ok(r.statuses.every((s) => s === 401), `answers: ${r.statuses}`);
 }
@@ -110,16 +120,36 @@ async function tabletForm(a: TestApp): Promise<Form> {
   const dana = await makeDriver(a);
   const { token } = await enrolDevice(a.db, a.clock, { name: "Bay 1", enrolledBy: null });
   const cookie = `${deviceCookie(a.config).name}=${token}`;
-  return (pin) => ({
-    path: "/tablet/sign-in",
-    fields: { user_id: String(dana.id), pin, next: "/tablet" },
-    cookie,
-  });
+  return {
+    right: TEST_PIN,
+    wrong: (i) => String(1000 + i),
+    request: (pin) => ({
+      path: "/tablet/sign-in",
+      fields: { user_id: String(dana.id), pin, next: "/tablet" },
+      cookie,
+    }),
+  };
 }
 
-async function dashboardForm(a: TestApp): Promise<Form> {
-  const priya = await makeDriver(a, { role: "dispatcher" });
-  return (pin) => ({ path: "/hq/sign-in", fields: { email: priya.email, pin, next: "/hq" } });
+/** The dashboard from a client Priya never signed in on (the shared count), or from her own browser. */
+async function dashboardForm(a: TestApp, where: "unknown" | "remembered" = "unknown"): Promise<Form> {
+  const priya = await makeStaff(a);
+  let cookie: string | undefined;
+  if (where === "remembered") {
+    const first = await postSignIn(a, { email: priya.email, password: TEST_PASSWORD });
+    assert.equal(first.status, 303);
+    cookie = first.headers.getSetCookie().find((c) => c.startsWith("pm_browser="))!.split(";")[0];
+    await a.db.deleteFrom("sessions").execute();
+  }
+  return {
+    right: TEST_PASSWORD,
+    wrong: (i) => `not-the-password-${i}`,
+    request: (password) => ({
+      path: "/hq/sign-in",
+      fields: { email: priya.email, password, next: "/hq" },
+      cookie,
+    }),
+  };
 }
 
 const CASES: [string, (a: TestApp) => Promise<void>][] = [
@@ -128,15 +158,19 @@ const CASES: [string, (a: TestApp) => Promise<void>][] = [
     async (a) => await assertHeld(a, await tabletForm(a)),
   ],
   [
-    "sign-in at once: 30 PIN guesses in flight on the dashboard, the right one 10th: 5 PINs checked, no session",
+    "sign-in at once: 30 password guesses in flight on the dashboard, the right one 10th: 5 checked, no session",
     async (a) => await assertHeld(a, await dashboardForm(a)),
+  ],
+  [
+    "sign-in at once: 30 password guesses in flight from the user's remembered browser: 5 checked, no session",
+    async (a) => await assertHeld(a, await dashboardForm(a, "remembered")),
   ],
   [
     "sign-in at once: 30 PIN guesses sent together on a tablet: at most 5 PINs checked",
     async (a) => await assertBound(a, await tabletForm(a)),
   ],
   [
-    "sign-in at once: 30 PIN guesses sent together on the dashboard: at most 5 PINs checked",
+    "sign-in at once: 30 password guesses sent together on the dashboard: at most 5 checked",
     async (a) => await assertBound(a, await dashboardForm(a)),
   ],
 ];

@@ -188,6 +188,22 @@ Deno.test({
       const lan = networkAddress();
       if (lan) assert.ok(!(await answers(`http://${lan}:${first.port}/healthz`)), `served on ${lan}`);
       else console.log("start: no non-loopback address here; the network side of HOST not checked");
+      // The banner's dashboard passwords sign in (docs/sign-in.md "Dashboard passwords").
+      const staff = [["priya@depot.example", "dispatcher-demo-2468"], [
+        "admin@depot.example",
+        "admin-demo-9999",
+      ]];
+      for (const [email, password] of staff) {
+        assert.ok(first.output().includes(`${email} / ${password}`), first.output());
+        const res = await fetch(`http://127.0.0.1:${first.port}/hq/sign-in`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ email, password }),
+          redirect: "manual",
+        });
+        await res.body?.cancel();
+        assert.equal(res.status, 303, email);
+      }
       assertDirectAbc123(await post(first, search("ABC123", "direct")));
       assertReverseXyz789(await post(first, search("XYZ 789", "reverse")));
       const stopped = await stopServer(first);

@@ -47,3 +47,13 @@ export async function deleteSessionsSeenBefore(db: Db, cutoff: Date): Promise<nu
   const result = await db.deleteFrom("sessions").where("last_seen_at", "<=", cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Ends every session of a user but the one whose token hash is `keep` (null: all of them): a new password
+ * ends the sessions it may have been guessed or shared into, not the admin's own who set it.
+ */
+export async function deleteOtherSessionsOfUser(db: Db, userId: number, keep: string | null): Promise<void> {
+  let query = db.deleteFrom("sessions").where("user_id", "=", userId);
+  if (keep) query = query.where("token_hash", "!=", keep);
+  await query.execute();
+}

@@ -32,7 +32,7 @@ export async function activeUserWithRole(
 /** Inserts a user; undefined when the e-mail is taken (the unique index decides, no read before). */
 export async function insertUserUnlessEmailTaken(
   db: Db,
-  user: { email: string; name: string; role: Role; pin_hash: string },
+  user: { email: string; name: string; role: Role; pin_hash: string | null; password_hash: string | null },
 ): Promise<User | undefined> {
   return await db.insertInto("users").values(user)
     .onConflict((oc) => oc.column("email").doNothing())
@@ -41,13 +41,13 @@ export async function insertUserUnlessEmailTaken(
 }
 
 /**
- * Changes a user's active flag or PIN hash and lifts any lockout (every PIN-check window of the user, on
+ * Changes a user's active flag, PIN hash or password hash and lifts any lockout (every PIN-check window of the user, on
  * every client); undefined when there is no such user. Two statements: callers run it in a transaction.
  */
 export async function updateUserAndUnlock(
   db: Db,
   userId: number,
-  change: { active: boolean } | { pin_hash: string },
+  change: { active: boolean } | { pin_hash: string } | { password_hash: string },
 ): Promise<User | undefined> {
   const user = await db.updateTable("users").set(change).where("id", "=", userId).returningAll()
     .executeTakeFirst();
@@ -90,6 +90,8 @@ export async function listUsers(db: Db, maxChecks: number) {
       (join) => join.on("locks.subject", "=", sql<string>`${USER_SUBJECT_PREFIX} || users.id::text`),
     )
     .select(["id", "email", "name", "role", "active", "locks.locked_until", "created_at"])
+    .select(sql<boolean>`users.password_hash is not null`.as("has_password"))
+    .select(sql<boolean>`users.totp_secret is not null`.as("has_totp"))
     .orderBy("active", "desc").orderBy("name").orderBy("id")
     .execute();
 }
@@ -117,18 +119,71 @@ export interface ImportedUser {
   role: Role;
   active: boolean;
   pin_hash: string | null;
+  password_hash: string | null;
 }
 
-/** Inserts or updates users by e-mail; a row without a PIN hash keeps the PIN the user already has. */
-export async function upsertUsers(db: Db, users: ImportedUser[]): Promise<void> {
-  await db.insertInto("users").values(users)
+/**
+ * Inserts or updates users by e-mail; a row without a PIN hash (password hash) keeps the PIN (password) the
+ * user already has. Returns the id of each row written.
+ */
+export async function upsertUsers(db: Db, users: ImportedUser[]): Promise<{ id: number; email: string }[]> {
+  return await db.insertInto("users").values(users)
     .onConflict((oc) =>
       oc.column("email").doUpdateSet({
         name: (eb) => eb.ref("excluded.name"),
         role: (eb) => eb.ref("excluded.role"),
         active: (eb) => eb.ref("excluded.active"),
         pin_hash: sql`coalesce(excluded.pin_hash, users.pin_hash)`,
+        password_hash: sql`coalesce(excluded.password_hash, users.password_hash)`,
       })
     )
+    .returning(["id", "email"])
     .execute();
+}
+
+/** Starts setting up an admin's second factor: the secret waits until its first code is typed. */
+export async function setPendingTotp(db: Db, userId: number, secret: string): Promise<void> {
+  await db.updateTable("users").set({ totp_pending_secret: secret }).where("id", "=", userId).execute();
+}
+
+/**
+ * Makes the pending secret the user's second factor, if it is still `secret` (a second set-up started in
+ * another tab replaces it), recording `step` as used. Undefined when it was not.
+ */
+export async function confirmPendingTotp(
+  db: Db,
+  userId: number,
+  secret: string,
+  step: number,
+): Promise<{ email: string } | undefined> {
+  return await db.updateTable("users")
+    .set({ totp_secret: secret, totp_pending_secret: null, totp_last_step: step })
+    .where("id", "=", userId).where("totp_pending_secret", "=", secret)
+    .returning("email").executeTakeFirst();
+}
+
+/** Removes a user's second factor (set up or pending); the user's e-mail, undefined when there is no user. */
+export async function clearTotp(db: Db, userId: number): Promise<{ email: string } | undefined> {
+  return await db.updateTable("users")
+    .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null })
+    .where("id", "=", userId).returning("email").executeTakeFirst();
+}
+
+/**
+ * Records that a code of `step` was accepted, only when no code of that step or a later one was: the one
+ * statement decides between two sign-ins with the same code, so a code is accepted once (RFC 6238 5.2).
+ */
+export async function useTotpStep(db: Db, userId: number, step: number): Promise<boolean> {
+  const row = await db.updateTable("users").set({ totp_last_step: step })
+    .where("id", "=", userId)
+    .where((eb) => eb.or([eb("totp_last_step", "is", null), eb("totp_last_step", "<", step)]))
+    .returning("id").executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The secret of a second factor being set up, null when none is. */
+export async function pendingTotpSecret(db: Db, userId: number): Promise<string | null> {
+  const row = await db.selectFrom("users").select("totp_pending_secret").where("id", "=", userId)
+    .executeTakeFirst();
+  return row?.totp_pending_secret ?? null;
 }

@@ -7,7 +7,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { importData, type ImportProblem, ImportRejected, type ImportSummary } from "@/lib/import.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import type { SessionEnv } from "@/routes/web/session.ts";
+import { hashToken } from "@/io/tokens.ts";
+import { sessionCookie, type SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer } from "@/components/hq/page.tsx";
 import { buttonClass, Csrf, type Notice, NoticeBox, PageTitle } from "@/components/hq/ui.tsx";
 
@@ -44,7 +45,14 @@ export function adminImportRoutes(deps: AppDeps) {
       return show(c, { notice: { kind: "error", text: `${file.name} is not valid JSON: ${why}` } }, 422);
     }
     try {
-      const summary = await importData(deps.db, input, deps.clock, mustViewer(c).userId);
+      const current = sessionCookie(deps.config).get(c);
+      const summary = await importData(
+        deps.db,
+        input,
+        deps.clock,
+        mustViewer(c).userId,
+        current ? hashToken(current) : null,
+      );
       return show(c, {
         notice: {
           kind: "ok",

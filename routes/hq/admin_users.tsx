@@ -1,13 +1,20 @@
-/** `/hq/admin/users` (admins only): the users: add, change a role, deactivate or reactivate, reset PINs. */
+/**
+ * `/hq/admin/users` (admins only): the users: add, change a role, deactivate or reactivate, set a driver's
+ * PIN or a dispatcher's or admin's dashboard password (docs/sign-in.md "Dashboard passwords").
+ */
 import { Hono } from "hono";
 import { z } from "zod";
 import { ROLES } from "@/db/schema.ts";
-import { addUser, resetPin, setUserActive, setUserRole } from "@/lib/admin/users.ts";
+import { addUser, resetPin, setPassword, setUserActive, setUserRole } from "@/lib/admin/users.ts";
 import { type UserRow, usersPage } from "@/lib/dashboard/admin.ts";
 import { doneQuery, formFlag, formText } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
-import type { SessionEnv } from "@/routes/web/session.ts";
+import { hashToken } from "@/io/tokens.ts";
+import { PASSWORD_MIN_LENGTH } from "@/lib/passwords/rules.ts";
+import { STAFF_ROLES } from "@/lib/staff_sign_in.ts";
+import { TWO_FACTOR_REMOVED } from "@/routes/hq/admin_two_factor.tsx";
+import { sessionCookie, type SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import { ActiveToggle, AddForm } from "@/components/hq/admin_forms.tsx";
@@ -16,6 +23,7 @@ import {
   Csrf,
   Field,
   inputClass,
+  linkClass,
   type Notice,
   NoticeBox,
   PageTitle,
@@ -29,15 +37,24 @@ const DONE = {
   deactivated: "User deactivated; their sessions ended.",
   activated: "User reactivated.",
   pin: "PIN set; any lockout lifted.",
+  password: "Password set; their other sessions ended and any lockout lifted.",
+  two_factor_removed: TWO_FACTOR_REMOVED,
   role: "Role changed.",
 } as const;
 
 /** `?done=` after an action: which notice to show. */
 const doneNotice = doneQuery(DONE);
 
-const addForm = z.object({ email: formText, name: formText, role: formText, pin: formText });
+const addForm = z.object({
+  email: formText,
+  name: formText,
+  role: formText,
+  pin: formText,
+  password: formText,
+});
 const activeForm = z.object({ active: formFlag });
 const pinForm = z.object({ pin: formText });
+const passwordForm = z.object({ password: formText });
 const roleForm = z.object({ role: formText });
 
 type Draft = Data["draft"];
@@ -79,9 +96,9 @@ export function adminUsersRoutes(deps: AppDeps) {
   });
 
   app.post("/", async (c) => {
-    const { pin, ...draft } = addForm.parse(await c.req.parseBody());
+    const { pin, password, ...draft } = addForm.parse(await c.req.parseBody());
     return act(c, async () => {
-      await addUser(deps.db, { ...draft, pin, actorId: mustViewer(c).userId });
+      await addUser(deps.db, { ...draft, pin, password, actorId: mustViewer(c).userId });
       return "added";
     }, draft);
   });
@@ -116,6 +133,22 @@ export function adminUsersRoutes(deps: AppDeps) {
     });
   });
 
+  app.post("/:id/password", async (c) => {
+    const id = parseId(c.req.param("id"));
+    if (!id) return notFoundPage(c, "user");
+    const { password } = passwordForm.parse(await c.req.parseBody());
+    const current = sessionCookie(deps.config).get(c);
+    return act(c, async () => {
+      await setPassword(deps.db, {
+        userId: id,
+        password,
+        actorId: mustViewer(c).userId,
+        keepSession: current ? hashToken(current) : null,
+      });
+      return "password";
+    });
+  });
+
   return app;
 }
 
@@ -129,9 +162,9 @@ interface Data {
   draft: { email: string; name: string; role: string };
 }
 
-const COLUMNS = ["Name", "E-mail", "Role", "State", "Reset PIN", ""];
+const COLUMNS = ["Name", "E-mail", "Role", "State", "PIN (drivers) or password (staff)", ""];
 /** A new PIN (4 to 8 digits), typed hidden and never filled in by the browser. */
-function PinInput({ label }: { label?: string }) {
+function PinInput({ label, optional }: { label?: string; optional?: boolean }) {
   return (
     <input
       class={inputClass}
@@ -140,8 +173,24 @@ function PinInput({ label }: { label?: string }) {
       inputmode="numeric"
       pattern="[0-9]{4,8}"
       autocomplete="new-password"
-      required
+      required={!optional}
       size={8}
+      aria-label={label}
+    />
+  );
+}
+
+/** A new dashboard password, typed hidden and never filled in by the browser. */
+function PasswordInput({ label }: { label?: string }) {
+  return (
+    <input
+      class={inputClass}
+      type="password"
+      name="password"
+      minLength={PASSWORD_MIN_LENGTH}
+      autocomplete="new-password"
+      required={!!label}
+      size={16}
       aria-label={label}
     />
   );
@@ -154,6 +203,9 @@ function Page({ data }: { data: Data }) {
       <PageTitle sub="Drivers use the tablet and the app; dispatchers the dashboard; admins also these pages.">
         Users
       </PageTitle>
+      <p class="mb-4">
+        <a class={linkClass} href="/hq/admin/two-factor">Your two-factor sign-in</a>
+      </p>
       <NoticeBox notice={data.notice} />
       <AddForm action="/hq/admin/users" label="Add a user" csrfToken={data.csrfToken} margin="mb-6">
         <Field label="E-mail">
@@ -167,14 +219,18 @@ function Page({ data }: { data: Data }) {
             {ROLES.map((r) => <option key={r} value={r} selected={data.draft.role === r}>{r}</option>)}
           </select>
         </Field>
-        <Field label="PIN" hint="4 to 8 digits">
-          <PinInput />
+        <Field label="PIN" hint="drivers: 4 to 8 digits">
+          <PinInput optional />
+        </Field>
+        <Field label="Password" hint={`dispatchers and admins: at least ${PASSWORD_MIN_LENGTH} characters`}>
+          <PasswordInput />
         </Field>
         <button type="submit" class={buttonClass}>Add user</button>
       </AddForm>
       <Table label="Users" head={COLUMNS} rows={data.users}>
         {(u) => {
           const locked = u.locked_until && new Date(u.locked_until) > now;
+          const staff = STAFF_ROLES.includes(u.role);
           return (
             <tr key={u.id} data-user={u.email} class={u.active ? "" : "bg-slate-50 text-slate-500"}>
               <td class={tdClass}>{u.name}</td>
@@ -189,14 +245,46 @@ function Page({ data }: { data: Data }) {
                 </form>
               </td>
               <td class={tdClass}>
-                {u.active ? (locked ? "Locked (wrong PINs)" : "Active") : "Deactivated"}
+                {!u.active
+                  ? "Deactivated"
+                  : locked
+                  ? "Locked (wrong tries)"
+                  : staff && !u.has_password
+                  ? "No password yet"
+                  : u.has_totp
+                  ? "Active, two-factor"
+                  : "Active"}
+                {u.has_totp && u.id !== data.selfId && (
+                  <form method="post" action={`/hq/admin/two-factor/users/${u.id}/remove`} class="mt-1">
+                    <Csrf token={data.csrfToken} />
+                    <button type="submit" class={secondaryButtonClass}>Remove two-factor</button>
+                  </form>
+                )}
               </td>
               <td class={tdClass}>
-                <form method="post" action={`/hq/admin/users/${u.id}/pin`} class="flex items-center gap-2">
-                  <Csrf token={data.csrfToken} />
-                  <PinInput label={`New PIN for ${u.email}`} />
-                  <button type="submit" class={secondaryButtonClass}>Set PIN</button>
-                </form>
+                {staff
+                  ? (
+                    <form
+                      method="post"
+                      action={`/hq/admin/users/${u.id}/password`}
+                      class="flex items-center gap-2"
+                    >
+                      <Csrf token={data.csrfToken} />
+                      <PasswordInput label={`New password for ${u.email}`} />
+                      <button type="submit" class={secondaryButtonClass}>Set password</button>
+                    </form>
+                  )
+                  : (
+                    <form
+                      method="post"
+                      action={`/hq/admin/users/${u.id}/pin`}
+                      class="flex items-center gap-2"
+                    >
+                      <Csrf token={data.csrfToken} />
+                      <PinInput label={`New PIN for ${u.email}`} />
+                      <button type="submit" class={secondaryButtonClass}>Set PIN</button>
+                    </form>
+                  )}
               </td>
               <td class={tdClass}>
                 {u.id === data.selfId ? <span class="text-xs text-slate-500">you</span> : (

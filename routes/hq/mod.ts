@@ -23,6 +23,7 @@ import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { claimRoutes } from "@/routes/hq/claim.tsx";
 import { liveRoutes } from "@/routes/hq/live.ts";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
+import { adminTwoFactorRoutes } from "@/routes/hq/admin_two_factor.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
 import { adminAuditRoutes } from "@/routes/hq/admin_audit.tsx";
@@ -36,7 +37,7 @@ const formBodies = (deps: AppDeps) => smallBodies(deps, "Form too large.");
 
 function openArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
-  // PIN guessing: attempts per client address.
+  // PIN and password guessing: attempts per client address.
   app.post("/sign-in", limitPerAddress(deps, LIMITS.signInPerAddress, "text"));
   app.route(
     "/",
@@ -49,6 +50,7 @@ function adminArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use(requireAdmin());
   app.route("/users", behind(adminUsersRoutes(deps), formBodies(deps), csrfProtect(deps)));
+  app.route("/two-factor", behind(adminTwoFactorRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/places", behind(adminPlacesRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/tablets", behind(adminTabletsRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/audit", behind(adminAuditRoutes(deps), formBodies(deps), csrfProtect(deps)));

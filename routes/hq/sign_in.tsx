@@ -1,9 +1,15 @@
-/** `/hq/sign-in` and `/hq/sign-out`: PIN sign-in with lockout messages (D23), for dispatchers and admins. */
+/**
+ * `/hq/sign-in` and `/hq/sign-out`: e-mail and password sign-in for dispatchers and admins
+ * (lib/staff_sign_in.ts, docs/sign-in.md "Dashboard passwords"). Every failure gets the same answer, 401
+ * "Wrong e-mail or password.", whoever the e-mail belongs to.
+ */
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { formText } from "@/lib/dashboard/forms.ts";
-import { signIn, signOut } from "@/lib/sessions.ts";
+import { signOut } from "@/lib/sessions.ts";
+import { signInStaff } from "@/lib/staff_sign_in.ts";
+import { LOCKOUT_MS, MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
 import { signInEmailField } from "@/lib/validation.ts";
 import {
   clearSession,
@@ -12,6 +18,7 @@ import {
   type SessionEnv,
   setSessionCookie,
 } from "@/routes/web/session.ts";
+import { rememberedBrowserCookie, setRememberedBrowserCookie } from "@/routes/web/remembered_browser.ts";
 import { type HqContext, hqPage } from "@/components/hq/page.tsx";
 import { answerRefusal } from "@/routes/hq/refusals.ts";
 import { buttonClass, Field, inputClass, type Notice, NoticeBox } from "@/components/hq/ui.tsx";
@@ -21,7 +28,10 @@ const HOME = "/hq/parts";
 /** The sign-in form; `next` is where to go afterwards (kept inside /hq by safeNext). */
 const signInForm = z.object({
   email: signInEmailField,
-  pin: formText,
+  // As typed: a password is never trimmed (lib/passwords/rules.ts normalises it).
+  password: formText,
+  /** The second factor's code, for admins who set one up (docs/sign-in.md "Two-factor sign-in for admins"). */
+  code: formText,
   next: formText.transform((v) => safeNext(v, "/hq", HOME)),
 });
 
@@ -31,7 +41,7 @@ const signInQuery = z.object({
   signed_out: z.string().optional().catch(undefined),
 });
 
-const page = (c: HqContext, data: Data, status: 200 | 401 | 403 | 409 | 422 = 200) =>
+const page = (c: HqContext, data: Data, status: 200 | 401 | 409 | 422 = 200) =>
   hqPage(c, { title: "Sign in", section: "none", status }, <Page data={data} />);
 
 export function signInRoutes(deps: AppDeps) {
@@ -46,23 +56,16 @@ export function signInRoutes(deps: AppDeps) {
   });
 
   app.post("/sign-in", async (c) => {
-    const { email, pin, next } = signInForm.parse(await c.req.parseBody());
+    const { email, password, code, next } = signInForm.parse(await c.req.parseBody());
     try {
-      // No device identity here: one PIN-check count per user for every dashboard client (lib/pin_attempts.ts).
-      const { token, user } = await signIn(deps, { name: { email }, pin, client: { kind: "dashboard" } });
-      if (user.role === "driver") {
-        // The PIN was right, but this face is not for drivers: end the session it just opened.
-        await signOut(deps.db, token);
-        return page(c, {
-          email,
-          next,
-          notice: {
-            kind: "error",
-            text: "The HQ dashboard is for dispatchers and admins. Drivers sign in on the depot tablet.",
-          },
-        }, 403);
-      }
+      const { token, browserToken } = await signInStaff(deps, {
+        email,
+        password,
+        code,
+        browserToken: rememberedBrowserCookie(deps.config).get(c),
+      });
       setSessionCookie(c, deps, token);
+      setRememberedBrowserCookie(c, deps.config, browserToken);
       return c.redirect(next, 303);
     } catch (error) {
       return answerRefusal(c, error, { show: (r) => page(c, { email, next, notice: r.notice }, r.status) });
@@ -85,7 +88,9 @@ interface Data {
   notice: Notice | null;
 }
 
-/** E-mail and PIN (D23), for dispatchers and admins (D24). */
+const PAUSE = `After ${MAX_PIN_CHECKS} wrong tries, sign-in pauses for ${LOCKOUT_MS / 60_000} minutes.`;
+
+/** E-mail and password, for dispatchers and admins (D24). */
 function Page({ data }: { data: Data }) {
   return (
     <div class="mx-auto mt-8 max-w-sm rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
@@ -105,19 +110,30 @@ function Page({ data }: { data: Data }) {
             autofocus
           />
         </Field>
-        <Field label="PIN">
+        <Field label="Password">
           <input
             class={inputClass}
             type="password"
-            name="pin"
-            inputmode="numeric"
-            pattern="[0-9]*"
+            name="password"
             autocomplete="current-password"
             required
           />
         </Field>
+        <Field label="Two-factor code" hint="only if you set up two-factor sign-in">
+          <input
+            class={inputClass}
+            name="code"
+            inputmode="numeric"
+            pattern="[0-9 ]{6,7}"
+            autocomplete="one-time-code"
+          />
+        </Field>
         <button type="submit" class={buttonClass + " justify-center"}>Sign in</button>
       </form>
+      {/* The same words for everyone: the answer to a failure never says which rule refused it. */}
+      <p class="mt-4 text-base text-slate-600">
+        {PAUSE} Forgot your password? Ask an admin to set a new one.
+      </p>
     </div>
   );
 }

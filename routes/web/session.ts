@@ -84,7 +84,9 @@ export function setSessionCookie(c: Context, deps: Pick<AppDeps, "config">, toke
  * `"storage"`: the tablet keeps each driver's unsent work there (IndexedDB, by user id) and its offline
  * pages in the service worker's cache, which the worker itself drops at sign-out
  * (render/assets/tablet_sw.ts). Not `"cookies"`: that would also wipe an enrolled tablet's device cookie
- * (routes/web/device.ts); the session cookie is the only other cookie the site sets.
+ * (routes/web/device.ts), nor the dashboard's remembered-browser cookie (routes/web/remembered_browser.ts),
+ * which opens nothing but keeps this browser's wrong passwords counted apart; the session cookie is the only
+ * other cookie the site sets.
  */
 export function clearSession(c: Context, deps: Pick<AppDeps, "config">): void {
   sessionCookie(deps.config).clear(c);

@@ -20,7 +20,7 @@ Deno.test({
         await form.getByLabel("E-mail").fill("Nina@Depot.example");
         await form.getByLabel("Name").fill("Nina Night-shift");
         await form.getByLabel("Role").selectOption("dispatcher");
-        await form.getByLabel("PIN").fill("5555");
+        await form.getByLabel("Password").fill("nina-night-shift-55");
         await form.getByRole("button", { name: "Add user" }).click();
         await page.getByText("User added.").waitFor();
         const row = page.locator('tr[data-user="nina@depot.example"]');
@@ -28,21 +28,36 @@ Deno.test({
 
         await form.getByLabel("E-mail").fill("nina@depot.example");
         await form.getByLabel("Name").fill("Again");
-        await form.getByLabel("PIN").fill("5555");
+        await form.getByLabel("Role").selectOption("dispatcher");
+        await form.getByLabel("Password").fill("nina-night-shift-55");
         await form.getByRole("button", { name: "Add user" }).click();
         await page.getByText("A user with the e-mail nina@depot.example already exists.").waitFor();
 
-        const nina = await signInAs(world, { email: "nina@depot.example", pin: "5555" });
+        const nina = await signInAs(world, { email: "nina@depot.example", password: "nina-night-shift-55" });
         assert.equal(new URL(nina.url()).pathname, "/hq/parts");
         await nina.context().close();
       });
 
-      await t.step("users: reset a PIN and deactivate a user", async () => {
+      await t.step("users: reset a driver's PIN and a dispatcher's password, deactivate a user", async () => {
         await page.goto(world.url("/hq/admin/users"));
         const sam = page.locator('tr[data-user="sam@depot.example"]');
         await sam.getByLabel("New PIN for sam@depot.example").fill("24680");
         await sam.getByRole("button", { name: "Set PIN" }).click();
         await page.getByText("PIN set; any lockout lifted.").waitFor();
+        const priya = page.locator(`tr[data-user="${DEMO.dispatcher.email}"]`);
+        assert.equal(
+          await priya.getByLabel(`New PIN for ${DEMO.dispatcher.email}`).count(),
+          0,
+          "no PIN for staff",
+        );
+        await priya.getByLabel(`New password for ${DEMO.dispatcher.email}`).fill("priya-new-password-1");
+        await priya.getByRole("button", { name: "Set password" }).click();
+        await page.getByText("Password set; their other sessions ended and any lockout lifted.").waitFor();
+        const signedInAgain = await signInAs(world, {
+          email: DEMO.dispatcher.email,
+          password: "priya-new-password-1",
+        });
+        await signedInAgain.context().close();
         await page.locator('tr[data-user="nina@depot.example"]').getByRole("button", { name: "Deactivate" })
           .click();
         await page.getByText("User deactivated; their sessions ended.").waitFor();

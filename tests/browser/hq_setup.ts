@@ -15,8 +15,8 @@ import { confirmed, dropOffPayload, pickUpPayload } from "@/testkit/movements.ts
 import { launchBrowser, serveApp, type ServedApp } from "@/testkit/browser.ts";
 
 export const DEMO = {
-  dispatcher: { email: "priya@depot.example", pin: "2468", name: "Priya Dispatch" },
-  admin: { email: "admin@depot.example", pin: "9999", name: "Alex Admin" },
+  dispatcher: { email: "priya@depot.example", password: "dispatcher-demo-2468", name: "Priya Dispatch" },
+  admin: { email: "admin@depot.example", password: "admin-demo-9999", name: "Alex Admin" },
   driver: { email: "dana@depot.example", pin: "4821", name: "Dana Driver" },
 };
 
@@ -126,7 +126,7 @@ export async function hqWorld(): Promise<HqWorld> {
  */
 export async function signInAs(
   world: HqWorld,
-  who: { email: string; pin: string },
+  who: { email: string; password: string },
   next = "/hq/parts",
   options: BrowserContextOptions = {},
 ): Promise<Page> {
@@ -139,7 +139,7 @@ export async function signInAs(
   await page.goto(world.url(next));
   assert.ok(page.url().startsWith(world.url("/hq/sign-in")), `sent to sign-in, got ${page.url()}`);
   await page.getByLabel("E-mail").fill(who.email);
-  await page.getByLabel("PIN").fill(who.pin);
+  await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL((u) => !u.pathname.startsWith("/hq/sign-in"));
   return page;

@@ -5,6 +5,7 @@
 import type { Role, User } from "@/db/schema.ts";
 import { ensureAssets, getAssets } from "@/render/assets.ts";
 import { hashToken } from "@/io/tokens.ts";
+import { hashPin } from "@/io/pin.ts";
 import { sessionCookie } from "@/routes/web/session.ts";
 import type { Db } from "@/db/client.ts";
 import type { TestApp } from "@/testkit/app.ts";
@@ -18,6 +19,43 @@ let assets: Promise<unknown> | undefined;
 export function withAssets(): Promise<unknown> {
   assets ??= getAssets().catch(() => ensureAssets({ log: () => {} }));
   return assets;
+}
+
+/** The dashboard password of staff made by makeStaff (passes lib/passwords/rules.ts). */
+export const TEST_PASSWORD = "tinned-peaches-on-bay-7";
+// PBKDF2 is slow on purpose: hash the test password once per process.
+let passwordHash: Promise<string> | undefined;
+export const testPasswordHash = () => (passwordHash ??= hashPin(TEST_PASSWORD));
+
+/** A dispatcher (or admin) who signs in to the dashboard with TEST_PASSWORD. */
+export async function makeStaff(
+  a: TestApp,
+  opts: { role?: "dispatcher" | "admin"; email?: string; active?: boolean } = {},
+): Promise<User> {
+  return await makeUser(a.db, {
+    role: opts.role ?? "dispatcher",
+    ...opts,
+    passwordHash: await testPasswordHash(),
+  });
+}
+
+/** A form post to the dashboard's sign-in, from this site (Origin), as a browser sends it. */
+export async function postSignIn(
+  a: TestApp,
+  fields: Record<string, string>,
+  cookie = "",
+): Promise<Response> {
+  await withAssets();
+  return await a.app.request("/hq/sign-in", {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: "http://localhost",
+      ...(cookie ? { cookie } : {}),
+    },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
 }
 
 export interface HqClient {
