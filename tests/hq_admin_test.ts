@@ -1,16 +1,22 @@
 import assert from "node:assert/strict";
 import { MAX_PIN_CHECKS } from "@/lib/pin_attempts.ts";
 import { signIn, type TabletClient } from "@/lib/sessions.ts";
-import { appTest } from "@/testkit/app.ts";
+import { appTest, type TestApp } from "@/testkit/app.ts";
+import { enrolDevice } from "@/lib/devices.ts";
 import { makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { pageText, postSignIn, signedIn, TEST_PASSWORD } from "@/tests/helpers/hq.ts";
 
 /** A tablet's PIN check, made through the use case (no device row is needed at this level). */
-const TABLET: TabletClient = { kind: "tablet", deviceId: 1 };
+/** An enrolled tablet to sign in on (a PIN is checked only there; a tablet session is bound to it). */
+async function enrolledTablet(a: TestApp): Promise<TabletClient> {
+  const { device } = await enrolDevice(a.db, a.clock, { name: "Bay", enrolledBy: null });
+  return { kind: "tablet", deviceId: device.id };
+}
 
 appTest(
   "hq admin users: add, refuse a duplicate or a bad PIN, deactivate (ending sessions), reactivate",
   async (a) => {
+    const TABLET = await enrolledTablet(a);
     const admin = await signedIn(a, "admin");
     const add = await admin.post("/hq/admin/users", {
       email: "New@Depot.example",
@@ -69,6 +75,7 @@ appTest(
 );
 
 appTest("hq admin users: a PIN reset lifts a lockout and ends the user's other sessions", async (a) => {
+  const TABLET = await enrolledTablet(a);
   const admin = await signedIn(a, "admin");
   const driver = await makeUser(a.db, { role: "driver" });
   const driverSession = await signedIn(a, "driver", driver);

@@ -19,14 +19,21 @@ import {
 } from "@/lib/sessions.ts";
 import { enrolDevice, revokeDevice } from "@/lib/devices.ts";
 import { dbTest } from "@/testkit/db.ts";
+import { sql } from "kysely";
+import { makeSession } from "@/tests/helpers/hq.ts";
+import { hashToken } from "@/io/tokens.ts";
 import { makeUser } from "@/testkit/factories.ts";
 import type { Db } from "@/db/client.ts";
 
 // Hashing is slow on purpose (PBKDF2); one hash serves every test of this file.
 const PIN = "4821";
 const pinHash = hashPin(PIN);
-/** The tablet of most tests (a PIN is checked only on a tablet; no device row is needed at this level). */
+/**
+ * The tablet of most tests (a PIN is checked only on a tablet), enrolled by `setup`: a tablet session is
+ * bound to its device and counts only with the device's token (docs/sign-in.md "Sessions on a tablet").
+ */
 const BAY: TabletClient = { kind: "tablet", deviceId: 1_000_000 };
+const BAY_TOKEN = "bay-device-token";
 const EMAIL = "dana@depot.example";
 
 /** The tablet's answer to a wrong PIN with `left` tries left. */
@@ -46,8 +53,15 @@ async function rejects(promise: Promise<unknown>, message: string | RegExp): Pro
 const attempt = (deps: SignInDeps, pin: string, client: TabletClient = BAY, email = EMAIL) =>
   signIn(deps, { name: { email }, pin, client });
 
+/** Resolves a session as a request from the BAY tablet would (its device cookie's token). */
+const resolveOnBay = (db: Db, clock: FakeClock, token: string) =>
+  resolveSession(db, clock, token, { deviceToken: BAY_TOKEN });
+
 async function setup(db: Db) {
   const clock = new FakeClock();
+  // A fixed id (the identity column is GENERATED ALWAYS): the tests name BAY before any database exists.
+  await sql`INSERT INTO devices (id, name, token_hash, enrolled_by, enrolled_at) OVERRIDING SYSTEM VALUE
+    VALUES (${BAY.deviceId}, 'Bay', ${hashToken(BAY_TOKEN)}, NULL, ${clock.now()})`.execute(db);
   const user = await makeUser(db, { email: EMAIL, pinHash: await pinHash });
   return { deps: { db, clock }, clock, user };
 }
@@ -66,7 +80,7 @@ dbTest("sessions: the right PIN opens a session that resolves to the user", asyn
   const { deps, clock, user } = await setup(db);
   const { token, user: signedIn } = await attempt(deps, PIN, BAY, " Dana@Depot.example ");
   assert.equal(signedIn.id, user.id);
-  const { session } = await resolveSession(db, clock, token);
+  const { session } = await resolveOnBay(db, clock, token);
   assert.equal(session?.user.id, user.id);
   assert.ok(session.csrfToken.length >= 32);
   assert.equal(session.expiresAt.getTime(), clock.now().getTime() + IDLE_TIMEOUT_MS);
@@ -113,7 +127,7 @@ dbTest(
     await rejects(attempt(deps, PIN), "Too many wrong PINs. Try again in 1 minute.");
     clock.advance(60_000);
     const { token } = await attempt(deps, PIN);
-    assert.ok((await resolveSession(db, clock, token)).session);
+    assert.ok((await resolveOnBay(db, clock, token)).session);
   },
 );
 
@@ -203,12 +217,12 @@ dbTest("sessions: a session ends after 10 minutes idle; activity keeps it alive"
   for (let i = 0; i < 3; i++) {
     clock.advance(9 * 60_000);
     assert.ok(
-      (await resolveSession(db, clock, token)).session,
+      (await resolveOnBay(db, clock, token)).session,
       `still signed in after ${(i + 1) * 9} minutes`,
     );
   }
   clock.advance(IDLE_TIMEOUT_MS);
-  assert.deepEqual(await resolveSession(db, clock, token), { session: null, ended: "idle" });
+  assert.deepEqual(await resolveOnBay(db, clock, token), { session: null, ended: "idle" });
   // The expired session is gone, not merely refused.
   assert.equal((await db.selectFrom("sessions").selectAll().execute()).length, 0);
 });
@@ -217,7 +231,7 @@ dbTest("sessions: one millisecond short of the idle timeout is still signed in",
   const { deps, clock } = await setup(db);
   const { token } = await attempt(deps, PIN);
   clock.advance(IDLE_TIMEOUT_MS - 1);
-  assert.ok((await resolveSession(db, clock, token)).session);
+  assert.ok((await resolveOnBay(db, clock, token)).session);
 });
 
 dbTest(
@@ -226,7 +240,7 @@ dbTest(
     const { deps, clock, user } = await setup(db);
     const { token } = await attempt(deps, PIN);
     await db.updateTable("users").set({ active: false }).where("id", "=", user.id).execute();
-    assert.deepEqual(await resolveSession(db, clock, token), { session: null, ended: "ended" });
+    assert.deepEqual(await resolveOnBay(db, clock, token), { session: null, ended: "ended" });
     await rejects(attempt(deps, PIN), wrongPin(MAX_PIN_CHECKS - 1));
   },
 );
@@ -236,11 +250,11 @@ dbTest("sessions: sign-out ends the session; idle sessions are swept", async ({ 
   const first = await attempt(deps, PIN);
   const second = await attempt(deps, PIN);
   await signOut(db, first.token);
-  assert.deepEqual(await resolveSession(db, clock, first.token), { session: null, ended: "ended" });
-  assert.ok((await resolveSession(db, clock, second.token)).session);
+  assert.deepEqual(await resolveOnBay(db, clock, first.token), { session: null, ended: "ended" });
+  assert.ok((await resolveOnBay(db, clock, second.token)).session);
   clock.advance(IDLE_TIMEOUT_MS);
   assert.equal(await deleteIdleSessions(db, clock), 1);
-  assert.equal((await resolveSession(db, clock, second.token)).session, null);
+  assert.equal((await resolveOnBay(db, clock, second.token)).session, null);
 });
 
 dbTest("sessions: the server's sweep deletes idle sessions and closed PIN windows", async ({ db }) => {
@@ -262,15 +276,15 @@ dbTest("sessions: the server's sweep deletes idle sessions and closed PIN window
   assert.equal(lines[0], "sweep: 1 idle sessions, 1 closed PIN windows removed");
   const left = await db.selectFrom("sessions").select("token_hash").execute();
   assert.equal(left.length, 1, "the session used a minute ago stays");
-  assert.ok((await resolveSession(db, clock, fresh.token)).session);
+  assert.ok((await resolveOnBay(db, clock, fresh.token)).session);
   // Left: the window the latest sign-in opened (still open, its check given back).
   assert.deepEqual(await db.selectFrom("pin_attempts").select("checks").execute(), [{ checks: 0 }]);
 });
 
 dbTest("sessions: an unknown or empty token resolves to nobody", async ({ db }) => {
   const clock = new FakeClock();
-  assert.equal((await resolveSession(db, clock, "")).session, null);
-  assert.equal((await resolveSession(db, clock, "not-a-token")).session, null);
+  assert.equal((await resolveOnBay(db, clock, "")).session, null);
+  assert.equal((await resolveOnBay(db, clock, "not-a-token")).session, null);
 });
 
 dbTest(
@@ -293,7 +307,7 @@ dbTest(
     assert.ok((await resolveSession(db, clock, token, { deviceToken: bay1.token })).session);
 
     // A dashboard session is bound to nothing: valid with or without a device cookie.
-    const dashboard = await attempt(deps, PIN);
+    const dashboard = await makeSession(db, user.id, clock.now());
     assert.ok((await resolveSession(db, clock, dashboard.token)).session);
     assert.ok((await resolveSession(db, clock, dashboard.token, { deviceToken: bay2.token })).session);
 
