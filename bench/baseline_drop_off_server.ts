@@ -34,7 +34,7 @@ async function dropOff(run: Run, email: string, d: DropOffDetails) {
   const confirmed = d.parts.filter((p) => p.confirm)
     .map((p) => ({ partId: Number(p.parts_order_id), imageId: Number(p.image_id) }));
   const query = submissionReadQuery(
-    { email: email.toLowerCase() },
+    { email: email.toLowerCase(), roles: ["driver"] },
     {
       flow,
       claimFlow: "direct",

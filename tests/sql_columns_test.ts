@@ -69,8 +69,10 @@ function submissionReads(): RawBuilder<unknown>[] {
       for (const imageColumn of ["pickup_image_id", "delivery_image_id"] as const) {
         const q: SubmissionReadQuery = {
           email: "dana@depot.example",
+          roles: ["driver"],
           knownHomeHqId: null,
           norm: "ABC123",
+          contains: true,
           flow,
           pinnedClaimId: null,
           pickup: flow === "reverse",

@@ -28,4 +28,5 @@ export const dropOffReverseEvent = defineEvent({
       movement_status: recorded.movementStatus,
     };
   },
+  movementOf: (answer) => answer.parts_movement_id,
 });

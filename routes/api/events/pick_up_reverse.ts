@@ -24,4 +24,5 @@ export const pickUpReverseEvent = defineEvent({
       parts_movement_id: recorded.movementId,
     };
   },
+  movementOf: (answer) => answer.parts_movement_id,
 });
