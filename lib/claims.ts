@@ -8,6 +8,7 @@ import {
 } from "@/db/queries/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { normaliseRego } from "@/lib/rego.ts";
+import type { Actor } from "@/lib/users.ts";
 
 /** How many vehicles the "several vehicles" message names before it summarises the rest. */
 export const LISTED_VEHICLES = VEHICLES_READ - 1;
@@ -20,6 +21,10 @@ export const MIN_REGO_CHARS = 2;
  * many characters; a shorter one matches only a whole registration, else answers as no match does.
  */
 export const HANDLER_CONTAINS_FROM = 4;
+
+/** The shortest rego that may match a part of a registration for this actor: the handler's (D30), else D11's. */
+export const containsFromOf = (actor: Actor): number =>
+  "user" in actor ? MIN_REGO_CHARS : HANDLER_CONTAINS_FROM;
 
 export interface ResolvedClaim {
   id: number;

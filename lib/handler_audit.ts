@@ -1,9 +1,10 @@
 /**
  * The audit entry of each movement the handler records (docs/dashboard.md "Audit trail"): who (the user of
  * the payload's e-mail), which movement, which event, and the source address (the client address as
- * routes/web/rate_limits.ts computes it). Written after the submission committed, in a transaction of its
- * own, so the submission's round trips stay as docs/performance.md "Round trips" counts them; a failed
- * write never turns a recorded movement into a failure answer: it is logged with the same facts.
+ * routes/web/rate_limits.ts computes it). Written after the submission committed, in a statement (and
+ * transaction) of its own, so the submission's own statements stay as they are (one more round trip on a
+ * success, docs/performance.md "Round trips"); a failed write never turns a recorded movement into a failure
+ * answer: a warning line carries the same facts.
  */
 import { insertHandlerMovementEntry } from "@/db/queries/audit.ts";
 import { logger } from "@/io/log.ts";

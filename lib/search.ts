@@ -8,7 +8,7 @@ import { latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
 import { partsOnTruck } from "@/db/queries/movements.ts";
 import { arrivedPartsOf, partsAwaitingPickUp } from "@/db/queries/parts.ts";
 import { hqLocationById } from "@/db/queries/places.ts";
-import { HANDLER_CONTAINS_FROM, MIN_REGO_CHARS, resolveClaim } from "@/lib/claims.ts";
+import { containsFromOf, MIN_REGO_CHARS, resolveClaim } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { type Actor, actorUser } from "@/lib/users.ts";
 
@@ -57,7 +57,7 @@ export function searchAs<T>(
 ): Promise<T> {
   return onOneConnection(db, async (db) => {
     await actorUser(db, actor);
-    return await search(db, rego, "user" in actor ? MIN_REGO_CHARS : HANDLER_CONTAINS_FROM);
+    return await search(db, rego, containsFromOf(actor));
   });
 }
 

@@ -39,13 +39,7 @@ import {
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import type { ClaimFlow } from "@/db/queries/claims.ts";
-import {
-  claimOfResolution,
-  HANDLER_CONTAINS_FROM,
-  MIN_REGO_CHARS,
-  type ResolvedClaim,
-  searchableRego,
-} from "@/lib/claims.ts";
+import { claimOfResolution, containsFromOf, type ResolvedClaim, searchableRego } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import type { Flow } from "@/lib/flows.ts";
 import { type ConfirmedPart, confirmedParts, type MovementDeps } from "@/lib/movements/checks.ts";
@@ -98,8 +92,7 @@ export function submissionReadQuery(
     roles: "email" in actor ? actor.roles : [],
     knownHomeHqId: "user" in actor ? actor.user.home_hq_id : null,
     norm,
-    // The handler's actor matches a part of a registration only from D30's length (lib/search.ts too).
-    contains: (norm?.length ?? 0) >= ("user" in actor ? MIN_REGO_CHARS : HANDLER_CONTAINS_FROM),
+    contains: (norm?.length ?? 0) >= containsFromOf(actor), // D11, the handler's D30
     flow: scope.claimFlow,
     pinnedClaimId: null,
     pickup: scope.pickup,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { MOVEMENT_STAGES } from "@/db/schema.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
-import { HANDLER_CONTAINS_FROM } from "@/lib/claims.ts";
+import { containsFromOf } from "@/lib/claims.ts";
 import { actorUser } from "@/lib/users.ts";
 import { emailField, idField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
@@ -20,6 +20,6 @@ export const uploadTokenEvent = defineEvent({
       partId: input.Parts_Order,
       stage: input.Movement_Stage,
       rego: input.rego,
-      containsFrom: HANDLER_CONTAINS_FROM, // D30
+      containsFrom: containsFromOf(actor), // D30
     }),
 });
