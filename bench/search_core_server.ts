@@ -34,7 +34,13 @@ Deno.serve({ port: config.port, hostname: "127.0.0.1", onListen: () => {} }, asy
   const event = eventOf(payload.event_type);
   const input = parseInput(event.schema, payload) as { user_email: string };
   return Response.json(
-    success(await event.run(deps, { email: input.user_email, roles: config.handlerRoles }, input)),
+    success(
+      await event.run(deps, {
+        email: input.user_email,
+        roles: config.handlerRoles,
+        sourceAddress: "127.0.0.1",
+      }, input),
+    ),
   );
 });
 

@@ -11,8 +11,10 @@ export type ActingUser = Pick<User, "id" | "name" | "home_hq_id">;
  * The handler's acting user: its `user_email` (lower-cased by its schema) and the roles allowed to use the
  * app (HANDLER_ROLES, docs/handler.md "Who the handler acts for"). An active user of another role is
  * answered exactly as an unknown e-mail is (`User not found.`), so the handler tells nothing about them.
+ * `sourceAddress`: the client address (routes/web/rate_limits.ts), for the audit entry of each movement the
+ * handler records (lib/movements/submission.ts `handlerAuditOf`).
  */
-export type HandlerActor = { email: string; roles: readonly Role[] };
+export type HandlerActor = { email: string; roles: readonly Role[]; sourceAddress: string };
 
 /**
  * Who makes a request: a user already known (the tablet's session user), or the handler's actor, which the

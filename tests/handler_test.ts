@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import { HANDLER_BODY_LIMIT } from "@/routes/api/handler.ts";
 import { appTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { captureLogs } from "@/tests/helpers/observed.ts";
 import { confirmed, dropOffPayload, flowSetup, writtenCounts } from "@/testkit/movements.ts";
+import { COUNTED_SUBMISSIONS } from "@/testkit/round_trips.ts";
 
 const JSON_TYPE = /^application\/json/;
 
@@ -413,7 +415,42 @@ appTest(
     assert.equal(entries[0].subject, `movement:${movementId}`);
     assert.equal(entries[0].actor_id, s.user.id);
     assert.equal(entries[0].claim_id, s.claim.id);
-    assert.deepEqual(entries[0].after, { event: "parts_drop_off", source_address: "198.51.100.4" });
+    assert.deepEqual(entries[0].after, { stage: "direct_dropoff", source_address: "198.51.100.4" });
+    // Written in the movement's own statement: a retry (D16) writes nothing, so no second entry.
+    const again = await call(dropOffPayload(s.user.email, rego, s.shop, confirmed(s.pairs)), "192.0.2.1");
+    assert.equal(again.body.result.data.parts_movement_id, movementId);
+    assert.equal(
+      (await a.db.selectFrom("audit_log").select("id").where("action", "=", "handler.movement").execute())
+        .length,
+      1,
+    );
   },
   { config: { trustedProxies: ["127.0.0.1"] } },
+);
+
+appTest(
+  "handler: every movement submission writes its audit entry with the movement, one per movement",
+  async (a) => {
+    const movements = [];
+    for (const flow of COUNTED_SUBMISSIONS) {
+      const answer = await (await flow.prepare(a, 2))();
+      assert.equal(answer.result.status, "success", flow.name);
+      movements.push(answer.result.data!.parts_movement_id as number);
+    }
+    const entries = await a.db.selectFrom("audit_log")
+      .innerJoin("parts_movements as m", (j) => j.onRef(sql`'movement:' || m.id`, "=", "audit_log.subject"))
+      .select(["m.id", "audit_log.claim_id", "m.claim_id as movement_claim", "audit_log.after"])
+      .where("audit_log.action", "=", "handler.movement").orderBy("audit_log.id").execute();
+    // Leg 1 of the leg-2 flow is a movement of its own: drop-off, pickup, (pickup, leg 2 of that trip).
+    assert.deepEqual(
+      entries.map((e) => [e.after, e.claim_id === e.movement_claim]),
+      [
+        [{ stage: "direct_dropoff", source_address: "local" }, true],
+        [{ stage: "reverse_pickup", source_address: "local" }, true],
+        [{ stage: "reverse_pickup", source_address: "local" }, true],
+        [{ stage: "reverse_dropoff", source_address: "local" }, true],
+      ],
+    );
+    assert.deepEqual(entries.map((e) => e.id).slice(-1), movements.slice(-1));
+  },
 );

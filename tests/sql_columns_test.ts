@@ -109,6 +109,7 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
       rows: [{ part_id: 1, image_id: 1, photo_id: 1 }],
       flip: { ...flip, from: "Picked Up from Repair Shop", to: "Returned to HQ" },
       outbox,
+      audit: { stage: "reverse_dropoff", sourceAddress: "203.0.113.7" },
     }),
   ],
   "movements.ts#writeNewMovementSql": () => [
@@ -131,6 +132,7 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
       linkOnManagement: false,
       outbox,
       unlessOpenTrip: false,
+      audit: { stage: "direct_dropoff", sourceAddress: "203.0.113.7" },
     }),
   ],
   "submission_reads.ts#submissionReadSql": submissionReads,

@@ -37,24 +37,6 @@ export async function insertAuditEntry(db: Db, entry: AuditWrite): Promise<void>
   }).execute();
 }
 
-/**
- * Writes the entry of a movement the handler recorded (docs/dashboard.md "Audit trail"): the actor is the
- * user of the payload's e-mail and the claim the movement's, both read by the insert itself.
- */
-export async function insertHandlerMovementEntry(
-  db: Db,
-  entry: { email: string; movementId: number; after: Record<string, unknown> },
-): Promise<void> {
-  await db.insertInto("audit_log").values({
-    actor_id: db.selectFrom("users").select("id").where("email", "=", entry.email),
-    action: "handler.movement",
-    subject: `movement:${entry.movementId}`,
-    claim_id: db.selectFrom("parts_movements").select("claim_id").where("id", "=", entry.movementId),
-    before: null,
-    after: sql`${json(entry.after)}::jsonb` as unknown as string,
-  }).execute();
-}
-
 export interface AuditFilters {
   actorId?: number;
   action?: AuditAction;

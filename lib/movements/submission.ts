@@ -39,6 +39,7 @@ import {
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import type { ClaimFlow } from "@/db/queries/claims.ts";
+import type { MovementAudit } from "@/db/queries/movements.ts";
 import { claimOfResolution, containsFromOf, type ResolvedClaim, searchableRego } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import type { Flow } from "@/lib/flows.ts";
@@ -103,6 +104,15 @@ export function submissionReadQuery(
     imageIds: confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]),
     repairerId: scope.repairerId,
   };
+}
+
+/**
+ * The audit entry a movement of this actor is written with (db/queries/movements.ts `MovementAudit`): the
+ * handler's carry their source address (docs/handler.md "Who the handler acts for"); a tablet session's
+ * need none.
+ */
+export function handlerAuditOf(actor: Actor, flow: Flow): MovementAudit | null {
+  return "email" in actor ? { stage: flow.stage, sourceAddress: actor.sourceAddress } : null;
 }
 
 /** The acting user and the claim, checked in D13 order over a read. */

@@ -8,7 +8,6 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { anySecretMatcher } from "@/io/secure_compare.ts";
-import { auditHandlerMovement } from "@/lib/handler_audit.ts";
 import { lineTextField, parseInput } from "@/lib/validation.ts";
 import { CODE } from "@/routes/api/codes.ts";
 import { envelopeOf, fault, success } from "@/routes/api/envelope.ts";
@@ -75,19 +74,10 @@ export function handlerRoutes(deps: AppDeps) {
         const sourceAddress = c.get("sourceAddress");
         const decision = perUser?.hit(sourceAddress, input.user_email);
         if (decision && !decision.allowed) return tooMany(c, decision, "json");
-        // Only for the roles allowed to use the app (HANDLER_ROLES): any other user is `User not found.`.
-        const actor = { email: input.user_email, roles: handlerRoles };
-        const data = await event.run(deps, actor, input);
-        const movementId = event.movementOf?.(data);
-        if (movementId !== undefined) {
-          await auditHandlerMovement(deps, {
-            email: actor.email,
-            movementId,
-            event: event_type,
-            sourceAddress,
-          });
-        }
-        return c.json(success(data));
+        // Only for the roles allowed to use the app (HANDLER_ROLES): any other user is `User not found.`. The
+        // source address goes into each recorded movement's audit entry (lib/movements/submission.ts).
+        const actor = { email: input.user_email, roles: handlerRoles, sourceAddress };
+        return c.json(success(await event.run(deps, actor, input)));
       } catch (error) {
         const envelope = envelopeOf(error);
         if (envelope) return c.json(envelope);

@@ -69,7 +69,7 @@ export function limitPerAddress(deps: AppDeps, perMinute: number, answer: LimitA
 
 /**
  * Notes the client address on the request (`sourceAddress`): the request's log line carries it
- * (routes/web/request_log.ts), and the handler's audit entries (lib/handler_audit.ts).
+ * (routes/web/request_log.ts), and the handler's movements' audit entries (lib/movements/submission.ts).
  */
 export function noteSourceAddress(deps: AppDeps): MiddlewareHandler {
   return async (c, next) => {

@@ -23,5 +23,4 @@ export const dropOffEvent = defineEvent({
     });
     return { delivery_parts: recorded.deliveryParts, parts_movement_id: recorded.movementId };
   },
-  movementOf: (answer) => answer.parts_movement_id,
 });

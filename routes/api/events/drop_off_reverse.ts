@@ -28,5 +28,4 @@ export const dropOffReverseEvent = defineEvent({
       movement_status: recorded.movementStatus,
     };
   },
-  movementOf: (answer) => answer.parts_movement_id,
 });

@@ -24,5 +24,4 @@ export const pickUpReverseEvent = defineEvent({
       parts_movement_id: recorded.movementId,
     };
   },
-  movementOf: (answer) => answer.parts_movement_id,
 });

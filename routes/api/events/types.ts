@@ -11,8 +11,6 @@ import type { Actor } from "@/lib/users.ts";
 export interface HandlerEvent<S extends z.ZodType = z.ZodType, R = unknown> {
   schema: S;
   run(deps: AppDeps, actor: Actor, payload: z.output<S>): Promise<R>;
-  /** A submission: the movement its answer names, audited with the source address (lib/handler_audit.ts). */
-  movementOf?(answer: R): number;
 }
 
 /** Keeps the event's own payload and answer types. */
