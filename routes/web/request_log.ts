@@ -6,7 +6,8 @@
  * The record holds the route pattern that answered (`/photos/:id`, never the path: paths carry ids and the
  * handler's `?publickey=`), the method, the status, the duration to the answer's headers, the signed-in
  * user's id, and on the app's routes (handler, upload) the source address (routes/web/rate_limits.ts
- * `noteSourceAddress`). Nothing else of the request is read: no query, header, cookie or body reaches a log.
+ * `noteSourceAddress`: the peer, or what a trusted proxy wrote in X-Forwarded-For). Nothing else of the
+ * request is read: no query, other header, cookie or body reaches a log.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
