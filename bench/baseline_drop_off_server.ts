@@ -34,7 +34,7 @@ async function dropOff(run: Run, email: string, d: DropOffDetails) {
   const confirmed = d.parts.filter((p) => p.confirm)
     .map((p) => ({ partId: Number(p.parts_order_id), imageId: Number(p.image_id) }));
   const query = submissionReadQuery(
-    { email: email.toLowerCase() },
+    { email: email.toLowerCase(), roles: ["driver"], sourceAddress: "127.0.0.1" },
     {
       flow,
       claimFlow: "direct",
@@ -92,6 +92,8 @@ async function dropOff(run: Run, email: string, d: DropOffDetails) {
         at: now.toISOString(),
       }, now),
       unlessOpenTrip: false,
+      // The service writes the handler's audit entry in this statement too.
+      audit: { stage: "direct_dropoff", sourceAddress: "127.0.0.1" },
     }).compile(sqlCompiler),
   );
   const deliveryOf = new Map(written.map((r) => [r.part_id, r.id]));

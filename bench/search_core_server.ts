@@ -33,7 +33,15 @@ Deno.serve({ port: config.port, hostname: "127.0.0.1", onListen: () => {} }, asy
   const { payload } = await req.json();
   const event = eventOf(payload.event_type);
   const input = parseInput(event.schema, payload) as { user_email: string };
-  return Response.json(success(await event.run(deps, { email: input.user_email }, input)));
+  return Response.json(
+    success(
+      await event.run(deps, {
+        email: input.user_email,
+        roles: config.handlerRoles,
+        sourceAddress: "127.0.0.1",
+      }, input),
+    ),
+  );
 });
 
 // The database closed before the exit, as the service does (bench/bare_db.ts says why).

@@ -298,6 +298,7 @@ export const AUDIT_ACTIONS = [
   "part.status",
   "announcement.retry",
   "import",
+  "handler.movement",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -6,6 +6,9 @@ import { z } from "zod";
 import { canonicalTimeZone } from "@/io/time_zone.ts";
 
 const APP_ENVS = ["development", "stage", "production"] as const;
+// db/schema.ts ROLES (io/ reads no database module).
+const ROLE_NAMES = ["driver", "dispatcher", "admin"] as const;
+const ROLES_PROBLEM = "must be roles (driver, dispatcher, admin) separated by commas";
 const CHAT_FORMATS = ["cliq", "slack", "teams", "json"] as const;
 const LOG_FORMATS = ["json", "text"] as const;
 const LOG_LEVELS = ["debug", "info", "warning", "error"] as const;
@@ -75,6 +78,13 @@ const envSchema = z.object({
     .optional(),
   // Not in D2 (docs/performance.md "Memory and start-up"): thumbnails decoded at once, the rest wait.
   THUMBNAIL_CONCURRENCY: positiveInt(navigator.hardwareConcurrency),
+  // The key before a rotation, accepted beside PUBLIC_KEY until every phone has the new one
+  // (docs/operations.md "Rotating the public key").
+  PUBLIC_KEY_PREVIOUS: z.string().min(1).optional(),
+  // The roles the handler acts for (docs/handler.md "Who the handler acts for"); drivers by default.
+  HANDLER_ROLES: z.string().transform((v) => [...new Set(v.split(",").map((r) => r.trim()).filter(Boolean))])
+    .pipe(z.array(z.enum(ROLE_NAMES, { error: ROLES_PROBLEM })).min(1, { error: ROLES_PROBLEM }))
+    .optional(),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -122,6 +132,10 @@ export interface Config {
   /** How often an open `/hq/live` stream checks that its session still holds (routes/hq/live.ts); fixed,
    * tests shorten it. */
   liveSessionCheckMs: number;
+  /** The key before a rotation, also accepted by the handler while set (PUBLIC_KEY_PREVIOUS). */
+  publicKeyPrevious: string | undefined;
+  /** The roles the handler acts for (HANDLER_ROLES); any other user is answered as unknown. */
+  handlerRoles: readonly (typeof ROLE_NAMES)[number][];
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -184,13 +198,26 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       `Invalid configuration: PUBLIC_KEY must be at least ${MIN_PUBLIC_KEY_LENGTH} characters when APP_ENV is ${e.APP_ENV}`,
     );
   }
+  // The previous key is as much a secret as the current one while phones still send it.
+  if (
+    e.APP_ENV !== "development" && e.PUBLIC_KEY_PREVIOUS &&
+    e.PUBLIC_KEY_PREVIOUS.length < MIN_PUBLIC_KEY_LENGTH
+  ) {
+    throw new ConfigError(
+      `Invalid configuration: PUBLIC_KEY_PREVIOUS must be at least ${MIN_PUBLIC_KEY_LENGTH} characters when APP_ENV is ${e.APP_ENV}`,
+    );
+  }
+  const publicKey = e.PUBLIC_KEY ?? "dev-public-key";
+  if (e.PUBLIC_KEY_PREVIOUS !== undefined && e.PUBLIC_KEY_PREVIOUS === publicKey) {
+    throw new ConfigError("Invalid configuration: PUBLIC_KEY_PREVIOUS must differ from PUBLIC_KEY");
+  }
   return {
     port: e.PORT,
     host: e.HOST ?? (e.APP_ENV === "development" ? LOOPBACK : ALL_INTERFACES),
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     appEnv: e.APP_ENV,
-    publicKey: e.PUBLIC_KEY ?? "dev-public-key",
+    publicKey,
     appOwner: e.APP_OWNER,
     appName: e.APP_NAME,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
@@ -229,6 +256,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     idleMemoryMs: e.IDLE_MEMORY_SECONDS * 1000,
     thumbnailConcurrency: e.THUMBNAIL_CONCURRENCY,
     liveSessionCheckMs: 5_000,
+    publicKeyPrevious: e.PUBLIC_KEY_PREVIOUS,
+    handlerRoles: e.HANDLER_ROLES ?? ["driver"],
   };
 }
 

@@ -27,3 +27,17 @@ export function secretMatcher(secret: string): (candidate: string) => boolean {
     return difference === 0;
   };
 }
+
+/**
+ * `secretMatcher` for several secrets at once (the public key and the one before it while a rotation runs,
+ * docs/operations.md "Rotating the public key"): every secret is compared on every call, without stopping
+ * at the first that matches, so the time says nothing about which one (if any) the candidate is.
+ */
+export function anySecretMatcher(secrets: readonly string[]): (candidate: string) => boolean {
+  const matchers = secrets.map(secretMatcher);
+  return (candidate) => {
+    let matched = false;
+    for (const matches of matchers) matched = matches(candidate) || matched;
+    return matched;
+  };
+}

@@ -8,9 +8,23 @@ import {
 } from "@/db/queries/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { normaliseRego } from "@/lib/rego.ts";
+import type { Actor } from "@/lib/users.ts";
 
 /** How many vehicles the "several vehicles" message names before it summarises the rest. */
 export const LISTED_VEHICLES = VEHICLES_READ - 1;
+
+/** D11: a typed rego with fewer characters left is refused; from this many on it may match a part of one. */
+export const MIN_REGO_CHARS = 2;
+
+/**
+ * D30: on the handler (whose key every phone carries) a rego matches a part of a registration only from this
+ * many characters; a shorter one matches only a whole registration, else answers as no match does.
+ */
+export const HANDLER_CONTAINS_FROM = 4;
+
+/** The shortest rego that may match a part of a registration for this actor: the handler's (D30), else D11's. */
+export const containsFromOf = (actor: Actor): number =>
+  "user" in actor ? MIN_REGO_CHARS : HANDLER_CONTAINS_FROM;
 
 export interface ResolvedClaim {
   id: number;
@@ -24,7 +38,7 @@ export interface ResolvedClaim {
  */
 export function searchableRego(rego: string): string | null {
   const norm = normaliseRego(rego);
-  return norm.length < 2 ? null : norm;
+  return norm.length < MIN_REGO_CHARS ? null : norm;
 }
 
 /**
@@ -46,13 +60,17 @@ export function claimOfResolution(rego: string, resolution: ClaimResolution): Re
   return resolution.claim;
 }
 
-/** The claim for a rego and flow (one statement), or null when no claim matches; see `claimOfResolution`. */
+/**
+ * The claim for a rego and flow (one statement), or null when no claim matches; see `claimOfResolution`.
+ * `containsFrom`: the shortest rego that may match a part of a registration (D11; the handler's D30).
+ */
 export async function resolveClaim(
   db: QueryRunner,
   rego: string,
   flow: ClaimFlow,
+  containsFrom = MIN_REGO_CHARS,
 ): Promise<ResolvedClaim | null> {
   const norm = searchableRego(rego);
   if (norm === null) throw new DomainError("invalid", "Enter at least 2 characters of the rego.");
-  return claimOfResolution(rego, await resolveClaimOfRego(db, norm, flow));
+  return claimOfResolution(rego, await resolveClaimOfRego(db, norm, flow, norm.length >= containsFrom));
 }

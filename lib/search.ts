@@ -8,7 +8,7 @@ import { latestReverseMovement, managementOf } from "@/db/queries/claims.ts";
 import { partsOnTruck } from "@/db/queries/movements.ts";
 import { arrivedPartsOf, partsAwaitingPickUp } from "@/db/queries/parts.ts";
 import { hqLocationById } from "@/db/queries/places.ts";
-import { resolveClaim } from "@/lib/claims.ts";
+import { containsFromOf, MIN_REGO_CHARS, resolveClaim } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { type Actor, actorUser } from "@/lib/users.ts";
 
@@ -46,22 +46,27 @@ export type ReverseSearch = ReversePickupSearch | ReverseDropoffSearch;
 
 /**
  * A search as a request makes it: the actor's user first (D13: `User not found.`), then `search`, all its
- * statements on one pooled connection (db/client.ts onOneConnection).
+ * statements on one pooled connection (db/client.ts onOneConnection). The handler's actor matches a part of
+ * a registration only from D30's length; a session's user from D11's.
  */
 export function searchAs<T>(
   db: Db,
   actor: Actor,
-  search: (db: Db, rego: string) => Promise<T>,
+  search: (db: Db, rego: string, containsFrom: number) => Promise<T>,
   rego: string,
 ): Promise<T> {
   return onOneConnection(db, async (db) => {
     await actorUser(db, actor);
-    return await search(db, rego);
+    return await search(db, rego, containsFromOf(actor));
   });
 }
 
-export async function searchDirect(db: Db, rego: string): Promise<DirectSearch> {
-  const claim = await resolveClaim(db, rego, "direct");
+export async function searchDirect(
+  db: Db,
+  rego: string,
+  containsFrom = MIN_REGO_CHARS,
+): Promise<DirectSearch> {
+  const claim = await resolveClaim(db, rego, "direct", containsFrom);
   if (!claim) throw new DomainError("not_found", "Rego not found");
   const management = await managementOf(db, claim.id);
   if (!management) throw new DomainError("not_found", "Record not found");
@@ -76,8 +81,12 @@ export async function searchDirect(db: Db, rego: string): Promise<DirectSearch> 
   };
 }
 
-export async function searchReverse(db: Db, rego: string): Promise<ReverseSearch> {
-  const claim = await resolveClaim(db, rego, "reverse");
+export async function searchReverse(
+  db: Db,
+  rego: string,
+  containsFrom = MIN_REGO_CHARS,
+): Promise<ReverseSearch> {
+  const claim = await resolveClaim(db, rego, "reverse", containsFrom);
   if (!claim) throw new DomainError("not_found", "Rego not found");
   const trip = await latestReverseMovement(db, claim.id);
   if (trip && trip.movement_status === "Parts Picked Up") {

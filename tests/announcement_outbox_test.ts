@@ -334,7 +334,9 @@ chatTest(
       false,
       "only a failed one can be retried",
     );
-    const audit = await a.db.selectFrom("audit_log").select(["actor_id", "action", "subject"]).execute();
+    // The drop-off that made the announcement has its own entry (`handler.movement`); the staff's are these.
+    const audit = await a.db.selectFrom("audit_log").select(["actor_id", "action", "subject"])
+      .where("action", "!=", "handler.movement").execute();
     assert.deepEqual(audit, [
       { actor_id: dispatcher.id, action: "announcement.retry", subject: `announcement:${pm.id}` },
     ], "the retry that happened is audited, once");

@@ -164,6 +164,44 @@ Deno.test("config: outside development PUBLIC_KEY must have at least 16 characte
   assert.equal(parseConfig({ APP_ENV: "development", PUBLIC_KEY: "k" }).publicKey, "k");
 });
 
+Deno.test("config: PUBLIC_KEY_PREVIOUS, for a rotation, is as long as PUBLIC_KEY must be and differs from it", () => {
+  assert.equal(parseConfig({}).publicKeyPrevious, undefined);
+  const stage = { APP_ENV: "stage", PUBLIC_KEY: "the-new-key-0123456" };
+  assert.equal(
+    parseConfig({ ...stage, PUBLIC_KEY_PREVIOUS: "the-old-key-0123456" }).publicKeyPrevious,
+    "the-old-key-0123456",
+  );
+  assert.equal(
+    configError({ ...stage, PUBLIC_KEY_PREVIOUS: "fifteen-chars-x" }),
+    "Invalid configuration: PUBLIC_KEY_PREVIOUS must be at least 16 characters when APP_ENV is stage",
+  );
+  assert.equal(
+    configError({ ...stage, PUBLIC_KEY_PREVIOUS: stage.PUBLIC_KEY }),
+    "Invalid configuration: PUBLIC_KEY_PREVIOUS must differ from PUBLIC_KEY",
+  );
+  // In development a short one is accepted, but never the key in use (the default included).
+  assert.equal(parseConfig({ PUBLIC_KEY_PREVIOUS: "old" }).publicKeyPrevious, "old");
+  assert.equal(
+    configError({ PUBLIC_KEY_PREVIOUS: "dev-public-key" }),
+    "Invalid configuration: PUBLIC_KEY_PREVIOUS must differ from PUBLIC_KEY",
+  );
+});
+
+Deno.test("config: HANDLER_ROLES are the roles the handler acts for, drivers by default", () => {
+  assert.deepEqual(parseConfig({}).handlerRoles, ["driver"]);
+  assert.deepEqual(parseConfig({ HANDLER_ROLES: " driver, admin ,driver" }).handlerRoles, [
+    "driver",
+    "admin",
+  ]);
+  for (const HANDLER_ROLES of ["drivers", "driver,root", " , "]) {
+    assert.equal(
+      configError({ HANDLER_ROLES }),
+      "Invalid configuration: HANDLER_ROLES must be roles (driver, dispatcher, admin) separated by commas",
+      HANDLER_ROLES,
+    );
+  }
+});
+
 Deno.test("config: the body pace and the trusted proxies", () => {
   assert.deepEqual(parseConfig({}).bodyPace, { timeoutMs: 20_000, minBytesPerSecond: 4096 });
   assert.deepEqual(parseConfig({}).trustedProxies, []);

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import { HANDLER_BODY_LIMIT } from "@/routes/api/handler.ts";
 import { appTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { captureLogs } from "@/tests/helpers/observed.ts";
+import { confirmed, dropOffPayload, flowSetup, writtenCounts } from "@/testkit/movements.ts";
+import { COUNTED_SUBMISSIONS } from "@/testkit/round_trips.ts";
 
 const JSON_TYPE = /^application\/json/;
 
@@ -26,6 +29,14 @@ const search = (user_email: unknown, details: unknown = { rego: "ABC123", moveme
   event_type: "Parts_search_details",
   user_email,
   details,
+});
+
+const tokenPayload = (user_email: string, part: number, rego: string) => ({
+  event_type: "parts_movement_upload_token",
+  Parts_Order: part,
+  Movement_Stage: "direct_dropoff",
+  rego,
+  user_email,
 });
 
 // ---------------------------------------------------------------------------------------------------------
@@ -63,6 +74,26 @@ appTest("handler D7: the configured public key is the one checked", async (a) =>
   assert.match(right.headers.get("content-type")!, JSON_TYPE);
   assert.equal((await right.json()).result.status, "success");
 }, { config: { publicKey: "s3crét key" } });
+
+appTest(
+  "handler: while a key rotation runs, PUBLIC_KEY and PUBLIC_KEY_PREVIOUS are both accepted",
+  async (a) => {
+    const user = await makeUser(a.db);
+    await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
+    const body = JSON.stringify({ payload: search(user.email) });
+    for (const key of ["new-key-0123456789", "old-key-0123456789"]) {
+      const res = await post(a, body, `?publickey=${key}`);
+      assert.equal(res.status, 200, key);
+      assert.equal((await res.json()).result.status, "success", key);
+    }
+    for (const key of ["dev-public-key", "new-key-012345678", "old-key-0123456789x", ""]) {
+      const res = await post(a, body, `?publickey=${key}`);
+      assert.equal(res.status, 401, key);
+      assert.deepEqual(await res.json(), { code: 9370, message: "Invalid public key." });
+    }
+  },
+  { config: { publicKey: "new-key-0123456789", publicKeyPrevious: "old-key-0123456789" } },
+);
 
 appTest("handler D7: a body that is not JSON answers 400 with code 1000", async (a) => {
   for (const body of ["not json", '{"payload":', ""]) {
@@ -250,14 +281,42 @@ appTest("handler D9/D24: a deactivated user answers User not found.", async (a) 
   await expectFailure(await a.handler(search(user.email)), "User not found.");
 });
 
-appTest("handler D24: an active user of any role may call the handler", async (a) => {
+appTest(
+  "handler D24: it acts only for HANDLER_ROLES (drivers by default); any other user gets the unknown e-mail's answer",
+  async (a) => {
+    const s = await flowSetup(a, { status: "Arrived", stage: "direct_dropoff" });
+    const rego = s.claim.registration;
+    const unknown = "nobody@depot.example";
+    const calls = (email: string) => [
+      search(email, { rego, movement_type: "direct" }),
+      tokenPayload(email, s.parts[0].id, rego),
+      dropOffPayload(email, rego, s.shop, confirmed(s.pairs)),
+    ];
+    const unknownAnswers = [];
+    for (const payload of calls(unknown)) unknownAnswers.push(await (await a.handler(payload)).json());
+    assert.deepEqual(unknownAnswers.map((b) => b.result.text), Array(3).fill("User not found."));
+    for (const role of ["dispatcher", "admin"] as const) {
+      const staff = await makeUser(a.db, { role });
+      const before = await writtenCounts(a.db);
+      const answers = [];
+      for (const payload of calls(staff.email)) answers.push(await (await a.handler(payload)).json());
+      // Byte for byte what an unknown e-mail gets: the handler is no oracle for who is staff.
+      assert.deepEqual(answers, unknownAnswers, role);
+      assert.deepEqual(await writtenCounts(a.db), before, role);
+    }
+    for (const payload of calls(s.user.email)) {
+      assert.equal((await a.call(payload)).result.status, "success", payload.event_type);
+    }
+  },
+);
+
+appTest("handler D24: HANDLER_ROLES may let other roles use the app", async (a) => {
   await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
-  for (const role of ["driver", "dispatcher", "admin"] as const) {
-    const user = await makeUser(a.db, { role });
-    const body = await a.call(search(user.email));
-    assert.equal(body.result.status, "success", role);
-  }
-});
+  const admin = await makeUser(a.db, { role: "admin" });
+  const dispatcher = await makeUser(a.db, { role: "dispatcher" });
+  assert.equal((await a.call(search(admin.email))).result.status, "success");
+  assert.equal((await a.call(search(dispatcher.email))).result.text, "User not found.");
+}, { config: { handlerRoles: ["driver", "admin"] } });
 
 appTest("handler D9: user_email is matched without case and surrounding spaces", async (a) => {
   await makeClaim(a.db, { registration: "ABC123", parts: [{ status: "Arrived" }] });
@@ -312,3 +371,86 @@ appTest("handler: a database fault answers 503 without internals", async (a) => 
   const ref = body.message.match(/ref ([0-9a-f-]{36})/)[1];
   assert.ok(logged.some((line) => line.includes(ref)), "the fault is logged with its reference");
 });
+
+// ---------------------------------------------------------------------------------------------------------
+// Source address (docs/handler.md "Who the handler acts for")
+
+appTest(
+  "handler: each action's log line and each recorded movement's audit entry carry the source address",
+  async (a) => {
+    using logs = captureLogs();
+    const s = await flowSetup(a, { status: "Arrived", stage: "direct_dropoff" });
+    await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, a.app.fetch);
+    const url = `http://127.0.0.1:${server.addr.port}/api/handler?publickey=${a.config.publicKey}`;
+    const call = async (payload: unknown, forwardedFor: string) => {
+      const res = await fetch(url, {
+        method: "POST",
+        // The trusted proxy's entry is the last one; the client's own claim before it is not believed.
+        headers: { "content-type": "application/json", "x-forwarded-for": `10.6.6.6, ${forwardedFor}` },
+        body: JSON.stringify({ payload }),
+      });
+      assert.equal(res.status, 200);
+      return { id: res.headers.get("x-request-id"), body: await res.json() };
+    };
+    const rego = s.claim.registration;
+    const found = await call(search(s.user.email, { rego, movement_type: "direct" }), "203.0.113.7");
+    assert.equal(found.body.result.status, "success");
+    const dropped = await call(
+      dropOffPayload(s.user.email, rego, s.shop, confirmed(s.pairs)),
+      "198.51.100.4",
+    );
+    assert.equal(dropped.body.result.status, "success");
+    const movementId = dropped.body.result.data.parts_movement_id;
+
+    const lines = logs.records().filter((l) =>
+      l.logger === "parts-movement.http" && l.route === "/api/handler"
+    );
+    const addressOf = (id: string | null) => lines.find((l) => l.request_id === id)?.source_address;
+    assert.equal(addressOf(found.id), "203.0.113.7");
+    assert.equal(addressOf(dropped.id), "198.51.100.4");
+
+    const entries = await a.db.selectFrom("audit_log").selectAll().where("action", "=", "handler.movement")
+      .execute();
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0].subject, `movement:${movementId}`);
+    assert.equal(entries[0].actor_id, s.user.id);
+    assert.equal(entries[0].claim_id, s.claim.id);
+    assert.deepEqual(entries[0].after, { stage: "direct_dropoff", source_address: "198.51.100.4" });
+    // Written in the movement's own statement: a retry (D16) writes nothing, so no second entry.
+    const again = await call(dropOffPayload(s.user.email, rego, s.shop, confirmed(s.pairs)), "192.0.2.1");
+    assert.equal(again.body.result.data.parts_movement_id, movementId);
+    assert.equal(
+      (await a.db.selectFrom("audit_log").select("id").where("action", "=", "handler.movement").execute())
+        .length,
+      1,
+    );
+  },
+  { config: { trustedProxies: ["127.0.0.1"] } },
+);
+
+appTest(
+  "handler: every movement submission writes its audit entry with the movement, one per movement",
+  async (a) => {
+    const movements = [];
+    for (const flow of COUNTED_SUBMISSIONS) {
+      const answer = await (await flow.prepare(a, 2))();
+      assert.equal(answer.result.status, "success", flow.name);
+      movements.push(answer.result.data!.parts_movement_id as number);
+    }
+    const entries = await a.db.selectFrom("audit_log")
+      .innerJoin("parts_movements as m", (j) => j.onRef(sql`'movement:' || m.id`, "=", "audit_log.subject"))
+      .select(["m.id", "audit_log.claim_id", "m.claim_id as movement_claim", "audit_log.after"])
+      .where("audit_log.action", "=", "handler.movement").orderBy("audit_log.id").execute();
+    // Leg 1 of the leg-2 flow is a movement of its own: drop-off, pickup, (pickup, leg 2 of that trip).
+    assert.deepEqual(
+      entries.map((e) => [e.after, e.claim_id === e.movement_claim]),
+      [
+        [{ stage: "direct_dropoff", source_address: "local" }, true],
+        [{ stage: "reverse_pickup", source_address: "local" }, true],
+        [{ stage: "reverse_pickup", source_address: "local" }, true],
+        [{ stage: "reverse_dropoff", source_address: "local" }, true],
+      ],
+    );
+    assert.deepEqual(entries.map((e) => e.id).slice(-1), movements.slice(-1));
+  },
+);

@@ -56,9 +56,9 @@ appTest(
     const driver = await makeDriver(o);
     const tablet = new Tablet(o);
     const s = await flowSetup(o, { count: 1, status: "Arrived", stage: "direct_dropoff" });
-    const answers: { res: Response; route: string; status: number; user?: number }[] = [];
-    const keep = (res: Response, route: string, status: number, user?: number) => {
-      answers.push({ res, route, status, user });
+    const answers: { res: Response; route: string; status: number; user?: number; source?: string }[] = [];
+    const keep = (res: Response, route: string, status: number, user?: number, source?: string) => {
+      answers.push({ res, route, status, user, source });
       return res;
     };
 
@@ -69,7 +69,8 @@ appTest(
     });
     keep(search, "/tablet/api/search", 200, driver.id);
     const payload = dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs));
-    keep(await o.handler(payload), "/api/handler", 200);
+    // The app's requests say where they came from (`local`: in process, without a connection).
+    keep(await o.handler(payload), "/api/handler", 200, undefined, "local");
     keep(await o.app.request("/photos/12345"), "/photos/:id{[1-9][0-9]{0,9}}", 401);
     keep(await o.app.request("/no/such/7"), "unmatched", 404);
 
@@ -77,7 +78,7 @@ appTest(
     const byId = requestLines(lines);
     // Two tablet requests before `search` (sign-in and home page), then the four above.
     assert.equal(byId.size, 2 + answers.length);
-    for (const { res, route, status, user } of answers) {
+    for (const { res, route, status, user, source } of answers) {
       const line = byId.get(idOf(res));
       assert.ok(line, `a line for ${route}`);
       assert.equal(line.route, route);
@@ -88,9 +89,15 @@ appTest(
       assert.ok((line.duration_ms as number) >= 0);
       assert.ok(!Number.isNaN(Date.parse(line["@timestamp"] as string)));
       assert.equal(line.user_id, user);
+      assert.equal(line.source_address, source);
       assert.deepEqual(
         Object.keys(line).sort(),
-        user === undefined ? REQUEST_KEYS : [...REQUEST_KEYS, "user_id"].sort(),
+        [
+          ...REQUEST_KEYS,
+          ...(user === undefined ? [] : ["user_id"]),
+          ...(source === undefined ? [] : ["source_address"]),
+        ]
+          .sort(),
       );
     }
   },
@@ -238,6 +245,9 @@ appTest("logs: LOG_FORMAT=text writes one readable line per request", async (a) 
     /\[INF\] parts-movement·http: GET \/photos\/:id\{\[1-9\]\[0-9\]\{0,9\}\} 401 in [\d.]+ ms$/,
   );
   assert.ok(idOf(res));
+  // An app request's line says where it came from.
+  await (await o.handler({ event_type: "nope" })).body?.cancel();
+  assert.match(logs.lines[1], /parts-movement·http: POST \/api\/handler 200 in [\d.]+ ms from local$/);
 });
 
 Deno.test("logs: LOG_FORMAT defaults to text in development and json elsewhere; METRICS_TOKEN is long", () => {

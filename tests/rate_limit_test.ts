@@ -39,6 +39,35 @@ appTest(
   { config: { rateLimits: true } },
 );
 
+appTest(
+  "rate limits: the handler's per-user quota is per (address, e-mail): a flood from elsewhere leaves the driver's own address working",
+  async (a) => {
+    const driver = await makeUser(a.db);
+    await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, a.app.fetch);
+    const url = `http://127.0.0.1:${server.addr.port}/api/handler?publickey=${a.config.publicKey}`;
+    // TRUSTED_PROXIES names the loopback peer, so X-Forwarded-For's last entry is the client's address.
+    const from = (address: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": address },
+        body: JSON.stringify({ payload: search(driver.email) }),
+      });
+    for (let i = 0; i < LIMITS.handlerPerUser; i++) {
+      const res = await from("198.51.100.9");
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    const flooded = await from("198.51.100.9");
+    assert.equal(flooded.status, 429);
+    await flooded.body?.cancel();
+    // The driver's phone, from its own address, is answered as usual.
+    const own = await from("203.0.113.7");
+    assert.equal(own.status, 200);
+    assert.equal((await own.json()).result.text, "Rego not found");
+  },
+  { config: { rateLimits: true, trustedProxies: ["127.0.0.1"] }, only: "pglite" },
+);
+
 appTest("rate limits: the sign-in forms allow a bounded number of attempts per address", async (a) => {
   let last: Response | undefined;
   for (let i = 0; i <= LIMITS.signInPerAddress; i++) {

@@ -347,35 +347,36 @@ appTest(
 
 appTest("Parts_search_details D11: a contains-match finds the claim from part of the rego", async (a) => {
   const { parts } = await makeClaim(a.db, { registration: "GHJ-4567", parts: [{ status: "Arrived" }] });
-  const data = await expectSearchData(a, "j45", "direct");
+  const data = await expectSearchData(a, "j456", "direct");
   assert.equal(data.parts_list[0].parts_order_id, parts[0].id);
 });
 
 appTest("Parts_search_details D11: % in the rego matches itself, not everything", async (a) => {
   await makeClaim(a.db, { registration: "ABC 123", parts: [{ status: "Arrived" }] });
-  await makeClaim(a.db, { registration: "AXY 999", parts: [{ status: "Arrived" }] });
-  await expectSearchFailure(a, "A%", "direct", "Rego not found");
-  const { parts } = await makeClaim(a.db, { registration: "A%Z 1", parts: [{ status: "Arrived" }] });
-  const data = await expectSearchData(a, "A%", "direct");
+  await makeClaim(a.db, { registration: "AXY 919", parts: [{ status: "Arrived" }] });
+  await expectSearchFailure(a, "A%1", "direct", "Rego not found");
+  await expectSearchFailure(a, "AB%1", "direct", "Rego not found");
+  const { parts } = await makeClaim(a.db, { registration: "XAB%1 Z", parts: [{ status: "Arrived" }] });
+  const data = await expectSearchData(a, "AB%1", "direct");
   assert.equal(data.parts_list[0].parts_order_id, parts[0].id);
 });
 
 appTest("Parts_search_details D11: _ in the rego matches itself, not any one character", async (a) => {
-  await makeClaim(a.db, { registration: "AB1", parts: [{ status: "Arrived" }] });
-  await expectSearchFailure(a, "A_", "direct", "Rego not found");
+  await makeClaim(a.db, { registration: "ABC1", parts: [{ status: "Arrived" }] });
+  await expectSearchFailure(a, "AB_1", "direct", "Rego not found");
   const { parts } = await makeClaim(a.db, { registration: "TR_77", parts: [{ status: "Arrived" }] });
-  const data = await expectSearchData(a, "R_", "direct");
+  const data = await expectSearchData(a, "R_77", "direct");
   assert.equal(data.parts_list[0].parts_order_id, parts[0].id);
   const exact = await expectSearchData(a, "tr_77", "direct");
   assert.equal(exact.parts_list[0].parts_order_id, parts[0].id);
 });
 
 appTest("Parts_search_details D11: a backslash in the rego matches itself", async (a) => {
-  await makeClaim(a.db, { registration: "AB1", parts: [{ status: "Arrived" }] });
-  await expectSearchFailure(a, "A\\", "direct", "Rego not found");
-  await expectSearchFailure(a, "\\\\", "direct", "Rego not found");
-  const { parts } = await makeClaim(a.db, { registration: "Q\\W 5", parts: [{ status: "Arrived" }] });
-  const data = await expectSearchData(a, "q\\w", "direct");
+  await makeClaim(a.db, { registration: "AB12", parts: [{ status: "Arrived" }] });
+  await expectSearchFailure(a, "AB1\\", "direct", "Rego not found");
+  await expectSearchFailure(a, "\\\\\\\\", "direct", "Rego not found");
+  const { parts } = await makeClaim(a.db, { registration: "XQ\\W 5", parts: [{ status: "Arrived" }] });
+  const data = await expectSearchData(a, "q\\w5", "direct");
   assert.equal(data.parts_list[0].parts_order_id, parts[0].id);
 });
 
@@ -391,6 +392,50 @@ appTest(
   },
 );
 
+appTest(
+  "Parts_search_details D30: on the handler a rego of 2 or 3 characters matches only a whole registration",
+  async (a) => {
+    const made = [];
+    for (const reg of ["AB 123", "XAB 99", "KAB 1"]) {
+      made.push(await makeClaim(a.db, { registration: reg, parts: [{ status: "Arrived" }] }));
+    }
+    const user = await makeUser(a.db);
+    // Part of several registrations: the protocol's no-match answers, naming none of them, on the search,
+    // the upload token and a submission alike.
+    for (const rego of ["ab", "AB1", "b-12", "K A"]) {
+      for (const flow of ["direct", "reverse"] as const) {
+        await expectSearchFailure(a, rego, flow, "Rego not found");
+      }
+      const token = await a.call({
+        event_type: "parts_movement_upload_token",
+        Parts_Order: made[0].parts[0].id,
+        Movement_Stage: "direct_dropoff",
+        rego,
+        user_email: user.email,
+      });
+      assert.equal(token.result.text, "Rego not found", rego);
+      const dropOff = await a.call({
+        event_type: "parts_drop_off",
+        user_email: user.email,
+        details: {
+          rego,
+          movement_type: "direct",
+          delivery_location: { id: "1" },
+          parts: [{ parts_order_id: made[0].parts[0].id, confirm: true, image_id: "1" }],
+        },
+      });
+      assert.equal(dropOff.result.text, "Claim not found.", rego);
+    }
+    // A short registration typed whole is still found.
+    const { parts } = await makeClaim(a.db, { registration: "Q7", parts: [{ status: "Arrived" }] });
+    const data = await expectSearchData(a, "q 7", "direct");
+    assert.equal(data.parts_list[0].parts_order_id, parts[0].id);
+    // From 4 characters on, a part of a registration matches (D11).
+    const found = await expectSearchData(a, "b123", "direct");
+    assert.equal(found.parts_list[0].parts_order_id, made[0].parts[0].id);
+  },
+);
+
 appTest("Parts_search_details D11: an exact match wins over contains-matches", async (a) => {
   const { parts } = await makeClaim(a.db, { registration: "AB 12", parts: [{ status: "Arrived" }] });
   await makeClaim(a.db, { registration: "XAB12", parts: [{ status: "Arrived" }] });
@@ -402,15 +447,15 @@ appTest("Parts_search_details D11: an exact match wins over contains-matches", a
 appTest(
   "Parts_search_details D11: a rego matching several vehicles names them and asks for the full rego",
   async (a) => {
-    await makeClaim(a.db, { registration: "DEF 456", parts: [{ status: "Arrived" }] });
+    await makeClaim(a.db, { registration: "DEF 4567", parts: [{ status: "Arrived" }] });
     await makeClaim(a.db, { registration: "GHJ4567", parts: [{ status: "Arrived" }] });
     await makeClaim(a.db, { registration: "ZZZ 111", parts: [{ status: "Arrived" }] });
     for (const flow of ["direct", "reverse"] as const) {
       await expectSearchFailure(
         a,
-        "456",
+        "4567",
         flow,
-        "Several vehicles match 456: DEF 456, GHJ4567. Enter the full rego.",
+        "Several vehicles match 4567: DEF 4567, GHJ4567. Enter the full rego.",
       );
     }
   },
@@ -621,9 +666,9 @@ appTest(
     }
     await expectSearchFailure(
       a,
-      "qq1",
+      "qq1 0",
       "direct",
-      "Several vehicles match qq1: QQ1 001, QQ1 002, QQ1 003, QQ1 004, QQ1 005 and more. Enter the full rego.",
+      "Several vehicles match qq1 0: QQ1 001, QQ1 002, QQ1 003, QQ1 004, QQ1 005 and more. Enter the full rego.",
     );
   },
 );

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { secretMatcher, secureEquals } from "@/io/secure_compare.ts";
+import { anySecretMatcher, secretMatcher, secureEquals } from "@/io/secure_compare.ts";
 
 Deno.test("secretMatcher: only the exact secret matches, whatever the candidate's length", () => {
   const isKey = secretMatcher("s3crét key");
@@ -22,4 +22,16 @@ Deno.test("secretMatcher: only the exact secret matches, whatever the candidate'
   assert.ok(!secretMatcher("ab")("ab\0"));
   assert.ok(secretMatcher("")(""));
   assert.ok(!secretMatcher("")("a"));
+});
+
+Deno.test("anySecretMatcher: either key of a rotation matches, nothing else", () => {
+  const isKey = anySecretMatcher(["new-key-0123456789", "old-key-0123456789"]);
+  assert.ok(isKey("new-key-0123456789"));
+  assert.ok(isKey("old-key-0123456789"));
+  for (
+    const wrong of ["", "new-key-012345678", "old-key-0123456789 ", "new-key-0123456789old-key-0123456789"]
+  ) {
+    assert.ok(!isKey(wrong), JSON.stringify(wrong));
+  }
+  assert.ok(anySecretMatcher(["only-one-key-0123"])("only-one-key-0123"));
 });

@@ -69,8 +69,10 @@ function submissionReads(): RawBuilder<unknown>[] {
       for (const imageColumn of ["pickup_image_id", "delivery_image_id"] as const) {
         const q: SubmissionReadQuery = {
           email: "dana@depot.example",
+          roles: ["driver"],
           knownHomeHqId: null,
           norm: "ABC123",
+          contains: true,
           flow,
           pinnedClaimId: null,
           pickup: flow === "reverse",
@@ -108,6 +110,7 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
       rows: [{ part_id: 1, image_id: 1, photo_id: 1 }],
       flip: { ...flip, from: "Picked Up from Repair Shop", to: "Returned to HQ" },
       outbox,
+      audit: { stage: "reverse_dropoff", sourceAddress: "203.0.113.7" },
     }),
   ],
   "movements.ts#writeNewMovementSql": () => [
@@ -130,6 +133,7 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
       linkOnManagement: false,
       outbox,
       unlessOpenTrip: false,
+      audit: { stage: "direct_dropoff", sourceAddress: "203.0.113.7" },
     }),
   ],
   "submission_reads.ts#submissionReadSql": submissionReads,

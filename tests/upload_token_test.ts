@@ -359,7 +359,7 @@ appTest("parts_movement_upload_token: an unknown or inactive user answers User n
 });
 
 appTest(
-  "parts_movement_upload_token: the rego resolves by the D11 rules (too short, several vehicles)",
+  "parts_movement_upload_token: the rego resolves by the D11 rules (too short, several vehicles) and D30's length",
   async (a) => {
     const { user, part } = await setup(a, "Arrived", "XYZ 100");
     await makeClaim(a.db, { registration: "XYZ 101", parts: [{ status: "Arrived" }] });
@@ -369,6 +369,6 @@ appTest(
         tokenCall({ Parts_Order: part.id, Movement_Stage: "direct_dropoff", rego, user_email: user.email }),
       );
     assert.equal(await ask("X"), "Enter at least 2 characters of the rego.");
-    assert.equal(await ask("xyz"), "Several vehicles match xyz: XYZ 100, XYZ 101. Enter the full rego.");
+    assert.equal(await ask("xyz1"), "Several vehicles match xyz1: XYZ 100, XYZ 101. Enter the full rego.");
   },
 );

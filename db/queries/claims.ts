@@ -100,19 +100,23 @@ export const claimResolutionColumns = sql`
 
 // Compiled once per flow: every search and upload runs it.
 const resolution = (flow: ClaimFlow) =>
-  compiledQuery((_db, norm: string, pattern: string) =>
+  compiledQuery((_db, norm: string, pattern: string | null) =>
     asCompilable(sql<ClaimResolution>`with ${claimResolutionCtes({ norm, pattern, flow, pinned: null })}
       select ${claimResolutionColumns}`)
   );
 const resolutionFor = { direct: resolution("direct"), reverse: resolution("reverse") };
 
-/** D11's resolution of a normalised rego for a flow, in one statement (see `claimResolutionCtes`). */
+/**
+ * D11's resolution of a normalised rego for a flow, in one statement (see `claimResolutionCtes`); without
+ * `contains`, only a whole registration matches (D30).
+ */
 export async function resolveClaimOfRego(
   db: QueryRunner,
   norm: string,
   flow: ClaimFlow,
+  contains = true,
 ): Promise<ClaimResolution> {
-  return await resolutionFor[flow].executeTakeFirstOrThrow(db, norm, containsPattern(norm));
+  return await resolutionFor[flow].executeTakeFirstOrThrow(db, norm, contains ? containsPattern(norm) : null);
 }
 
 const management = compiledQuery((db, claimId: number) =>

@@ -11,6 +11,7 @@ import { insertAnnouncementsSql, type OutboxWrite } from "@/db/queries/announcem
 import { notifyChangeSql } from "@/db/queries/changes.ts";
 import type {
   DeliverPart,
+  MovementStage,
   MovementStatus,
   NewDeliverPartRow,
   NewPartsMovement,
@@ -87,6 +88,36 @@ function flipAndHistory(f: StatusFlip, movementId: RawBuilder<number>, when: Raw
       order by v.ord)`;
 }
 
+/**
+ * The audit entry a handler submission writes with its movement (docs/dashboard.md "Audit trail"): the
+ * client address it came from and the stage recorded; null for a tablet's (its session is the record).
+ */
+export interface MovementAudit {
+  stage: MovementStage;
+  sourceAddress: string;
+}
+
+/**
+ * The movement's `handler.movement` audit entry, as a CTE of the submission's statement, so the movement
+ * and its entry are written together or not at all; nothing when `audit` is null or `when` is false.
+ */
+function auditEntry(
+  audit: MovementAudit | null,
+  f: StatusFlip,
+  movementId: RawBuilder<number>,
+  claimId: RawBuilder<number>,
+  when: RawBuilder<boolean>,
+) {
+  const after = audit === null
+    ? null
+    : JSON.stringify({ stage: audit.stage, source_address: audit.sourceAddress });
+  return sql`x as (
+      insert into audit_log (at, actor_id, action, subject, claim_id, after)
+      select ${f.at}::timestamptz, ${f.by}::int, 'handler.movement', 'movement:' || ${movementId}, ${claimId},
+        ${after}::jsonb
+      where ${after}::jsonb is not null and ${when})`;
+}
+
 export interface NewMovementWrite {
   movement: NewMovement;
   deliverParts: NewDeliverPart[];
@@ -100,6 +131,7 @@ export interface NewMovementWrite {
    * snapshot holds the trip of a pickup that held the lock before.
    */
   unlessOpenTrip: boolean;
+  audit: MovementAudit | null;
 }
 
 /**
@@ -158,6 +190,7 @@ export function writeNewMovementSql(w: NewMovementWrite) {
       update claim_management set parts_movement_id = ${movementId}
       where claim_id = ${m.claim_id}::int and ${w.linkOnManagement}::boolean and ${written}),
     a as (${insertAnnouncementsSql(w.outbox, movementId, written)}),
+    ${auditEntry(w.audit, f, movementId, sql<number>`${m.claim_id}::int`, written)},
     n as (${notifyChangeSql("movements")})
     select d.id, d.part_id, ${movementId} as movement_id, (select count(*) from f)::int as flipped,
       (select sent from n) as notified
@@ -184,6 +217,7 @@ export interface Leg2DropOffWrite {
   rows: { part_id: number; image_id: number; photo_id: number }[];
   flip: StatusFlip;
   outbox: OutboxWrite;
+  audit: MovementAudit | null;
 }
 
 /**
@@ -213,8 +247,9 @@ export function writeLeg2DropOffSql(w: Leg2DropOffWrite) {
           where x.movement_id = ${movementId} and x.delivery = false and x.part_id <> all(${flip.ids}::int[]))
           then movement_status else 'Parts Dropped off' end
       where id = ${movementId}
-      returning movement_status),
+      returning movement_status, claim_id),
     a as (${insertAnnouncementsSql(w.outbox, movementId)}),
+    ${auditEntry(w.audit, flip, movementId, sql<number>`(select claim_id from t)`, sql<boolean>`true`)},
     n as (${notifyChangeSql("movements")})
     select d.id, d.part_id, (select count(*) from f)::int as flipped,
       (select movement_status from t) as movement_status, (select sent from n) as notified

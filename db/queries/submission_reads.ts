@@ -86,10 +86,14 @@ export interface LockedTrip
 export interface SubmissionReadQuery {
   /** The acting user's e-mail, or null when the user is already known. */
   email: string | null;
+  /** The roles the user of `email` may have; another role reads as no user (the handler's HANDLER_ROLES). */
+  roles: readonly string[];
   /** Home HQ of an already known user (the looked-up user's own otherwise). */
   knownHomeHqId: number | null;
   /** The normalised rego, null when too short to search. */
   norm: string | null;
+  /** Whether `norm` may match a part of a registration (D11), or only a whole one (D30). */
+  contains: boolean;
   flow: ClaimFlow;
   /** A claim already resolved by an earlier read of this transaction: no vehicle search. */
   pinnedClaimId: number | null;
@@ -165,10 +169,11 @@ function appliedStepsSql(q: AppliedStepsQuery) {
 
 /** The statement (see the file's comment); `db` builds its subqueries (the bench compiles it bare). */
 export function submissionReadSql(db: QueryRunner, q: SubmissionReadQuery) {
-  const pattern = q.norm === null ? null : containsPattern(q.norm);
+  const pattern = q.norm === null || !q.contains ? null : containsPattern(q.norm);
   const claimId = sql<number>`(select id from claim)`;
   return sql<SubmissionRead>`with
-    actor as (select id, name, home_hq_id from users where email = ${q.email}::text and active = true),
+    actor as (select id, name, home_hq_id from users
+      where email = ${q.email}::text and active = true and role = any(${q.roles}::text[])),
     ${claimResolutionCtes({ norm: q.norm, pattern, flow: q.flow, pinned: q.pinnedClaimId })},
     locked_claim as materialized (
       select id from claims where ${q.pickup}::boolean and id = ${claimId} for no key update),

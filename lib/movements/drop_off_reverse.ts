@@ -22,7 +22,7 @@ import {
 import type { DeliveryPart, DropOffReverseInput } from "@/lib/movements/input.ts";
 import { countedSubmission } from "@/lib/movements/outcomes.ts";
 import { replayOf } from "@/lib/movements/replay.ts";
-import { submit } from "@/lib/movements/submission.ts";
+import { handlerAuditOf, submit } from "@/lib/movements/submission.ts";
 import type { Actor } from "@/lib/users.ts";
 
 export interface DropOffReverseResult {
@@ -103,6 +103,7 @@ async function recordDropOffReverse(
       movementId: trip.id,
       rows: checked.map((c) => ({ part_id: c.part.id, image_id: c.imageId, photo_id: c.photoId })),
       flip: { ids, from: flow.from, to: flow.to, at: now, by: user.id },
+      audit: handlerAuditOf(actor, flow),
       outbox: announcementOutbox(config, {
         title: "Parts Returned to HQ",
         rego: trip.registration,

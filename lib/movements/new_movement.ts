@@ -22,7 +22,7 @@ import {
 } from "@/lib/movements/checks.ts";
 import type { DeliveryPart, SubmittedPart } from "@/lib/movements/input.ts";
 import { replayOf } from "@/lib/movements/replay.ts";
-import { StaleRead, submit, submitOptimistically } from "@/lib/movements/submission.ts";
+import { handlerAuditOf, StaleRead, submit, submitOptimistically } from "@/lib/movements/submission.ts";
 import type { Actor } from "@/lib/users.ts";
 
 export interface NewMovementSpec {
@@ -103,6 +103,7 @@ export async function submitNewMovement(
       delivered: spec.delivered,
       flip: { ids, from: flow.from, to: flow.to, at: now, by: user.id },
       linkOnManagement: spec.linkOnManagement,
+      audit: handlerAuditOf(actor, flow),
       outbox: announcementOutbox(config, {
         title: spec.title,
         rego: claim.registration,

@@ -39,7 +39,8 @@ import {
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import type { ClaimFlow } from "@/db/queries/claims.ts";
-import { claimOfResolution, type ResolvedClaim, searchableRego } from "@/lib/claims.ts";
+import type { MovementAudit } from "@/db/queries/movements.ts";
+import { claimOfResolution, containsFromOf, type ResolvedClaim, searchableRego } from "@/lib/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import type { Flow } from "@/lib/flows.ts";
 import { type ConfirmedPart, confirmedParts, type MovementDeps } from "@/lib/movements/checks.ts";
@@ -86,10 +87,13 @@ export function submissionReadQuery(
   confirmed: ConfirmedPart[],
   lock = true,
 ): SubmissionReadQuery {
+  const norm = searchableRego(scope.rego);
   return {
     email: "email" in actor ? actor.email : null,
+    roles: "email" in actor ? actor.roles : [],
     knownHomeHqId: "user" in actor ? actor.user.home_hq_id : null,
-    norm: searchableRego(scope.rego),
+    norm,
+    contains: (norm?.length ?? 0) >= containsFromOf(actor), // D11, the handler's D30
     flow: scope.claimFlow,
     pinnedClaimId: null,
     pickup: scope.pickup,
@@ -100,6 +104,15 @@ export function submissionReadQuery(
     imageIds: confirmed.flatMap((p) => p.imageId === null ? [] : [p.imageId]),
     repairerId: scope.repairerId,
   };
+}
+
+/**
+ * The audit entry a movement of this actor is written with (db/queries/movements.ts `MovementAudit`): the
+ * handler's carry their source address (docs/handler.md "Who the handler acts for"); a tablet session's
+ * need none.
+ */
+export function handlerAuditOf(actor: Actor, flow: Flow): MovementAudit | null {
+  return "email" in actor ? { stage: flow.stage, sourceAddress: actor.sourceAddress } : null;
 }
 
 /** The acting user and the claim, checked in D13 order over a read. */

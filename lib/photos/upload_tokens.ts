@@ -34,6 +34,8 @@ export interface UploadTokenRequest {
   partId: number;
   stage: MovementStage;
   rego: string;
+  /** The shortest rego that may match a part of a registration: D11's by default, the handler's D30. */
+  containsFrom?: number;
 }
 
 export interface UploadTokenAnswer {
@@ -59,7 +61,12 @@ export async function createUploadToken(
   req: UploadTokenRequest,
 ): Promise<UploadTokenAnswer> {
   const flow = flowOfStage(req.stage);
-  const claim = await resolveClaim(db, req.rego, req.stage === "direct_dropoff" ? "direct" : "reverse");
+  const claim = await resolveClaim(
+    db,
+    req.rego,
+    req.stage === "direct_dropoff" ? "direct" : "reverse",
+    req.containsFrom,
+  );
   if (!claim) throw new DomainError("not_found", "Rego not found");
   const part = await partOfClaim(db, req.partId, claim.id);
   if (!part) throw new DomainError("not_found", "Part not found.");

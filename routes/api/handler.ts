@@ -7,12 +7,18 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
-import { secretMatcher } from "@/io/secure_compare.ts";
+import { anySecretMatcher } from "@/io/secure_compare.ts";
 import { lineTextField, parseInput } from "@/lib/validation.ts";
 import { CODE } from "@/routes/api/codes.ts";
 import { envelopeOf, fault, success } from "@/routes/api/envelope.ts";
 import { eventOf } from "@/routes/api/events/mod.ts";
-import { handlerUserLimiter, limitPerAddress, LIMITS, tooMany } from "@/routes/web/rate_limits.ts";
+import {
+  handlerUserLimiter,
+  limitPerAddress,
+  LIMITS,
+  noteSourceAddress,
+  tooMany,
+} from "@/routes/web/rate_limits.ts";
 import { bufferedBodies, bufferedBody } from "@/routes/web/body_limits.ts";
 
 export const HANDLER_BODY_LIMIT = 64 * 1024;
@@ -30,9 +36,11 @@ const tooLarge = (c: Context) =>
 export function handlerRoutes(deps: AppDeps) {
   const app = new Hono();
   const perUser = handlerUserLimiter(deps);
-  const isPublicKey = secretMatcher(deps.config.publicKey);
+  // PUBLIC_KEY, and while a rotation runs the one before it (docs/operations.md "Rotating the public key").
+  const { publicKey, publicKeyPrevious, handlerRoles } = deps.config;
+  const isPublicKey = anySecretMatcher(publicKeyPrevious ? [publicKey, publicKeyPrevious] : [publicKey]);
 
-  app.use(limitPerAddress(deps, LIMITS.handlerPerAddress, "json"));
+  app.use(noteSourceAddress(deps), limitPerAddress(deps, LIMITS.handlerPerAddress, "json"));
   app.post(
     "/",
     async (c, next) => {
@@ -59,12 +67,17 @@ export function handlerRoutes(deps: AppDeps) {
         const { event_type } = parseInput(eventTypeSchema, payload);
         const event = eventOf(event_type);
         const input = parseInput(event.schema, payload) as { user_email: string };
-        // Keyed on the e-mail (lower-cased by the schema, unique per user), so a request over the limit costs
-        // no database round trip and the submissions can read their user in their first statement
-        // (docs/performance.md "Round trips"). An unknown e-mail is limited like a known one.
-        const decision = perUser?.hit(input.user_email);
+        // Keyed on the client address and the e-mail (lower-cased by the schema, unique per user), so a
+        // request over the limit costs no database round trip and the submissions can read their user in
+        // their first statement (docs/performance.md "Round trips"). An unknown e-mail is limited like a
+        // known one.
+        const sourceAddress = c.get("sourceAddress");
+        const decision = perUser?.hit(sourceAddress, input.user_email);
         if (decision && !decision.allowed) return tooMany(c, decision, "json");
-        return c.json(success(await event.run(deps, { email: input.user_email }, input)));
+        // Only for the roles allowed to use the app (HANDLER_ROLES): any other user is `User not found.`. The
+        // source address goes into each recorded movement's audit entry (lib/movements/submission.ts).
+        const actor = { email: input.user_email, roles: handlerRoles, sourceAddress };
+        return c.json(success(await event.run(deps, actor, input)));
       } catch (error) {
         const envelope = envelopeOf(error);
         if (envelope) return c.json(envelope);

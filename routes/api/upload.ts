@@ -20,7 +20,7 @@ import {
 import { CODE, UPLOAD_REFUSAL_CODE } from "@/routes/api/codes.ts";
 import { fault } from "@/routes/api/envelope.ts";
 import { limitStreamedBody } from "@/routes/web/body_limits.ts";
-import { limitPerAddress, LIMITS } from "@/routes/web/rate_limits.ts";
+import { limitPerAddress, LIMITS, noteSourceAddress } from "@/routes/web/rate_limits.ts";
 import { UPLOAD_REFUSAL_STATUS } from "@/routes/web/upload_refusals.ts";
 
 /** The request path exactly as sent (`new URL()` would resolve `..` and hide it). */
@@ -50,10 +50,14 @@ export function uploadRoutes(deps: AppDeps) {
   });
 
   // Every path under the prefix, matched or not: dot segments and encoded separators never get further.
-  app.use(limitPerAddress(deps, LIMITS.uploadPerAddress, "json"), async (c, next) => {
-    checkRawUploadPath(rawPath(c.req.url));
-    await next();
-  });
+  app.use(
+    noteSourceAddress(deps),
+    limitPerAddress(deps, LIMITS.uploadPerAddress, "json"),
+    async (c, next) => {
+      checkRawUploadPath(rawPath(c.req.url));
+      await next();
+    },
+  );
 
   app.post(
     "/data/:appOwner/:appName/report/:reportName/:recordId/:fieldName/upload",

@@ -1,7 +1,7 @@
 /**
  * Rate limits (routes/web/rate_limiter.ts), created by the sub-app whose routes they guard: per client
- * address on the handler, the upload path and the sign-in forms; per user on the handler
- * (routes/api/handler.ts). Over the limit: 429 with Retry-After.
+ * address on the handler, the upload path and the sign-in forms; per (client address, e-mail) on the
+ * handler (routes/api/handler.ts). Over the limit: 429 with Retry-After.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/deno";
@@ -30,7 +30,15 @@ export function clientAddressOf(peer: string, forwardedFor: string | undefined, 
   return forwardedFor.split(",").at(-1)!.trim() || peer;
 }
 
-function clientAddress(c: Context, trusted: string[]): string {
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The client address of an app request (handler, upload), for its log line and audit entry. */
+    sourceAddress: string;
+  }
+}
+
+/** The request's client address (`clientAddressOf` over the connection); `local` in-process. */
+export function clientAddress(c: Context, trusted: string[]): string {
   let peer: string;
   try {
     peer = getConnInfo(c).remote.address ?? "unknown";
@@ -59,7 +67,28 @@ export function limitPerAddress(deps: AppDeps, perMinute: number, answer: LimitA
   };
 }
 
-/** A per-user limiter for the handler, or null when limits are off. */
-export function handlerUserLimiter(deps: AppDeps): RateLimiter | null {
-  return deps.config.rateLimits ? new RateLimiter(LIMITS.handlerPerUser, deps.clock) : null;
+/**
+ * Notes the client address on the request (`sourceAddress`): the request's log line carries it
+ * (routes/web/request_log.ts), and the handler's movements' audit entries (lib/movements/submission.ts).
+ */
+export function noteSourceAddress(deps: AppDeps): MiddlewareHandler {
+  return async (c, next) => {
+    c.set("sourceAddress", clientAddress(c, deps.config.trustedProxies));
+    await next();
+  };
+}
+
+/**
+ * The handler's per-user limiter, or null when limits are off. Its key is the client address with the
+ * payload's e-mail, never the e-mail alone: anyone holding the public key could otherwise spend a driver's
+ * quota from elsewhere; flooding an e-mail from one address leaves the driver's own address untouched, and
+ * each address stays under its own cap (`handlerPerAddress`).
+ */
+export function handlerUserLimiter(
+  deps: AppDeps,
+): { hit(address: string, email: string): LimitDecision } | null {
+  if (!deps.config.rateLimits) return null;
+  const limiter = new RateLimiter(LIMITS.handlerPerUser, deps.clock);
+  // A space never appears in an address or in an e-mail the schema accepts: the pair is unambiguous.
+  return { hit: (address, email) => limiter.hit(`${address} ${email}`) };
 }

@@ -4,8 +4,10 @@
  * record and, when metrics are on, counts it (docs/operations.md "Logs", "Metrics").
  *
  * The record holds the route pattern that answered (`/photos/:id`, never the path: paths carry ids and the
- * handler's `?publickey=`), the method, the status, the duration to the answer's headers and the signed-in
- * user's id. Nothing else of the request is read: no query, header, cookie or body reaches a log.
+ * handler's `?publickey=`), the method, the status, the duration to the answer's headers, the signed-in
+ * user's id, and on the app's routes (handler, upload) the source address (routes/web/rate_limits.ts
+ * `noteSourceAddress`: the peer, or what a trusted proxy wrote in X-Forwarded-For). Nothing else of the
+ * request is read: no query, other header, cookie or body reaches a log.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
@@ -28,6 +30,8 @@ const log = logger("http");
 
 /** The request line's template (the JSON lines show it as the message). */
 const REQUEST_LINE = "{method} {route} {status} in {duration_ms} ms";
+/** An app request's line: the same, with where it came from. */
+const APP_REQUEST_LINE = `${REQUEST_LINE} from {source_address}`;
 
 /**
  * The pattern of the route that answered. A middleware that answered itself (a guard's refusal, a rate
@@ -65,6 +69,7 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
     // Set by routes/web/session.ts loadSession on the faces with sign-in; absent elsewhere. `c.get`, not
     // `c.var`: Hono builds `c.var` as a new object of every variable on each read.
     const session = (c as Context<SessionEnv>).get("session");
+    const source_address = c.get("sourceAddress");
     const duration_ms = Math.round(ms * 10) / 10;
     const record: LogRecord = {
       // With the logger's own category in it, LogTape dispatches the record as it is; without, it copies the
@@ -72,13 +77,15 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
       category: log.category,
       level: "info",
       timestamp: Date.now(),
-      rawMessage: REQUEST_LINE,
+      rawMessage: source_address === undefined ? REQUEST_LINE : APP_REQUEST_LINE,
       // REQUEST_LINE with its values in place, the record `log.info` would make (the same line, text or
       // JSON) without its work per request: `log.info` parses the template again, and its record's getters
       // are new closures each time, which gives every record a hidden class of its own in V8's old
       // generation; through it each record and its properties survived young-generation collections into
       // the old generation (docs/performance.md "Search path").
-      message: ["", method, " ", route, " ", status, " in ", duration_ms, " ms"],
+      message: source_address === undefined
+        ? ["", method, " ", route, " ", status, " in ", duration_ms, " ms"]
+        : ["", method, " ", route, " ", status, " in ", duration_ms, " ms from ", source_address, ""],
       properties: {
         request_id: requestId,
         method,
@@ -86,6 +93,7 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
         status,
         duration_ms,
         ...(session ? { user_id: session.user.id } : {}),
+        ...(source_address === undefined ? {} : { source_address }),
       },
     };
     log.emit(record);

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { MOVEMENT_STAGES } from "@/db/schema.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
+import { containsFromOf } from "@/lib/claims.ts";
 import { actorUser } from "@/lib/users.ts";
 import { emailField, idField, regoField } from "@/lib/validation.ts";
 import { defineEvent } from "@/routes/api/events/types.ts";
@@ -19,5 +20,6 @@ export const uploadTokenEvent = defineEvent({
       partId: input.Parts_Order,
       stage: input.Movement_Stage,
       rego: input.rego,
+      containsFrom: containsFromOf(actor), // D30
     }),
 });
