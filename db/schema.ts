@@ -116,6 +116,8 @@ export interface UploadedImagesTable {
   uploaded_by: number;
   uploaded_time: Timestamp;
   photo_id: number | null;
+  /** Set when a retake by the same uploader replaced this photo (migration 20261221T1200_staged_photo_owner). */
+  replaced_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface UploadTokensTable {

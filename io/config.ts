@@ -69,6 +69,11 @@ const envSchema = z.object({
   TRUSTED_PROXIES: z.string().transform((v) => v.split(",").map((a) => a.trim()).filter(Boolean))
     .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: "must be IP addresses separated by commas" })))
     .optional(),
+  // Staged photos (docs/photos.md "Quotas"): uploaded and not yet submitted, per uploader and in total.
+  STAGED_PHOTOS_PER_USER: positiveInt(200),
+  STAGED_PHOTO_BYTES_TOTAL: positiveInt(5 * 1024 ** 3),
+  // /readyz answers not ready below this much free space under DATA_DIR (docs/operations.md "Disk space").
+  MIN_FREE_DISK_BYTES: wholeOrZero(1024 ** 3),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -109,6 +114,12 @@ export interface Config {
   trustedProxies: string[];
   /** Quiet time after which the process gives memory back (io/memory_reducer.ts); 0: never. */
   idleMemoryMs: number;
+  /** Staged photos not yet submitted (lib/photos/quota.ts): at most this many per uploader… */
+  stagedPhotosPerUser: number;
+  /** …and at most this many bytes of them in all. */
+  stagedPhotoBytesTotal: number;
+  /** Free bytes under DATA_DIR below which /readyz answers not ready (lib/disk_space.ts); 0: no check. */
+  minFreeDiskBytes: number;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -209,6 +220,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     bodyPace: { timeoutMs: e.BODY_TIMEOUT_SECONDS * 1000, minBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND },
     trustedProxies: e.TRUSTED_PROXIES ?? [],
     idleMemoryMs: e.IDLE_MEMORY_SECONDS * 1000,
+    stagedPhotosPerUser: e.STAGED_PHOTOS_PER_USER,
+    stagedPhotoBytesTotal: e.STAGED_PHOTO_BYTES_TOTAL,
+    minFreeDiskBytes: e.MIN_FREE_DISK_BYTES,
   };
 }
 

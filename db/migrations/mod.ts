@@ -15,6 +15,7 @@ import * as movementSortKeys from "./20261216T0900_movement_sort_keys.ts";
 import * as movementPlace from "./20261218T0900_movement_place.ts";
 import * as claimShopFlag from "./20261219T0900_claim_shop_flag.ts";
 import * as setBasedReferences from "./20261220T0900_set_based_references.ts";
+import * as stagedPhotoOwner from "./20261221T1200_staged_photo_owner.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "20261218T0900_movement_place": movementPlace,
   "20261219T0900_claim_shop_flag": claimShopFlag,
   "20261220T0900_set_based_references": setBasedReferences,
+  "20261221T1200_staged_photo_owner": stagedPhotoOwner,
 };

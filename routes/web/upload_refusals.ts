@@ -6,7 +6,7 @@
  * about 2b's address, header and multipart envelope, which the tablet never sends, so it cannot meet them.
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { UploadRefusal } from "@/lib/photos/upload.ts";
+import type { UploadRefusal } from "@/lib/photos/upload_refused.ts";
 
 export const UPLOAD_REFUSAL_STATUS: Record<UploadRefusal, ContentfulStatusCode> = {
   bad_path: 400,
@@ -21,4 +21,8 @@ export const UPLOAD_REFUSAL_STATUS: Record<UploadRefusal, ContentfulStatusCode> 
   too_many_pixels: 422,
   // The photo store failed (down, full, slow): retryable; nothing was recorded.
   store_unavailable: 503,
+  // A quota of staged photos (lib/photos/quota.ts): the uploader's is theirs to free by submitting (429, no
+  // Retry-After: waiting alone frees nothing); the server's total is storage the service has not got (507).
+  too_many_staged: 429,
+  staging_full: 507,
 };
