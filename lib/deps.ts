@@ -15,4 +15,6 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The PIN verification of sign-in (io/pin.ts verifyPin when unset); tests count PIN checks with it. */
   checkPin?: (pin: string, stored: string | null) => Promise<boolean>;
+  /** Free bytes under a path (lib/disk_space.ts statfsFreeBytes when unset); tests simulate a full disk. */
+  freeDiskBytes?: (path: string) => Promise<number>;
 }
