@@ -16,7 +16,7 @@ import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 import { expectFailure, type Minted, stored, uploadPath } from "@/tests/helpers/uploads.ts";
 
 const PER_USER_TEXT = (n: number) =>
-  `You have ${n} photos waiting to be submitted, the most one user may have. ` +
+  `Too many of your photos are waiting to be submitted (${n}, the most one user may have). ` +
   "Submit the parts you photographed, then take new photos.";
 const TOTAL_TEXT =
   "The server holds as many photos waiting to be submitted as it may; the photo was not stored. " +
@@ -85,7 +85,7 @@ const photoOf = async (
   .executeTakeFirst());
 
 appTest(
-  "staged photos: an uploader at STAGED_PHOTOS_PER_USER is refused 429 code 1056 before the body is read; a submission frees places",
+  "staged photos: an uploader at STAGED_PHOTOS_PER_USER is refused 409 code 1056 before the body is read; a submission frees places",
   async (a) => {
     const driver = await makeUser(a.db, { role: "driver" });
     const other = await makeUser(a.db, { role: "driver" });
@@ -96,7 +96,7 @@ appTest(
 
     const keysBefore = (await stored(a)).keys.length;
     const over = await photograph(a, driver, claim.registration, parts[2].id, 3);
-    assert.deepEqual(await expectFailure(over.res, 429, 1056), { code: 1056, message: PER_USER_TEXT(2) });
+    assert.deepEqual(await expectFailure(over.res, 409, 1056), { code: 1056, message: PER_USER_TEXT(2) });
     assert.equal((await photoOf(a, over.m.record_id))!.photo_id, null, "nothing recorded");
     assert.equal((await stored(a)).keys.length, keysBefore, "nothing stored");
 
@@ -210,7 +210,7 @@ serverAppTest(
     const answers = await Promise.all(minted.map(async (m, i) => upload(a, m, await photo(i))));
     const statuses = answers.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 200).length, 3, String(statuses));
-    assert.equal(statuses.filter((s) => s === 429).length, 9, String(statuses));
+    assert.equal(statuses.filter((s) => s === 409).length, 9, String(statuses));
     for (const r of answers) await r.body?.cancel();
     const held = await a.db.selectFrom("uploaded_images").select((eb) => eb.fn.countAll<number>().as("n"))
       .where("uploaded_by", "=", driver.id).where("photo_id", "is not", null).executeTakeFirstOrThrow();

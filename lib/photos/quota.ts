@@ -23,8 +23,8 @@ export function checkStagedQuota(
   if (use.uploaderPhotos >= config.stagedPhotosPerUser) {
     throw new UploadRefused(
       "too_many_staged",
-      `You have ${use.uploaderPhotos} photos waiting to be submitted, the most one user may have. ` +
-        "Submit the parts you photographed, then take new photos.",
+      `Too many of your photos are waiting to be submitted (${use.uploaderPhotos}, the most one user may ` +
+        "have). Submit the parts you photographed, then take new photos.",
     );
   }
   if (use.totalBytes + incomingBytes > config.stagedPhotoBytesTotal) {
