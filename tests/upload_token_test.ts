@@ -110,6 +110,7 @@ appTest(
         uploaded_by: user.id,
         uploaded_time: a.clock.now().toISOString(),
         photo_id: null,
+        replaced_at: null,
       },
     );
     const tokens = await a.db.selectFrom("upload_tokens").selectAll().execute();
