@@ -182,9 +182,11 @@ export async function setThumbKey(db: Db, id: number, key: string, previous: str
 
 // --- staged photos per uploader: quotas and retakes (docs/photos.md "Quotas", "Retakes") ---
 
-/** A staged row's photo counts while no Deliver_Parts uses the row (not yet submitted). */
-const notSubmitted = sql<boolean>`not exists (select from deliver_parts d where d.pickup_image_id = u.id)
-  and not exists (select from deliver_parts d where d.delivery_image_id = u.id)`;
+/**
+ * A staged row's photo counts while no Deliver_Parts uses the row (not yet submitted): `submitted`, kept by
+ * triggers on deliver_parts, read through the partial index of the rows holding a photo not yet submitted.
+ */
+const notSubmitted = sql<boolean>`u.photo_id is not null and not u.submitted`;
 
 export interface StagedUse {
   /**
@@ -202,8 +204,9 @@ const stagedUse = compiledQuery((_db, recordId: number) =>
     select
       count(*) filter (where u.uploaded_by = me.uploaded_by and u.replaced_at is null
         and not (u.part_id = me.part_id and u.movement_stage = me.movement_stage))::int as uploader_photos,
-      coalesce(sum(p.byte_size), 0)::float8 as total_bytes
-    from uploaded_images u join photos p on p.id = u.photo_id
+      -- Looked up per row (the rows not yet submitted are few), not a join that reads every photo row.
+      coalesce(sum((select p.byte_size from photos p where p.id = u.photo_id)), 0)::float8 as total_bytes
+    from uploaded_images u
     left join me on true
     where ${notSubmitted}`)
 );
