@@ -11,7 +11,15 @@ import { RETAKE_GRACE_MS } from "@/lib/photos/purge.ts";
 import { removeReplacedPhotos } from "@/lib/photos/retakes.ts";
 import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
-import { dropOffPayload, statusOf } from "@/testkit/movements.ts";
+import {
+  confirmed,
+  dropOffPayload,
+  dropOffReversePayload,
+  flowSetup,
+  pickUpPayload,
+  stageFor,
+  statusOf,
+} from "@/testkit/movements.ts";
 import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 import { expectFailure, type Minted, stored, uploadPath } from "@/tests/helpers/uploads.ts";
 
@@ -237,4 +245,32 @@ serverAppTest(
     assert.ok(Number(sum.bytes) <= 4.5 * SIZE, `${sum.bytes} bytes staged`);
   },
   { config: { stagedPhotoBytesTotal: 4.5 * SIZE }, poolSize: 10 },
+);
+
+appTest(
+  "staged photos: a reverse trip's pickup and drop-off photos stop counting once each leg is submitted",
+  async (a) => {
+    const s = await flowSetup(a, {
+      count: 2,
+      status: "Pending Repair Shop Pick-Up",
+      stage: "reverse_pickup",
+    });
+    const unsubmitted = async () =>
+      (await a.db.selectFrom("uploaded_images").select("id").where("submitted", "=", false).orderBy("id")
+        .execute()).map((r) => r.id);
+    assert.deepEqual(await unsubmitted(), s.images);
+    const leg1 = await a.call(pickUpPayload(s.user.email, s.claim.registration, confirmed(s.pairs)));
+    assert.equal(leg1.result.status, "success", JSON.stringify(leg1));
+    assert.deepEqual(await unsubmitted(), []);
+    // Leg 2 names its photos by updating the same Deliver_Parts.
+    const images = await stageFor(a, s.parts, "reverse_dropoff", s.user.id);
+    assert.deepEqual(await unsubmitted(), images);
+    const pairs = s.parts.map((p, i) => ({ part: p.id, image: images[i] }));
+    const tripId = leg1.result.data!.parts_movement_id as number;
+    const leg2 = await a.call(
+      dropOffReversePayload(s.user.email, s.claim.registration, tripId, confirmed(pairs)),
+    );
+    assert.equal(leg2.result.status, "success", JSON.stringify(leg2));
+    assert.deepEqual(await unsubmitted(), []);
+  },
 );
