@@ -122,6 +122,10 @@ export interface UploadedImagesTable {
   uploaded_by: number;
   uploaded_time: Timestamp;
   photo_id: number | null;
+  /** Set when a retake by the same uploader replaced this photo (migration 20261221T1200_staged_photo_owner). */
+  replaced_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A Deliver_Parts uses it; kept by triggers on deliver_parts (migration 20261221T1200_staged_photo_owner). */
+  submitted: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UploadTokensTable {

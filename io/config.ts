@@ -85,6 +85,11 @@ const envSchema = z.object({
   HANDLER_ROLES: z.string().transform((v) => [...new Set(v.split(",").map((r) => r.trim()).filter(Boolean))])
     .pipe(z.array(z.enum(ROLE_NAMES, { error: ROLES_PROBLEM })).min(1, { error: ROLES_PROBLEM }))
     .optional(),
+  // Staged photos (docs/photos.md "Quotas"): uploaded and not yet submitted, per uploader and in total.
+  STAGED_PHOTOS_PER_USER: positiveInt(200),
+  STAGED_PHOTO_BYTES_TOTAL: positiveInt(5 * 1024 ** 3),
+  // /readyz answers not ready below this much free space under DATA_DIR (docs/operations.md "Disk space").
+  MIN_FREE_DISK_BYTES: wholeOrZero(1024 ** 3),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -136,6 +141,12 @@ export interface Config {
   publicKeyPrevious: string | undefined;
   /** The roles the handler acts for (HANDLER_ROLES); any other user is answered as unknown. */
   handlerRoles: readonly (typeof ROLE_NAMES)[number][];
+  /** Staged photos not yet submitted (lib/photos/quota.ts): at most this many per uploader… */
+  stagedPhotosPerUser: number;
+  /** …and at most this many bytes of them in all. */
+  stagedPhotoBytesTotal: number;
+  /** Free bytes under DATA_DIR below which /readyz answers not ready (lib/disk_space.ts); 0: no check. */
+  minFreeDiskBytes: number;
 }
 
 /** How long the database may take (db/client.ts, routes/healthz.ts); 0 = no server-side bound. */
@@ -258,6 +269,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     liveSessionCheckMs: 5_000,
     publicKeyPrevious: e.PUBLIC_KEY_PREVIOUS,
     handlerRoles: e.HANDLER_ROLES ?? ["driver"],
+    stagedPhotosPerUser: e.STAGED_PHOTOS_PER_USER,
+    stagedPhotoBytesTotal: e.STAGED_PHOTO_BYTES_TOTAL,
+    minFreeDiskBytes: e.MIN_FREE_DISK_BYTES,
   };
 }
 

@@ -104,8 +104,22 @@ export interface PhotoStore {
   remove(key: string, opts?: { olderThan?: Date }): Promise<boolean>;
   /** Every stored key (purge, migration, backup). */
   keys(): AsyncGenerator<string>;
-  /** Removes local temporary files older than `maxAgeMs` (left by a process that died mid-upload). */
+  /**
+   * Removes local temporary files older than `maxAgeMs` (left by a process that died mid-upload), in the
+   * temporary folder and in every instance's folder inside it (`stageInOwnFolder`).
+   */
   sweepTmp(maxAgeMs: number, now?: Date): Promise<number>;
+  /**
+   * From now on stages uploads in a folder of this instance's own inside the temporary folder (`name`: the
+   * server's host and port), so a restart can clear what the previous run of the same instance left
+   * (`clearOwnFolder`) without touching another instance's uploads.
+   */
+  stageInOwnFolder(name: string): void;
+  /**
+   * Removes the files of the own folder last written before `before` (this run's start: an upload of this
+   * run is younger); 0 when the store stages in the shared folder. Returns how many went.
+   */
+  clearOwnFolder(before: Date): Promise<number>;
   /**
    * Proves the store takes a write now (for /readyz): writes and removes a probe. Throws
    * PhotoStoreUnavailable otherwise.

@@ -18,4 +18,6 @@ export interface AppDeps {
   checkPin?: (pin: string, stored: string | null) => Promise<boolean>;
   /** The thumbnail decode (io/thumbnail.ts makeThumbnail when unset); tests count decodes in flight with it. */
   makeThumbnail?: typeof makeThumbnail;
+  /** Free bytes under a path (lib/disk_space.ts statfsFreeBytes when unset); tests simulate a full disk. */
+  freeDiskBytes?: (path: string) => Promise<number>;
 }

@@ -14,7 +14,7 @@ import { pendingBacklog } from "@/db/queries/announcements.ts";
 import type { ChatChannel } from "@/db/schema.ts";
 import type { Clock } from "@/io/clock.ts";
 import type { ErrorKind } from "@/lib/errors.ts";
-import type { UploadRefusal } from "@/lib/photos/upload.ts";
+import type { UploadRefusal } from "@/lib/photos/upload_refused.ts";
 
 const PREFIX = "parts_movement_";
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -75,6 +75,11 @@ export class Metrics {
     help: "Age of the oldest pending announcement; 0 when none waits.",
     registers: [this.registry],
   });
+  readonly #freeDisk = new Gauge({
+    name: `${PREFIX}free_disk_bytes`,
+    help: "Free bytes on the file system of DATA_DIR (database, upload staging), at the last check.",
+    registers: [this.registry],
+  });
   /** Created at the first scrape over a server connection: the embedded database has no pool. */
   #pool: Record<"total" | "idle" | "waiting" | "max", Gauge> | null = null;
   /** Label children by `method route status`: looking them up once saves hashing labels per request. */
@@ -108,6 +113,11 @@ export class Metrics {
 
   uploadRefused(reason: UploadRefusal): void {
     this.#refusals.inc({ reason });
+  }
+
+  /** The free bytes under DATA_DIR (lib/disk_space.ts: at each check, every scrape included). */
+  freeDiskBytes(bytes: number): void {
+    this.#freeDisk.set(bytes);
   }
 
   announcementAttempt(channel: ChatChannel, outcome: AttemptOutcome): void {

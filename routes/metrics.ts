@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { secretMatcher } from "@/io/secure_compare.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { diskSpaceOf } from "@/lib/disk_space.ts";
 
 export function metricsRoutes(deps: AppDeps) {
   const app = new Hono();
@@ -17,6 +18,8 @@ export function metricsRoutes(deps: AppDeps) {
     if (scheme?.toLowerCase() !== "bearer" || !isToken(token ?? "")) {
       return c.text("A bearer token is required.", 401, { "WWW-Authenticate": 'Bearer realm="metrics"' });
     }
+    // The free disk space is measured now (it sets its gauge); a failed measure leaves the last value.
+    await diskSpaceOf(deps).check().catch(() => {});
     return c.body(await metrics.scrape(deps), 200, {
       "Content-Type": metrics.contentType,
       "Cache-Control": "no-store",

@@ -10,6 +10,9 @@ import { openPhotoStore } from "@/tasks/setup.ts";
 import { DEMO_SIGN_IN_HINT, loadDemoDataIfEmpty } from "@/lib/demo_data.ts";
 import { startAnnouncementWorker } from "@/lib/announcements/worker.ts";
 import { startPurgeSchedule } from "@/lib/photos/purge.ts";
+import { startRetakeSweep } from "@/lib/photos/retakes.ts";
+import { diskSpaceOf } from "@/lib/disk_space.ts";
+import { repeatEvery } from "@/io/repeat.ts";
 import { startSessionSweep } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { logger } from "@/io/log.ts";
@@ -36,28 +39,46 @@ export async function serve(config: Config, db: Db): Promise<void> {
   // The hint is for the person at the terminal, not a log pipeline: plain text on stdout.
   if (await loadDemoDataIfEmpty(db, config, clock)) console.log(DEMO_SIGN_IN_HINT);
 
+  const startedAt = new Date();
   const storage = await openPhotoStore(config, db);
+  // This server's uploads are staged in a folder of its own, cleared once the port is ours (below).
+  storage.stageInOwnFolder(`${Deno.hostname()}-${config.port}`);
   // Counted only when a scraper can read them (METRICS_TOKEN); the app and the worker share the counters.
   // prom-client is loaded only then: without a token it would be 20 MB of an idle process for nothing.
   const metrics = config.metricsToken ? new (await import("@/lib/metrics.ts")).Metrics() : undefined;
-  const app = createApp({ db, config, clock, storage, metrics });
+  const deps = { db, config, clock, storage, metrics };
+  const app = createApp(deps);
   // D22: posts the outbox after commit. Its first round waits a second (a write wakes it sooner), so a warm
   // restart's first /healthz is not queued behind that round's transaction on the embedded database.
   const announcer = startAnnouncementWorker({ db, config, clock, metrics }, { firstDelayMs: 1_000 });
   const purge = startPurgeSchedule({ db, storage, clock }); // D19: daily, first run a minute after start
   const sweep = startSessionSweep({ db, clock }); // idle sessions and closed PIN windows, every 10 minutes
+  const retakes = startRetakeSweep({ db, storage, clock }); // photos a retake replaced, every 30 s
+  // Free disk space under DATA_DIR: its warning comes before /readyz fails, whether or not anyone probes.
+  const disk = repeatEvery(async () => void await diskSpaceOf(deps).check(), {
+    firstDelayMs: 0,
+    intervalMs: 60_000,
+    onError: (error) => log.warning("Free disk space not measured: {error}", { error: String(error) }),
+  });
   // Memory back to the system in quiet spells; each request (its arrival, one clock read) restarts the wait.
   const reducer = config.idleMemoryMs > 0 ? startMemoryReducer(config.idleMemoryMs) : undefined;
   const server = Deno.serve({
     port: config.port,
     hostname: config.host,
-    onListen: ({ port }) =>
+    onListen: ({ port }) => {
       log.info(`Parts Movement ({app_env}) listening on {address}, {reach}`, {
         app_env: config.appEnv,
         address: `${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
         reach: reachOf(config.host, port),
         port,
-      }),
+      });
+      // The port is ours, so no other live server stages in this folder: what is older than this start is
+      // what a killed previous run left mid-upload (docs/operations.md "Disk space").
+      storage.clearOwnFolder(startedAt).then(
+        (n) => n && log.info("Removed {count} staging files a previous run left", { count: n }),
+        (error) => log.warning("Staging folder not cleared: {error}", { error: String(error) }),
+      );
+    },
   }, reducer ? (request, info) => (reducer.activity(), app.fetch(request, info)) : app.fetch);
 
   const stop = async () => {
@@ -66,6 +87,8 @@ export async function serve(config: Config, db: Db): Promise<void> {
     await announcer.stop();
     await purge.stop();
     await sweep.stop();
+    await retakes.stop();
+    await disk.stop();
     reducer?.stop();
     storage.close();
     await db.destroy();

@@ -10,7 +10,7 @@ import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
 import { makeClaim, makeUser } from "@/testkit/factories.ts";
 import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 import { METRICS_TOKEN, observedApp } from "@/tests/helpers/observed.ts";
-import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
+import { jpegPhoto, photoForm, pngPhoto } from "@/testkit/photos.ts";
 
 interface Sample {
   name: string;
@@ -246,4 +246,35 @@ appTest("metrics: labels stay bounded: route patterns, not paths; odd methods sh
     }),
     1,
   );
+});
+
+appTest("metrics: the free bytes under DATA_DIR are measured at each scrape", async (a) => {
+  let free = 7 * 1024 ** 3;
+  const o = observedApp({ ...a, freeDiskBytes: () => Promise.resolve(free) });
+  assert.equal(valueOf(await samplesOf(o), "parts_movement_free_disk_bytes"), free);
+  free = 123_456_789;
+  assert.equal(valueOf(await samplesOf(o), "parts_movement_free_disk_bytes"), free);
+});
+
+appTest("metrics: refusals for the staged-photo quotas are counted by reason", async (a) => {
+  const o = observedApp(a, { stagedPhotosPerUser: 1 });
+  const user = await makeUser(o.db);
+  const { claim, parts } = await makeClaim(o.db, { parts: [{ status: "Arrived" }, { status: "Arrived" }] });
+  const minted = [];
+  for (const part of parts) {
+    const body = await o.call({
+      event_type: "parts_movement_upload_token",
+      Parts_Order: String(part.id),
+      Movement_Stage: "direct_dropoff",
+      rego: claim.registration,
+      user_email: user.email,
+    });
+    minted.push(body.result.data as { record_id: number; token: string });
+  }
+  assert.equal((await upload(o, minted[0], photoForm(await jpegPhoto()))).status, 200);
+  const refused = await upload(o, minted[1], photoForm(await pngPhoto()));
+  assert.equal(refused.status, 409);
+  await refused.body?.cancel();
+  const samples = await samplesOf(o);
+  assert.equal(valueOf(samples, "parts_movement_upload_refusals_total", { reason: "too_many_staged" }), 1);
 });

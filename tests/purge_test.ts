@@ -271,3 +271,47 @@ Deno.test({
     }
   },
 });
+
+appTest(
+  "purge: stale files in the instances' own staging folders go too, live ones stay; a start clears only its own",
+  async (a) => {
+    syncClockToRealTime(a);
+    const tmp = a.storage.tmpRoot;
+    const mine = join(tmp, "instance-here-8000");
+    const theirs = join(tmp, "instance-there-8001");
+    for (const dir of [mine, theirs]) await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeFile(join(mine, "killed"), new Uint8Array(10));
+    await Deno.writeFile(join(theirs, "arriving"), new Uint8Array(10));
+
+    // A start clears what its own folder held before it (an upload of this run is younger).
+    a.storage.stageInOwnFolder("here-8000");
+    assert.equal(a.storage.tmpDir, mine);
+    assert.equal(await a.storage.clearOwnFolder(new Date(Date.now() - 3_600_000)), 0, "younger: kept");
+    assert.equal(await a.storage.clearOwnFolder(new Date(Date.now() + 1_000)), 1);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(mine)), []);
+    assert.ok(await Deno.stat(join(theirs, "arriving")), "another instance's folder is not its");
+
+    // The purge sweeps every instance's folder past the in-flight grace.
+    assert.equal((await purgePhotos(a)).tmpFiles, 0);
+    a.clock.advance(IN_FLIGHT_GRACE_MS + 60_000);
+    assert.equal((await purgePhotos(a)).tmpFiles, 1);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(theirs)), []);
+  },
+);
+
+appTest(
+  "purge: staged rows a retake replaced go with their photos, even when the server stopped before its sweep",
+  async (a) => {
+    syncClockToRealTime(a);
+    const s = await setup(a);
+    const first = await stage(a, s);
+    await a.db.updateTable("uploaded_images").set({ replaced_at: a.clock.now() }).where("id", "=", first.id)
+      .execute();
+    a.clock.advance(IN_FLIGHT_GRACE_MS + 60_000);
+    const key = await keyOf(a, first.photo_id!);
+    const report = await purgePhotos(a);
+    assert.equal(report.stagedRows, 1);
+    assert.equal(report.photoRows, 1);
+    assert.equal(await a.storage.exists(key), false);
+  },
+);

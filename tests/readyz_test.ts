@@ -1,7 +1,8 @@
 /**
  * `/readyz` checks the photo store too (D26): a store that cannot take a write, or does not answer
  * at all, makes the instance not ready (503, reason `photo_store`) within the health bound, while `/healthz`
- * (alive: the database answers) stays 200.
+ * (alive: the database answers) stays 200. So does too little free space under DATA_DIR (reason
+ * `disk_space`), warned of before it gets there.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -9,6 +10,8 @@ import { S3PhotoStore } from "@/io/photo_stores/s3.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { createApp } from "@/main.ts";
 import { appTest } from "@/testkit/app.ts";
+import { configureLogging, resetLogging } from "@/io/log.ts";
+import { statfsFreeBytes } from "@/lib/disk_space.ts";
 
 appTest(
   "readyz: a disk store that cannot be written answers 503 photo_store; healthz stays 200",
@@ -70,3 +73,65 @@ appTest(
     }
   },
 );
+
+appTest(
+  "readyz: free space under DATA_DIR below MIN_FREE_DISK_BYTES answers 503 disk_space; a warning comes once under twice that",
+  async (a) => {
+    const GIB = 1024 ** 3;
+    let free = 10 * GIB;
+    const measured: string[] = [];
+    const lines: string[] = [];
+    configureLogging({
+      format: "text",
+      level: "info",
+      write: (line) => line.includes("Free disk space") && lines.push(line),
+    });
+    try {
+      const app = createApp({
+        ...a,
+        config: { ...a.config, minFreeDiskBytes: GIB },
+        freeDiskBytes: (path) => (measured.push(path), Promise.resolve(free)),
+      });
+      assert.equal((await app.request("/readyz")).status, 200);
+      assert.deepEqual(measured, [a.dataDir]);
+      assert.equal(lines.length, 0);
+
+      // Under twice the threshold: still ready, one warning, not repeated while it stays there.
+      free = 1.5 * GIB;
+      assert.equal((await app.request("/readyz")).status, 200);
+      assert.equal((await app.request("/readyz")).status, 200);
+      assert.equal(lines.length, 1);
+      assert.match(lines[0], /Free disk space under .* is 1\.50 GiB, under twice MIN_FREE_DISK_BYTES/);
+
+      // Under the threshold: not ready, said once.
+      free = 0.5 * GIB;
+      const res = await app.request("/readyz");
+      assert.equal(res.status, 503);
+      assert.deepEqual(await res.json(), { status: "unavailable", reason: "disk_space" });
+      assert.equal((await app.request("/readyz")).status, 503);
+      assert.equal(lines.length, 2);
+      assert.match(lines[1], /below MIN_FREE_DISK_BYTES .*: \/readyz answers not ready/);
+      assert.equal((await app.request("/healthz")).status, 200, "alive all the same");
+
+      // Space freed: ready again, and said.
+      free = 5 * GIB;
+      assert.equal((await app.request("/readyz")).status, 200);
+      assert.equal(lines.length, 3);
+      assert.match(lines[2], /is 5\.00 GiB again/);
+    } finally {
+      resetLogging();
+    }
+  },
+);
+
+appTest("readyz: the real measure (statfs) reads the free space of DATA_DIR's file system", async (a) => {
+  const free = await statfsFreeBytes(a.dataDir);
+  assert.ok(free > 0);
+  // A DATA_DIR not made yet is measured on its nearest existing parent.
+  assert.ok(await statfsFreeBytes(join(a.dataDir, "not", "yet")) > 0);
+  const app = createApp({ ...a, config: { ...a.config, minFreeDiskBytes: free * 4 } });
+  assert.deepEqual(await (await app.request("/readyz")).json(), {
+    status: "unavailable",
+    reason: "disk_space",
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * The start command (`deno task start` = `deno run -A tasks/start.ts`) as a real process on the embedded database:
- * migrate, demo data in development, serve; a restart keeps the data; a second server on the same
- * DATA_DIR refuses.
+ * migrate, demo data in development, serve; a restart keeps the data and clears what the previous run left
+ * in its own staging folder; a second server on the same DATA_DIR refuses.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -165,8 +165,8 @@ function assertReverseXyz789(body: Record<string, unknown>) {
 }
 
 Deno.test({
-  name:
-    "start: serves the demo data over HTTP, keeps the data across a restart without reloading the demo, " +
+  name: "start: serves the demo data over HTTP, keeps the data across a restart without reloading the demo " +
+    "(clearing its own staging leftovers), " +
     "and a second server on the same DATA_DIR refuses",
   sanitizeResources: false,
   sanitizeOps: false,
@@ -220,11 +220,30 @@ Deno.test({
         await db.destroy();
       }
 
+      // What a killed run left mid-upload in its own staging folder (docs/operations.md "Disk space"), and a
+      // file of another instance's folder, which this instance must not touch.
+      const port = freePort();
+      const tmp = join(dataDir, "photos", "tmp");
+      const own = join(tmp, `instance-${Deno.hostname().replace(/[^A-Za-z0-9.-]/g, "_")}-${port}`);
+      const others = join(tmp, "instance-elsewhere-8001");
+      for (const dir of [own, others]) await Deno.mkdir(dir, { recursive: true });
+      await Deno.writeFile(join(own, "killed-upload"), new Uint8Array(1000));
+      await Deno.writeFile(join(others, "live-upload"), new Uint8Array(1000));
+
       // Restart on the same folder: the data is there, the demo is not loaded again. HOST opens it to the
       // network.
-      const second = startServer(dataDir, { HOST: "0.0.0.0" });
+      const second = startServer(dataDir, { HOST: "0.0.0.0" }, port);
       servers.push(second);
       assert.deepEqual(await waitHealthy(second), { status: "ok" });
+      const cleared = Date.now() + 30_000;
+      while (await Deno.stat(join(own, "killed-upload")).then(() => true, () => false)) {
+        assert.ok(
+          Date.now() < cleared,
+          `the previous run's staging file is still there:\n${second.output()}`,
+        );
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(await Deno.stat(join(others, "live-upload")), "another instance's upload is left alone");
       assert.doesNotMatch(second.output(), /Demo data loaded/);
       assert.match(second.output(), /listening on 0\.0\.0\.0:\d+, every interface/);
       if (lan) {

@@ -331,3 +331,65 @@ appTest(
     assert.equal((await a.db.selectFrom("photos").select("id").execute()).length, 0);
   },
 );
+
+appTest(
+  "tablet api: a driver at the staged-photo quota reads why (409); a retake of a part still replaces",
+  async (a) => {
+    const { t, parts } = await setup(a, ["Arrived", "Arrived"]);
+    await photographed(t, "deliver", "ABC123", [parts[0].id]);
+    assert.deepEqual(
+      await json(
+        await t.uploadPhoto({ job: "deliver", rego: "ABC123", part_id: parts[1].id }, await jpegPhoto()),
+        409,
+      ),
+      {
+        message: "Too many of your photos are waiting to be submitted (1, the most one user may have). " +
+          "Submit the parts you photographed, then take new photos.",
+        part_id: parts[1].id,
+      },
+    );
+    // Retake: the tablet's new photo of the same part replaces the staged one.
+    const retaken = await photographed(t, "deliver", "ABC123", [parts[0].id]);
+    const rows = await a.db.selectFrom("uploaded_images").select(["id", "replaced_at"])
+      .where("photo_id", "is not", null).orderBy("id").execute();
+    assert.equal(rows.length, 2);
+    assert.notEqual(rows[0].replaced_at, null);
+    assert.deepEqual(rows[1], { id: retaken[0].image_id, replaced_at: null });
+  },
+  { config: { stagedPhotosPerUser: 1 } },
+);
+
+appTest(
+  "tablet api: a movement naming a photo another driver staged answers the part's missing-photo text",
+  async (a) => {
+    const { t, parts, shop } = await setup(a, ["Arrived"]);
+    const items = await photographed(t, "deliver", "ABC123", [parts[0].id]);
+    const other = new Tablet(a);
+    await other.signIn(await makeDriver(a, { name: "Sam Other" }));
+    const body = { job: "deliver", rego: "ABC123", repairer_id: shop.id, parts: items };
+    assert.deepEqual(await json(await other.postJson("/tablet/api/movements", body), 422), {
+      message: "PN-1 is missing its delivery photo.",
+      part_id: parts[0].id,
+    });
+    assert.equal((await a.db.selectFrom("parts_movements").selectAll().execute()).length, 0);
+    await json(await t.postJson("/tablet/api/movements", body));
+  },
+);
+
+appTest(
+  "tablet api: a full staging is a refusal on the photo (409), not a 5xx the queue would retry ahead of the driver's movements",
+  async (a) => {
+    const { t, parts } = await setup(a, ["Arrived"]);
+    const res = await t.uploadPhoto(
+      { job: "deliver", rego: "ABC123", part_id: parts[0].id },
+      await jpegPhoto(),
+    );
+    assert.deepEqual(await json(res, 409), {
+      message:
+        "The server holds as many photos waiting to be submitted as it may; the photo was not stored. " +
+        "Submit waiting movements, or try again later.",
+      part_id: parts[0].id,
+    });
+  },
+  { config: { stagedPhotoBytesTotal: 1000 } },
+);

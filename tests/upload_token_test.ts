@@ -110,6 +110,8 @@ appTest(
         uploaded_by: user.id,
         uploaded_time: a.clock.now().toISOString(),
         photo_id: null,
+        replaced_at: null,
+        submitted: false,
       },
     );
     const tokens = await a.db.selectFrom("upload_tokens").selectAll().execute();

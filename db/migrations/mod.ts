@@ -17,6 +17,7 @@ import * as claimShopFlag from "./20261219T0900_claim_shop_flag.ts";
 import * as setBasedReferences from "./20261220T0900_set_based_references.ts";
 import * as deviceSessions from "./20261221T0900_device_sessions.ts";
 import * as staffPasswords from "./20261221T1000_staff_passwords.ts";
+import * as stagedPhotoOwner from "./20261221T1200_staged_photo_owner.ts";
 import * as announcementLease from "./20261221T1300_announcement_lease.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -34,5 +35,6 @@ export const migrations: Record<string, Migration> = {
   "20261220T0900_set_based_references": setBasedReferences,
   "20261221T0900_device_sessions": deviceSessions,
   "20261221T1000_staff_passwords": staffPasswords,
+  "20261221T1200_staged_photo_owner": stagedPhotoOwner,
   "20261221T1300_announcement_lease": announcementLease,
 };

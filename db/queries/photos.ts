@@ -137,8 +137,10 @@ export async function storePhotoWithToken(
  * whether a Deliver_Parts already uses it (D14).
  */
 export interface StagedImageRow
-  extends Pick<UploadedImage, "id" | "part_id" | "movement_stage" | "photo_id"> {
+  extends Pick<UploadedImage, "id" | "part_id" | "movement_stage" | "photo_id" | "uploaded_by"> {
   used: boolean;
+  /** A retake by the same uploader replaced it (docs/photos.md "Retakes"). */
+  replaced: boolean;
 }
 
 /**
@@ -152,6 +154,8 @@ export function stagedImagesQuery(db: QueryRunner, imageIds: number[]) {
       "u.part_id",
       "u.movement_stage",
       "u.photo_id",
+      "u.uploaded_by",
+      sql<boolean>`u.replaced_at is not null`.as("replaced"),
       sql<boolean>`exists (select 1 from deliver_parts d
         where d.pickup_image_id = u.id or d.delivery_image_id = u.id)`.as("used"),
     ])
@@ -174,6 +178,91 @@ export async function setThumbKey(db: Db, id: number, key: string, previous: str
   if (updated?.thumb_key) return updated.thumb_key;
   const row = await db.selectFrom("photos").select("thumb_key").where("id", "=", id).executeTakeFirst();
   return row?.thumb_key ?? key;
+}
+
+// --- staged photos per uploader: quotas and retakes (docs/photos.md "Quotas", "Retakes") ---
+
+/**
+ * A staged row's photo counts while no Deliver_Parts uses the row (not yet submitted): `submitted`, kept by
+ * triggers on deliver_parts, read through the partial index of the rows holding a photo not yet submitted.
+ */
+const notSubmitted = sql<boolean>`u.photo_id is not null and not u.submitted`;
+
+export interface StagedUse {
+  /**
+   * The uploader's staged photos not yet submitted, leaving out those already replaced and those the
+   * photo for this record would replace (a retake does not add).
+   */
+  uploaderPhotos: number;
+  /** Bytes of every staged photo not yet submitted, replaced ones included until they are removed. */
+  totalBytes: number;
+}
+
+const stagedUse = compiledQuery((_db, recordId: number) =>
+  asCompilable(sql<{ uploader_photos: number; total_bytes: number }>`
+    with me as (select uploaded_by, part_id, movement_stage from uploaded_images where id = ${recordId})
+    select
+      count(*) filter (where u.uploaded_by = me.uploaded_by and u.replaced_at is null
+        and not (u.part_id = me.part_id and u.movement_stage = me.movement_stage))::int as uploader_photos,
+      -- Looked up per row (the rows not yet submitted are few), not a join that reads every photo row.
+      coalesce(sum((select p.byte_size from photos p where p.id = u.photo_id)), 0)::float8 as total_bytes
+    from uploaded_images u
+    left join me on true
+    where ${notSubmitted}`)
+);
+
+/** What the quota counts around staged record `recordId` (its uploader's and everyone's). */
+export async function stagedUseAround(db: QueryRunner, recordId: number): Promise<StagedUse> {
+  const row = await stagedUse.executeTakeFirstOrThrow(db, recordId);
+  return { uploaderPhotos: row.uploader_photos, totalBytes: row.total_bytes };
+}
+
+/** One key for every instance: uploads record their photo one at a time (a few milliseconds each). */
+const quotaLock = compiledQuery((_db) =>
+  asCompilable(sql`select pg_advisory_xact_lock(hashtext('parts-movement staged photo quota'))`)
+);
+
+/**
+ * Until the transaction ends, no other upload counts or records a staged photo: the quota's count and the
+ * record it allows are one step for everyone (READ COMMITTED: the count after the lock sees every photo
+ * recorded before it).
+ */
+export async function lockStagedQuota(trx: Tx): Promise<void> {
+  await quotaLock.execute(trx);
+}
+
+const replaceEarlier = compiledQuery((_db, recordId: number, now: Date) =>
+  asCompilable(sql<{ id: number }>`
+    update uploaded_images u set replaced_at = ${now}
+    from uploaded_images n
+    where n.id = ${recordId} and u.uploaded_by = n.uploaded_by and u.part_id = n.part_id
+      and u.movement_stage = n.movement_stage and u.id <> n.id
+      and u.photo_id is not null and u.replaced_at is null and ${notSubmitted}
+    returning u.id`)
+);
+
+/**
+ * A retake: the uploader's earlier staged photos for the same part and stage, not yet submitted, are marked
+ * replaced by record `recordId`'s. Returns their ids.
+ */
+export async function replaceEarlierStaged(trx: Tx, recordId: number, now: Date): Promise<number[]> {
+  return (await replaceEarlier.execute(trx, recordId, now)).map((r) => r.id);
+}
+
+/**
+ * Deletes up to `limit` staged rows replaced before `cutoff` that no submission used meanwhile (their
+ * tokens cascade); returns the photo ids they held.
+ */
+export async function deleteReplacedBefore(db: Db, cutoff: Date, limit: number): Promise<number[]> {
+  const rows = await db.deleteFrom("uploaded_images")
+    .where("id", "in", (eb) =>
+      eb.selectFrom("uploaded_images as u").select("u.id")
+        .where("u.replaced_at", "<", cutoff)
+        .where(notSubmitted)
+        .orderBy("u.id").limit(limit))
+    .returning("photo_id")
+    .execute();
+  return rows.flatMap((r) => r.photo_id === null ? [] : [r.photo_id]);
 }
 
 // --- purge (D19) ---

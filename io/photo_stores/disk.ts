@@ -1,7 +1,8 @@
 /**
  * `PHOTO_STORE=disk` (the default): photo files under the root (the service passes `${DATA_DIR}/photos`),
  * for one instance. Layout:
- *   tmp/<uuid>              a photo being received; removed on any failure
+ *   tmp/<uuid>              a photo being received (the server's: tmp/instance-<host>-<port>/<uuid>);
+ *                           removed on any failure
  *   <aa>/<sha256 hex>       committed photos, fanned out by the first two hex digits
  * A committed photo is fsynced and renamed into place (atomic), so a reader sees the whole file or none.
  */

@@ -5,7 +5,10 @@
  * staged file becomes durable under its key (`adopt`) and how stored photos are read and removed.
  *
  * The temporary folder is this instance's scratch space whatever the backend: with `postgres` or `s3`
- * storage nothing in it is shared or needs a backup.
+ * storage nothing in it is shared or needs a backup. The server stages in a folder of its own inside it
+ * (`tmp/instance-<host>-<port>/`, stageInOwnFolder), which its next start clears (tasks/serve.ts): two live
+ * servers cannot share a host and port, so nothing in it can belong to another instance's upload even when
+ * instances (wrongly) share one DATA_DIR. Tasks stage in `tmp/` itself; the purge sweeps both.
  */
 import type { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -62,10 +65,23 @@ class LocalStagedPhoto implements StagedPhoto {
 
 export abstract class StagingPhotoStore implements PhotoStore {
   abstract readonly kind: PhotoStoreKind;
-  readonly tmpDir: string;
+  /** The temporary folder (`${DATA_DIR}/photos/tmp`); the purge sweeps it and the folders inside. */
+  readonly tmpRoot: string;
+  /** Where this process stages: the temporary folder, or its own folder inside it (stageInOwnFolder). */
+  tmpDir: string;
 
   constructor(tmpDir: string) {
-    this.tmpDir = tmpDir;
+    this.tmpRoot = this.tmpDir = tmpDir;
+  }
+
+  stageInOwnFolder(name: string): void {
+    // One path segment, whatever the host is called.
+    this.tmpDir = join(this.tmpRoot, `instance-${name.replace(/[^A-Za-z0-9.-]/g, "_")}`);
+  }
+
+  async clearOwnFolder(before: Date): Promise<number> {
+    if (this.tmpDir === this.tmpRoot) return 0;
+    return await sweepFiles(this.tmpDir, (mtime) => mtime < before);
   }
 
   /**
@@ -188,18 +204,11 @@ export abstract class StagingPhotoStore implements PhotoStore {
   }
 
   async sweepTmp(maxAgeMs: number, now: Date = new Date()): Promise<number> {
-    let removed = 0;
-    try {
-      for await (const entry of Deno.readDir(this.tmpDir)) {
-        const path = join(this.tmpDir, entry.name);
-        const { mtime } = await Deno.stat(path).catch(() => ({ mtime: null }));
-        if (entry.isFile && mtime && now.getTime() - mtime.getTime() > maxAgeMs) {
-          if (await removeQuietly(path)) removed++;
-        }
-      }
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
+    const old = (mtime: Date) => now.getTime() - mtime.getTime() > maxAgeMs;
+    let removed = await sweepFiles(this.tmpRoot, old);
+    // The instances' own folders (stageInOwnFolder), whichever instance they belong to: a live upload's
+    // file is younger than the grace.
+    for (const dir of await subfolders(this.tmpRoot)) removed += await sweepFiles(dir, old);
     return removed;
   }
 
@@ -214,6 +223,32 @@ export abstract class StagingPhotoStore implements PhotoStore {
     } catch (error) {
       throw error instanceof PhotoStoreUnavailable ? error : new PhotoStoreUnavailable(this.kind, error);
     }
+  }
+}
+
+/** Removes the files directly in `dir` whose last write `shouldGo` accepts; a missing folder is empty. */
+async function sweepFiles(dir: string, shouldGo: (mtime: Date) => boolean): Promise<number> {
+  let removed = 0;
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile) continue;
+      const path = join(dir, entry.name);
+      const { mtime } = await Deno.stat(path).catch(() => ({ mtime: null }));
+      if (mtime && shouldGo(mtime) && await removeQuietly(path)) removed++;
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return removed;
+}
+
+async function subfolders(dir: string): Promise<string[]> {
+  try {
+    return await Array.fromAsync(Deno.readDir(dir), (e) => e.isDirectory ? [join(dir, e.name)] : [])
+      .then((l) => l.flat());
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
   }
 }
 

@@ -65,14 +65,17 @@ export interface CheckedPart {
 /**
  * Per part, in request order: still in the flow's `from` status (else its "no longer …" text), then a
  * matching photo (else its "missing its … photo" text). A photo matches when the staged row exists, is for
- * that part, has the flow's stage, holds an uploaded file and is not used by any Deliver_Parts yet (D14).
- * The parts are locked, so the statuses read here are the ones the status flip will see.
+ * that part, has the flow's stage, holds an uploaded file and is not used by any Deliver_Parts yet (D14),
+ * was staged by the submitting user (no one submits another's photo: docs/photos.md "Whose photo") and was
+ * not replaced by that user's retake. The parts are locked, so the statuses read here are the ones the
+ * status flip will see.
  */
 export function checkStatusesAndPhotos(
   flow: Flow,
   confirmed: ConfirmedPart[],
   parts: Map<number, LockedPart>,
   stagedRows: StagedImageRow[],
+  userId: number,
 ): CheckedPart[] {
   const staged = new Map(stagedRows.map((s) => [s.id, s]));
   return confirmed.map(({ partId, imageId }) => {
@@ -83,7 +86,7 @@ export function checkStatusesAndPhotos(
     const photo = imageId === null ? undefined : staged.get(imageId);
     if (
       !photo || photo.part_id !== partId || photo.movement_stage !== flow.stage || photo.photo_id === null ||
-      photo.used
+      photo.used || photo.uploaded_by !== userId || photo.replaced
     ) {
       throw new DomainError("refused", flow.missingPhoto(part.part_no), partId);
     }

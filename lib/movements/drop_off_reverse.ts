@@ -96,7 +96,7 @@ async function recordDropOffReverse(
         );
       }
     }
-    const checked = checkStatusesAndPhotos(flow, list, parts, read.staged);
+    const checked = checkStatusesAndPhotos(flow, list, parts, read.staged, user.id);
 
     const ids = checked.map((c) => c.part.id);
     const { deliveryOf, flipped, movementStatus } = await writeLeg2DropOff(trx, {

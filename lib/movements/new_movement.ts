@@ -79,7 +79,7 @@ export async function submitNewMovement(
     const replay = replayOf(read.steps, { flow, userId: user.id, confirmed: list, now });
     if (replay) return { movementId: replay.movementId, deliveryParts: replay.deliveryParts, wrote: false };
     checkBelongToClaim(list, parts, claim.id);
-    const checked = checkStatusesAndPhotos(flow, list, parts, read.staged);
+    const checked = checkStatusesAndPhotos(flow, list, parts, read.staged, user.id);
     const destination = spec.destination(read);
 
     const ids = checked.map((c) => c.part.id);

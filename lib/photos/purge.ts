@@ -1,7 +1,7 @@
 /**
  * The photo purge (D19): staged rows (Parts_Uploaded_Images) older than 30 days go, with their tokens
  * (ON DELETE CASCADE); Deliver_Parts rows that used one keep their photo and lose only the staged link
- * (ON DELETE SET NULL). Then photo rows nothing references any more (no staged row, no Deliver_Parts)
+ * (ON DELETE SET NULL), and so do staged rows a retake replaced (lib/photos/retakes.ts). Then photo rows nothing references any more (no staged row, no Deliver_Parts)
  * and their files go; photos used by Deliver_Parts are kept for good. Last, files no photo row names
  * (an upload that lost a race or died between storing and recording) and leftovers in tmp/.
  *
@@ -13,6 +13,7 @@
  */
 import {
   deletePhotoIfUnreferenced,
+  deleteReplacedBefore,
   deleteStagedBefore,
   keysInUse,
   unreferencedPhotoIds,
@@ -27,6 +28,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const STAGED_MAX_AGE_MS = 30 * DAY_MS;
 /** Anything younger may belong to an upload still finishing; left for the next run. */
 export const IN_FLIGHT_GRACE_MS = 60 * 60 * 1000;
+/**
+ * A photo a retake replaced is removed this long after it was replaced (lib/photos/retakes.ts): longer than
+ * an upload of the same bytes takes from storing its file to recording it (one statement under
+ * DB_STATEMENT_TIMEOUT_MS), so the file of such an upload is never taken from under it.
+ */
+export const RETAKE_GRACE_MS = 60 * 1000;
 /** How often the server runs the purge. */
 export const PURGE_INTERVAL_MS = DAY_MS;
 
@@ -54,28 +61,21 @@ export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<Pu
     report.stagedRows += n;
   }
 
+  // 1b. Staged rows a retake replaced (lib/photos/retakes.ts does this within minutes while serving).
+  for (let n = BATCH; n === BATCH;) {
+    const photoIds = await deleteReplacedBefore(db, new Date(start.getTime() - RETAKE_GRACE_MS), BATCH);
+    n = photoIds.length;
+    report.stagedRows += n;
+  }
+
   // 2. Photo rows nothing references; each delete re-checks, so a reference made meanwhile keeps it.
-  const removeFiles = async (keys: string[], olderThan: Date) => {
-    const inUse = await keysInUse(db, keys);
-    for (const key of new Set(keys)) {
-      if (!inUse.has(key) && await storage.remove(key, { olderThan })) report.files++;
-    }
-  };
   for (let afterId = 0;;) {
     const ids = await unreferencedPhotoIds(db, graceEdge, afterId, BATCH);
     if (ids.length === 0) break;
     afterId = ids[ids.length - 1];
-    const freed: string[] = [];
-    for (const id of ids) {
-      const gone = await deletePhotoIfUnreferenced(db, id);
-      if (!gone) continue;
-      report.photoRows++;
-      freed.push(gone.storage_key, ...(gone.thumb_key ? [gone.thumb_key] : []));
-    }
-    // A thumbnail could equal another photo's bytes: only files no remaining row names go. A file
-    // touched within the grace may be an upload of the same bytes about to record a new row: the
-    // next run's orphan pass decides about it.
-    await removeFiles(freed, graceEdge);
+    const removed = await removeUnreferencedPhotos({ db, storage }, ids, graceEdge);
+    report.photoRows += removed.photoRows;
+    report.files += removed.files;
   }
 
   // 3. Files no photo row names: left by a lost upload race or a crash between storing and recording.
@@ -83,15 +83,52 @@ export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<Pu
   for await (const key of storage.keys()) {
     batch.push(key);
     if (batch.length === BATCH) {
-      await removeFiles(batch, graceEdge);
+      report.files += await removeUnnamedFiles({ db, storage }, batch, graceEdge);
       batch = [];
     }
   }
-  await removeFiles(batch, graceEdge);
+  report.files += await removeUnnamedFiles({ db, storage }, batch, graceEdge);
 
   // 4. Temporary files of uploads cut off by a crash (a live upload's file is younger than the grace).
   report.tmpFiles = await storage.sweepTmp(IN_FLIGHT_GRACE_MS, start);
   return report;
+}
+
+/**
+ * Deletes these photo rows if nothing references them (each delete re-checks, so a reference made meanwhile
+ * keeps it), then their files and thumbnails that no remaining row names, last written before `olderThan`.
+ */
+export async function removeUnreferencedPhotos(
+  deps: Pick<AppDeps, "db" | "storage">,
+  ids: number[],
+  olderThan: Date,
+): Promise<{ photoRows: number; files: number }> {
+  let photoRows = 0;
+  const freed: string[] = [];
+  for (const id of ids) {
+    const gone = await deletePhotoIfUnreferenced(deps.db, id);
+    if (!gone) continue;
+    photoRows++;
+    freed.push(gone.storage_key, ...(gone.thumb_key ? [gone.thumb_key] : []));
+  }
+  // A thumbnail could equal another photo's bytes: only files no remaining row names go. A file touched
+  // since `olderThan` may be an upload of the same bytes about to record a new row: the next run's orphan
+  // pass decides about it.
+  return { photoRows, files: await removeUnnamedFiles(deps, freed, olderThan) };
+}
+
+/** Removes the files of `keys` that no photo row names and that were last written before `olderThan`. */
+async function removeUnnamedFiles(
+  { db, storage }: Pick<AppDeps, "db" | "storage">,
+  keys: string[],
+  olderThan: Date,
+): Promise<number> {
+  const inUse = await keysInUse(db, keys);
+  let files = 0;
+  for (const key of new Set(keys)) {
+    if (!inUse.has(key) && await storage.remove(key, { olderThan })) files++;
+  }
+  return files;
 }
 
 const purgeLog = logger("purge");

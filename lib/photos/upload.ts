@@ -2,12 +2,14 @@
  * Photos: call 2b, the file upload (D18), and serving stored photos and their thumbnails.
  *
  * Upload order, cheapest refusal first: the address (app, report, record), the `environment` header, the
- * token (looked up, not yet used), then the body is streamed to storage under the size cap, typed by its
- * first bytes and checked for size in pixels. Only a file that passed is committed (durable and verified in
- * the configured store, io/photo_storage.ts), and only then, in ONE statement (db/queries/photos.ts
- * storePhotoWithToken), is the token consumed (a conditional UPDATE decides races), the photo row upserted
- * (content-addressed) and the staged row pointed at it. A store that fails (PhotoStoreUnavailable) is the
- * retryable `store_unavailable` refusal.
+ * token (looked up, not yet used), the quota of staged photos (lib/photos/quota.ts), then the body is
+ * streamed to storage under the size cap, typed by its first bytes and checked for size in pixels. Only a
+ * file that passed is committed (durable and verified in the configured store, io/photo_storage.ts), and only
+ * then, in one short transaction under the quota's lock, is the quota checked again and, in ONE statement
+ * (db/queries/photos.ts storePhotoWithToken), the token consumed (a conditional UPDATE decides races), the
+ * photo row upserted (content-addressed) and the staged row pointed at it; a retake marks the photo it
+ * replaces (lib/photos/retakes.ts). A store that fails (PhotoStoreUnavailable) is the retryable
+ * `store_unavailable` refusal.
  *
  * A failed upload does not burn the token: the driver can retry within its lifetime. Only a stored photo
  * uses it up. A file stored by the loser of a race with one token is left to the purge (lib/photos/purge.ts).
@@ -16,8 +18,11 @@ import type { Config } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import {
   isTokenUsable,
+  lockStagedQuota,
   photoById,
+  replaceEarlierStaged,
   setThumbKey,
+  stagedUseAround,
   storePhotoWithToken,
   type TokenBinding,
 } from "@/db/queries/photos.ts";
@@ -33,29 +38,12 @@ import {
 import { makeThumbnail } from "@/io/thumbnail.ts";
 import { sharedThumbnailJob } from "@/lib/photos/thumbnail_jobs.ts";
 import { hashToken } from "@/io/tokens.ts";
+import { checkStagedQuota } from "@/lib/photos/quota.ts";
 import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
 import { isId } from "@/lib/validation.ts";
 
-/** Why an upload was refused; each face maps it to its answer (routes/web/upload_refusals.ts: the status). */
-export type UploadRefusal =
-  | "bad_path"
-  | "unknown_address"
-  | "environment"
-  | "unauthorized"
-  | "not_multipart"
-  | "no_file"
-  | "empty"
-  | "too_large"
-  | "not_image"
-  | "too_many_pixels"
-  | "store_unavailable";
-
-export class UploadRefused extends Error {
-  constructor(readonly reason: UploadRefusal, message: string) {
-    super(message);
-    this.name = "UploadRefused";
-  }
-}
+import { UploadRefused } from "@/lib/photos/upload_refused.ts";
+export { type UploadRefusal, UploadRefused } from "@/lib/photos/upload_refused.ts";
 
 export const AUTHORIZATION_FAILURE =
   "Authorization Failure. The access token is either invalid or has expired.";
@@ -172,6 +160,8 @@ export async function storeStagedPhoto(
   });
   // Before reading a byte of the body: a dead token, or one minted for another record.
   if (!await isTokenUsable(db, binding())) throw unauthorized();
+  // Nor for an uploader (or a server) at its quota of staged photos (lib/photos/quota.ts).
+  checkStagedQuota(config, await stagedUseAround(db, req.recordId), 0);
 
   const maxBytes = config.maxPhotoBytes;
   const staged = await req.readFile((file) => storage.stage(file, { maxBytes })).catch((error) => {
@@ -193,13 +183,25 @@ export async function storeStagedPhoto(
       throw refusalOf(error, maxBytes);
     });
     // Durable in the store before the database says the record holds it (and before the 3000 answer).
-    const photoId = await storePhotoWithToken(db, binding(), {
+    // Under the quota's lock: the count and the record it allows are one step for every upload. A photo
+    // refused here (a parallel upload took the last place) stays in the store for the purge, like the
+    // loser of a token race.
+    const photo = {
       key,
       contentType: info.type,
       bytes: staged.bytes,
       width: info.width,
       height: info.height,
       createdAt: clock.now(),
+    };
+    const photoId = await db.transaction().execute(async (trx) => {
+      await lockStagedQuota(trx);
+      checkStagedQuota(config, await stagedUseAround(trx, req.recordId), staged.bytes);
+      const id = await storePhotoWithToken(trx, binding(), photo);
+      // A retake: the uploader's earlier photo of this part and stage stops counting and is removed soon
+      // (lib/photos/retakes.ts).
+      if (id !== null) await replaceEarlierStaged(trx, req.recordId, photo.createdAt);
+      return id;
     });
     if (photoId === null) throw unauthorized();
     metrics?.uploadStored(staged.bytes);

@@ -3,7 +3,7 @@
  * of each upload refusal (its HTTP status: routes/web/upload_refusals.ts). Every answer that carries a
  * `code` takes it from here.
  */
-import type { UploadRefusal } from "@/lib/photos/upload.ts";
+import type { UploadRefusal } from "@/lib/photos/upload_refused.ts";
 
 export const CODE = {
   /** Success, and a rule failure inside the envelope (HTTP 200, D8). */
@@ -36,4 +36,7 @@ export const UPLOAD_REFUSAL_CODE: Record<UploadRefusal, number> = {
   too_many_pixels: 1055,
   // The protocol's retryable fault answer.
   store_unavailable: CODE.unavailable,
+  // Quotas of staged photos not yet submitted (docs/photos.md "Quotas"): per uploader, and in total.
+  too_many_staged: 1056,
+  staging_full: 1057,
 };

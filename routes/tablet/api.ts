@@ -38,7 +38,7 @@ import { requireTabletUser } from "@/routes/tablet/guard.ts";
 import { limitStreamedBody, smallBodies } from "@/routes/web/body_limits.ts";
 import { withOwnMiddleware } from "@/routes/web/mount.ts";
 import { csrfProtect, type SessionEnv } from "@/routes/web/session.ts";
-import { UPLOAD_REFUSAL_STATUS } from "@/routes/web/upload_refusals.ts";
+import { TABLET_UPLOAD_REFUSAL_STATUS } from "@/routes/web/upload_refusals.ts";
 
 const jobField = z.enum(JOB_NAMES as [JobName, ...JobName[]]);
 
@@ -73,7 +73,7 @@ type MovementRequest = z.output<typeof movementSchema>;
 function refusalAnswer(c: Context, error: DomainError | UploadRefused): Response {
   if (error instanceof DomainError) return c.json({ message: error.message, part_id: error.partId }, 422);
   const partId = parseId(c.req.query("part_id")) ?? undefined;
-  return c.json({ message: error.message, part_id: partId }, UPLOAD_REFUSAL_STATUS[error.reason]);
+  return c.json({ message: error.message, part_id: partId }, TABLET_UPLOAD_REFUSAL_STATUS[error.reason]);
 }
 
 async function readJson(c: Context): Promise<unknown> {
