@@ -16,6 +16,7 @@ import {
 } from "@/db/queries/sessions.ts";
 import { deviceByTokenHash } from "@/db/queries/devices.ts";
 import { deletePinWindowsClosedBefore } from "@/db/queries/pin_attempts.ts";
+import { deleteRememberedBrowsersUnusedSince } from "@/db/queries/remembered_browsers.ts";
 import { activeUserByEmail, activeUserWithRole } from "@/db/queries/users.ts";
 import type { Clock } from "@/io/clock.ts";
 import { repeatEvery, type Repeating } from "@/io/repeat.ts";
@@ -24,6 +25,7 @@ import { verifyPin } from "@/io/pin.ts";
 import { secureEquals } from "@/io/secure_compare.ts";
 import { hashToken, randomToken } from "@/io/tokens.ts";
 import { limitedPinCheck, LOCKOUT_MS, type PinClient, pinSubject } from "@/lib/pin_attempts.ts";
+import { REMEMBERED_MS } from "@/lib/staff_sign_in.ts";
 
 /** An enrolled tablet: the only client where a PIN is ever checked (docs/sign-in.md "Dashboard passwords"). */
 export type TabletClient = Extract<PinClient, { kind: "tablet" }>;
@@ -181,8 +183,9 @@ export async function deleteIdleSessions(db: Db, clock: Clock): Promise<number> 
 }
 
 /**
- * The server's sweep (tasks/start.ts): every SWEEP_INTERVAL_MS, sessions idle past the timeout and PIN
- * windows that have closed (a closed window counts as none, so deleting it changes no answer).
+ * The server's sweep (tasks/start.ts): every SWEEP_INTERVAL_MS, sessions idle past the timeout, PIN
+ * windows that have closed (a closed window counts as none, so deleting it changes no answer) and remembered
+ * browsers whose cookie has expired (docs/sign-in.md "Remembered browsers": such a browser is a stranger).
  */
 export function startSessionSweep(
   deps: { db: Db; clock: Clock },
@@ -192,8 +195,17 @@ export function startSessionSweep(
   const log = opts.log ?? ((line) => console.log(line));
   return repeatEvery(async () => {
     const sessions = await deleteIdleSessions(deps.db, deps.clock);
-    const windows = await deletePinWindowsClosedBefore(deps.db, deps.clock.now());
-    if (sessions || windows) log(`sweep: ${sessions} idle sessions, ${windows} closed PIN windows removed`);
+    const now = deps.clock.now();
+    const windows = await deletePinWindowsClosedBefore(deps.db, now);
+    const browsers = await deleteRememberedBrowsersUnusedSince(
+      deps.db,
+      new Date(now.getTime() - REMEMBERED_MS),
+    );
+    if (sessions || windows || browsers) {
+      log(
+        `sweep: ${sessions} idle sessions, ${windows} closed PIN windows, ${browsers} forgotten browsers removed`,
+      );
+    }
   }, {
     firstDelayMs: opts.firstDelayMs ?? intervalMs,
     intervalMs,

@@ -44,7 +44,7 @@ export const STAFF_ROLES: readonly Role[] = ["dispatcher", "admin"];
 
 /** How long a browser stays remembered after its user last signed in on it: the cookie's 400 days. */
 export const REMEMBERED_BROWSER_DAYS = 400;
-const REMEMBERED_MS = REMEMBERED_BROWSER_DAYS * 24 * 3600_000;
+export const REMEMBERED_MS = REMEMBERED_BROWSER_DAYS * 24 * 3600_000;
 
 /**
  * What signing in needs. `checkPin` verifies the password against its stored hash (io/pin.ts verifyPin

@@ -19,6 +19,8 @@ import {
 } from "@/lib/sessions.ts";
 import { enrolDevice, revokeDevice } from "@/lib/devices.ts";
 import { dbTest } from "@/testkit/db.ts";
+import { insertRememberedBrowser } from "@/db/queries/remembered_browsers.ts";
+import { REMEMBERED_MS } from "@/lib/staff_sign_in.ts";
 import { sql } from "kysely";
 import { makeSession } from "@/tests/helpers/hq.ts";
 import { hashToken } from "@/io/tokens.ts";
@@ -257,29 +259,39 @@ dbTest("sessions: sign-out ends the session; idle sessions are swept", async ({ 
   assert.equal((await resolveOnBay(db, clock, second.token)).session, null);
 });
 
-dbTest("sessions: the server's sweep deletes idle sessions and closed PIN windows", async ({ db }) => {
-  const { deps, clock } = await setup(db);
-  await attempt(deps, PIN);
-  await rejects(attempt(deps, "0000", BAY, "nobody@depot.example"), wrongPin(MAX_PIN_CHECKS - 1));
-  const fresh = await (async () => {
-    clock.advance(IDLE_TIMEOUT_MS - 60_000);
-    return await attempt(deps, PIN);
-  })();
-  clock.advance(60_000);
-  const lines: string[] = [];
-  const sweep = startSessionSweep(deps, { firstDelayMs: 0, intervalMs: 20, log: (l) => lines.push(l) });
-  try {
-    for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  } finally {
-    await sweep.stop();
-  }
-  assert.equal(lines[0], "sweep: 1 idle sessions, 1 closed PIN windows removed");
-  const left = await db.selectFrom("sessions").select("token_hash").execute();
-  assert.equal(left.length, 1, "the session used a minute ago stays");
-  assert.ok((await resolveOnBay(db, clock, fresh.token)).session);
-  // Left: the window the latest sign-in opened (still open, its check given back).
-  assert.deepEqual(await db.selectFrom("pin_attempts").select("checks").execute(), [{ checks: 0 }]);
-});
+dbTest(
+  "sessions: the server's sweep deletes idle sessions, closed PIN windows and forgotten browsers",
+  async ({ db }) => {
+    const { deps, clock, user } = await setup(db);
+    // A browser remembered since before its cookie's lifetime, and one used just inside it.
+    const at = (msAgo: number) => new Date(clock.now().getTime() + IDLE_TIMEOUT_MS - msAgo);
+    await insertRememberedBrowser(db, { tokenHash: "old", userId: user.id, at: at(REMEMBERED_MS + 1) });
+    await insertRememberedBrowser(db, { tokenHash: "kept", userId: user.id, at: at(REMEMBERED_MS - 60_000) });
+    await attempt(deps, PIN);
+    await rejects(attempt(deps, "0000", BAY, "nobody@depot.example"), wrongPin(MAX_PIN_CHECKS - 1));
+    const fresh = await (async () => {
+      clock.advance(IDLE_TIMEOUT_MS - 60_000);
+      return await attempt(deps, PIN);
+    })();
+    clock.advance(60_000);
+    const lines: string[] = [];
+    const sweep = startSessionSweep(deps, { firstDelayMs: 0, intervalMs: 20, log: (l) => lines.push(l) });
+    try {
+      for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      await sweep.stop();
+    }
+    assert.equal(lines[0], "sweep: 1 idle sessions, 1 closed PIN windows, 1 forgotten browsers removed");
+    assert.deepEqual(await db.selectFrom("remembered_browsers").select("token_hash").execute(), [{
+      token_hash: "kept",
+    }]);
+    const left = await db.selectFrom("sessions").select("token_hash").execute();
+    assert.equal(left.length, 1, "the session used a minute ago stays");
+    assert.ok((await resolveOnBay(db, clock, fresh.token)).session);
+    // Left: the window the latest sign-in opened (still open, its check given back).
+    assert.deepEqual(await db.selectFrom("pin_attempts").select("checks").execute(), [{ checks: 0 }]);
+  },
+);
 
 dbTest("sessions: an unknown or empty token resolves to nobody", async ({ db }) => {
   const clock = new FakeClock();

@@ -31,3 +31,10 @@ export async function touchRememberedBrowser(db: Db, id: number, at: Date): Prom
 export async function deleteRememberedBrowser(db: Db, id: number): Promise<void> {
   await db.deleteFrom("remembered_browsers").where("id", "=", id).execute();
 }
+
+/** Forgets the browsers whose user has not signed in on them since `cutoff` (their cookie has expired). */
+export async function deleteRememberedBrowsersUnusedSince(db: Db, cutoff: Date): Promise<number> {
+  const result = await db.deleteFrom("remembered_browsers").where("last_used_at", "<", cutoff)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
