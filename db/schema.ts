@@ -35,10 +35,10 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
 /**
- * A place's coordinates: numeric(9,6), read as a decimal string (both drivers keep numeric exact), written
- * as a number or a string; both or neither (check constraint).
+ * A place's coordinates: numeric(9,6), read as a number (both databases' numeric parser, db/client.ts);
+ * both or neither (check constraint).
  */
-type Coordinate = ColumnType<string | null, number | string | null | undefined, number | string | null>;
+type Coordinate = ColumnType<number | null, number | null | undefined, number | null>;
 
 export interface HqLocationsTable {
   id: Generated<number>;

@@ -40,6 +40,11 @@ export interface Refused {
   field: PlaceField | null;
 }
 
+/** The attributes that mark the box of `field` invalid when the refusal is about it. */
+export function invalidMark(field: PlaceField, invalid: PlaceField | null) {
+  return invalid === field ? { "aria-invalid": "true" as const, "aria-describedby": PLACE_ERROR_ID } : {};
+}
+
 interface BoxProps {
   field: PlaceField;
   label: string;
@@ -54,7 +59,6 @@ interface BoxProps {
 }
 
 function Box({ field, label, of, values, invalid, hint, size = 14, maxLength, inputMode }: BoxProps) {
-  const bad = invalid === field;
   return (
     <label class="flex flex-col gap-1">
       <span class="text-sm font-medium text-slate-700">{label}</span>
@@ -66,8 +70,7 @@ function Box({ field, label, of, values, invalid, hint, size = 14, maxLength, in
         maxLength={maxLength}
         inputMode={inputMode}
         aria-label={of ? `${label} of ${of}` : undefined}
-        aria-invalid={bad ? "true" : undefined}
-        aria-describedby={bad ? PLACE_ERROR_ID : undefined}
+        {...invalidMark(field, invalid)}
       />
       {hint && <span class="text-sm text-slate-600">{hint}</span>}
     </label>

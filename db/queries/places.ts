@@ -64,8 +64,8 @@ const REPAIRER_DETAILS = [
 ] as const;
 
 /**
- * Repair shops with their details, inactive ones last; only `ids` when given. Coordinates come as decimal
- * strings and opening hours as stored JSON: lib/places/read.ts types them.
+ * Repair shops with their details, inactive ones last; only `ids` when given. Opening hours come as stored
+ * JSON: lib/places/read.ts types them.
  */
 export async function repairerDetailRows(db: QueryRunner, ids?: readonly number[]) {
   let query = db.selectFrom("repairers").select(REPAIRER_DETAILS);
@@ -76,7 +76,7 @@ export async function repairerDetailRows(db: QueryRunner, ids?: readonly number[
   return await query.orderBy("active", "desc").orderBy("name").orderBy("id").execute();
 }
 
-/** HQ locations with their coordinates (decimal strings), by id. */
+/** HQ locations with their coordinates, by id. */
 export async function hqLocationDetailRows(db: QueryRunner) {
   return await db.selectFrom("hq_locations").select(["id", "name", "latitude", "longitude"]).orderBy("id")
     .execute();

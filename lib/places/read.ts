@@ -34,11 +34,11 @@ export interface HqLocationDetails {
   coordinates: LatLng | null;
 }
 
-/** Coordinates from the two numeric columns (decimal strings), both or neither (check constraint). */
-function coordinatesOf(row: { latitude: string | null; longitude: string | null }): LatLng | null {
+/** Coordinates from the two numeric columns, both or neither (check constraint). */
+function coordinatesOf(row: { latitude: number | null; longitude: number | null }): LatLng | null {
   return row.latitude === null || row.longitude === null
     ? null
-    : { latitude: Number(row.latitude), longitude: Number(row.longitude) };
+    : { latitude: row.latitude, longitude: row.longitude };
 }
 
 /** Repair shops with their details, active first then by name; only `ids` when given (missing ids left out). */

@@ -24,6 +24,7 @@ import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import { ActiveToggle, AddForm, RenameForm } from "@/components/hq/admin_forms.tsx";
 import {
   CoordinateFields,
+  invalidMark,
   PLACE_ERROR_ID,
   type PlaceValues,
   placeValues,
@@ -215,7 +216,7 @@ function Page({ data }: { data: Data }) {
               maxLength={500}
               size={30}
               value={newShop.values.address}
-              aria-invalid={newShop.invalid === "address" ? "true" : undefined}
+              {...invalidMark("address", newShop.invalid)}
             />
           </Field>
           <RepairerDetailFields values={newShop.values} invalid={newShop.invalid} hints />
@@ -239,7 +240,7 @@ function Page({ data }: { data: Data }) {
                       maxLength={500}
                       size={30}
                       aria-label={`Address of ${r.name}`}
-                      aria-invalid={row.invalid === "address" ? "true" : undefined}
+                      {...invalidMark("address", row.invalid)}
                     />
                     <RepairerDetailFields of={r.name} values={row.values} invalid={row.invalid} />
                   </RenameForm>
