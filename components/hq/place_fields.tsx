@@ -1,6 +1,5 @@
 /**
- * The detail fields of a place's forms on /hq/admin/places (docs/dashboard.md "Repair shops and HQ
- * locations"): a repair shop's phone, contact e-mails, coordinates and opening hours, an HQ location's
+ * The detail fields of a place's forms on /hq/admin/places (docs/dashboard.md "Places"): a repair shop's phone, contact e-mails, coordinates and opening hours, an HQ location's
  * coordinates. Each box has a visible label and an accessible name that says whose it is ("Phone of East
  * Panels"); the box a refusal is about is marked invalid and described by the page's error.
  */

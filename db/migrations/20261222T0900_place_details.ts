@@ -1,5 +1,5 @@
 /**
- * Places gain what a driver's day needs (docs/dashboard.md "Repair shops and HQ locations"): a repair shop's
+ * Places gain what a driver's day needs (docs/dashboard.md "Places"): a repair shop's
  * phone, contact e-mail addresses, coordinates and opening hours; an HQ location's coordinates.
  *
  * - `emails` is a text[] (not a child table): a shop has a handful, always read with the shop, never

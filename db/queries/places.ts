@@ -50,7 +50,7 @@ export async function listHqLocations(db: Db) {
   return await db.selectFrom("hq_locations").select(["id", "name"]).orderBy("id").execute();
 }
 
-/** A repair shop's columns with its details (docs/dashboard.md "Repair shops and HQ locations"). */
+/** A repair shop's columns with its details (docs/dashboard.md "Places"). */
 const REPAIRER_DETAILS = [
   "id",
   "name",

@@ -1,5 +1,5 @@
 /**
- * The rules of a place's details (docs/dashboard.md "Repair shops and HQ locations"): a repair shop's
+ * The rules of a place's details (docs/dashboard.md "Places"): a repair shop's
  * phone, contact e-mail addresses and opening hours, and any place's coordinates. Each rule answers a value
  * or a problem, so the admin page (a PlaceFieldError naming the field) and the import (a problem at the
  * row's path) refuse the same things in the same words.

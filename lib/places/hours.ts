@@ -1,5 +1,5 @@
 /**
- * A repair shop's opening hours (docs/dashboard.md "Repair shops and HQ locations"): a week of opening
+ * A repair shop's opening hours (docs/dashboard.md "Places"): a week of opening
  * intervals per weekday, stored as JSON (`repairers.opening_hours`), typed by a person as text
  * ("Mon–Fri 07:30–17:00, Sat 08:00–12:00") and read back in that same form, and asked "open now?" in the
  * depot's time zone (DEPOT_TIME_ZONE) by the run sheet.

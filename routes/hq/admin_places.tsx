@@ -2,7 +2,7 @@
  * `/hq/admin/places` (admins only): repair shops (add, edit with their phone, e-mails, coordinates and
  * opening hours, deactivate) and HQ locations (add, rename, coordinates). A repair shop is never deleted:
  * old claims and movements name it. A refused form shows the page again with what was typed in that form
- * and the box at fault marked (docs/dashboard.md "Repair shops and HQ locations").
+ * and the box at fault marked (docs/dashboard.md "Places").
  */
 import { Hono } from "hono";
 import { z } from "zod";
