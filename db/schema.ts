@@ -34,9 +34,17 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp the database fills by default when omitted. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
+/**
+ * A place's coordinates: numeric(9,6), read as a number (both databases' numeric parser, db/client.ts);
+ * both or neither (check constraint).
+ */
+type Coordinate = ColumnType<number | null, number | null | undefined, number | null>;
+
 export interface HqLocationsTable {
   id: Generated<number>;
   name: string;
+  latitude: Coordinate;
+  longitude: Coordinate;
 }
 
 export interface RepairersTable {
@@ -44,6 +52,13 @@ export interface RepairersTable {
   name: string;
   address: string | null;
   active: Generated<boolean>;
+  phone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Contact e-mail addresses, lower case; empty when none. */
+  emails: Generated<string[]>;
+  latitude: Coordinate;
+  longitude: Coordinate;
+  /** A week of opening intervals (lib/places/hours.ts OpeningHours); null when not known. */
+  opening_hours: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface UsersTable {

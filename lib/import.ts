@@ -26,6 +26,14 @@ import { clearPinWindows, userSubject } from "@/db/queries/pin_attempts.ts";
 import { normalisePassword, passwordProblem } from "@/lib/passwords/rules.ts";
 import { STAFF_ROLES } from "@/lib/staff_sign_in.ts";
 import {
+  coordinatesPaired,
+  emailsField,
+  latitudeField,
+  longitudeField,
+  openingHoursField,
+  phoneField,
+} from "@/lib/places/details.ts";
+import {
   emailField,
   freeTextField,
   isLineText,
@@ -37,10 +45,38 @@ import {
 /** A name or key (text rules of lib/validation.ts: controls refused), not empty. */
 const text = (max: number) => textField(max).min(1, { message: "must not be empty" });
 
+/**
+ * A place's coordinates (docs/operations.md "Import"): both or neither. The check runs even when another
+ * field of the row is bad (`when`), so every problem is listed at once (D5).
+ */
+const coordinates = { latitude: latitudeField.nullish(), longitude: longitudeField.nullish() };
+function pairedCoordinates(row: { latitude?: unknown; longitude?: unknown }, ctx: z.RefinementCtx) {
+  const missing = coordinatesPaired(row);
+  if (missing) {
+    ctx.addIssue({
+      code: "custom",
+      path: [missing],
+      message: `is required with ${missing === "latitude" ? "longitude" : "latitude"}`,
+    });
+  }
+}
+/** Runs `pairedCoordinates` whatever the row's other problems, when it is an object at all. */
+const anyObject = { when: (payload: { value: unknown }) => typeof payload.value === "object" };
+
 const importSchema = z.strictObject({
-  hq_locations: z.array(z.strictObject({ name: text(200) })).optional(),
-  repairers: z.array(z.strictObject({ name: text(200), address: freeTextField(500).nullish() }))
-    .optional(),
+  hq_locations: z.array(
+    z.strictObject({ name: text(200), ...coordinates }).superRefine(pairedCoordinates, anyObject),
+  ).optional(),
+  repairers: z.array(
+    z.strictObject({
+      name: text(200),
+      address: freeTextField(500).nullish(),
+      phone: phoneField.nullish(),
+      emails: emailsField.optional(),
+      ...coordinates,
+      opening_hours: openingHoursField.nullish(),
+    }).superRefine(pairedCoordinates, anyObject),
+  ).optional(),
   users: z.array(z.strictObject({
     email: emailField,
     name: text(200),
@@ -307,9 +343,26 @@ export async function importData(
     })),
   );
   return await db.transaction().execute(async (tx) => {
-    for (const batch of chunks(file.hq_locations ?? [])) await upsertHqLocations(tx, batch);
+    // A place's field left out (or null) keeps the value on record (docs/operations.md "Import").
+    for (const batch of chunks(file.hq_locations ?? [])) {
+      await upsertHqLocations(
+        tx,
+        batch.map((h) => ({ name: h.name, latitude: h.latitude ?? null, longitude: h.longitude ?? null })),
+      );
+    }
     for (const batch of chunks(file.repairers ?? [])) {
-      await upsertRepairers(tx, batch.map((r) => ({ name: r.name, address: r.address ?? null })));
+      await upsertRepairers(
+        tx,
+        batch.map((r) => ({
+          name: r.name,
+          address: r.address ?? null,
+          phone: r.phone ?? null,
+          emails: r.emails,
+          latitude: r.latitude ?? null,
+          longitude: r.longitude ?? null,
+          opening_hours: r.opening_hours ? JSON.stringify(r.opening_hours) : null,
+        })),
+      );
     }
     // A re-import without a PIN keeps the PIN the user already has (upsertUsers). Like the admin pages, a
     // file may not leave no active admin (decided under the admins' row locks, lib/admin/users.ts).

@@ -209,12 +209,12 @@ appTest(
       ...["from", "to", "reason"].map((n) =>
         form(admin, `/hq/parts/${part.id}/status`, n, { from: "Arrived", to: "Ordered", reason: "r" })
       ),
-      ...["name", "address"].flatMap((n) => [
+      ...["name", "address", "phone", "emails", "latitude", "longitude", "opening_hours"].flatMap((n) => [
         form(admin, "/hq/admin/places/repairers", n, { name: "Shop", address: "1 St" }),
         form(admin, `/hq/admin/places/repairers/${repairer.id}`, n, { name: "Shop", address: "1 St" }),
       ]),
       form(admin, `/hq/admin/places/repairers/${repairer.id}/active`, "active", {}),
-      form(admin, "/hq/admin/places/hq", "name", {}),
+      ...["name", "latitude", "longitude"].map((n) => form(admin, "/hq/admin/places/hq", n, {})),
       ...["email", "name", "role", "pin"].map((n) =>
         form(admin, "/hq/admin/users", n, { email: "x@depot.example", name: "X", role: "driver", pin: "12a" })
       ),

@@ -212,23 +212,27 @@ appTest("hq admin audit: places, tablets and imports are audited with their acto
   await admin.post("/hq/admin/places/hq", { name: "North Yard" });
   const id = admin.user.id;
   const s = `repairer:${shop.id}`;
+  // A repair shop's details are audited with it (empty here: the forms above leave them out).
+  const details = { phone: null, emails: [], latitude: null, longitude: null, opening_hours: null };
   assert.deepEqual((await entry("place.create"))[0], {
     actor: id,
     subject: s,
     before: null,
-    after: { name: "East Panels", address: "1 Main St", active: true },
+    after: { name: "East Panels", address: "1 Main St", active: true, ...details },
   });
   assert.match((await entry("place.create"))[1].subject, /^hq_location:\d+$/);
   assert.deepEqual((await entry("place.edit")).map((e) => [e.subject, e.before, e.after]), [
-    [s, { name: "East Panels", address: "1 Main St", active: true }, {
+    [s, { name: "East Panels", address: "1 Main St", active: true, ...details }, {
       name: "East Panels Ltd",
       address: "1 Main St",
       active: true,
+      ...details,
     }],
-    [s, { name: "East Panels Ltd", address: "1 Main St", active: true }, {
+    [s, { name: "East Panels Ltd", address: "1 Main St", active: true, ...details }, {
       name: "East Panels Ltd",
       address: "1 Main St",
       active: false,
+      ...details,
     }],
   ]);
   // A refused edit (the name of another shop) writes nothing.

@@ -255,7 +255,7 @@ appTest("hq admin places: rename an HQ location; a taken or bad name changes not
   assert.deepEqual(await names(), ["Rename Yard North", "Rename Dock"]);
   assert.match(
     await pageText(await admin.get("/hq/admin/places?done=hq-saved")),
-    /HQ location renamed\..*Rename Yard North/,
+    /HQ location saved\..*Rename Yard North/,
   );
   // Saving the same name again is fine (the location does not clash with itself).
   const same = await admin.post(`/hq/admin/places/hq/${yard.id}`, { name: "Rename Yard North" });

@@ -10,6 +10,7 @@ import { verifyPin } from "@/io/pin.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 import { searchDirect } from "@/lib/search.ts";
 import { dbTest, serverTest } from "@/testkit/db.ts";
+import { hqLocationsWithDetails, repairersWithDetails } from "@/lib/places/read.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const fixture = async (name: string) =>
@@ -393,6 +394,100 @@ dbTest("import: a file that is not an object is rejected", async ({ db }) => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// Places' details (docs/operations.md "Import")
+
+dbTest("import: repair shops' phone, e-mails, coordinates and hours, and HQ coordinates", async ({ db }) => {
+  const file = {
+    hq_locations: [{ name: "Place HQ", latitude: -33.9173, longitude: 151.1851 }, { name: "Bare HQ" }],
+    repairers: [
+      {
+        name: "Place Panels",
+        address: "1 Rivet Rd",
+        phone: "02 9555 0101",
+        emails: ["Parts@Place.example", "accounts@place.example"],
+        latitude: -33.7752,
+        longitude: 151.1194,
+        opening_hours: "Mon–Fri 07:30–17:00, Sat 08:00–12:00",
+      },
+      {
+        name: "Structured Smash",
+        opening_hours: { sat: [{ open: "08:00", close: "12:00" }], mon: [{ open: "13:00", close: "17:00" }] },
+      },
+    ],
+  };
+  await importData(db, file, new FakeClock());
+  const shops = await repairersWithDetails(db);
+  assert.deepEqual(shops.map((r) => [r.name, r.phone, r.emails, r.coordinates, r.openingHoursText]), [
+    [
+      "Place Panels",
+      "02 9555 0101",
+      ["parts@place.example", "accounts@place.example"],
+      { latitude: -33.7752, longitude: 151.1194 },
+      "Mon–Fri 07:30–17:00, Sat 08:00–12:00",
+    ],
+    ["Structured Smash", null, [], null, "Mon 13:00–17:00, Sat 08:00–12:00"],
+  ]);
+  assert.deepEqual((await hqLocationsWithDetails(db)).map((h) => [h.name, h.coordinates]), [
+    ["Place HQ", { latitude: -33.9173, longitude: 151.1851 }],
+    ["Bare HQ", null],
+  ]);
+  // A re-import that leaves the details out keeps them; one that gives them sets them.
+  await importData(db, {
+    hq_locations: [{ name: "Place HQ" }, { name: "Bare HQ", latitude: -34, longitude: 151 }],
+    repairers: [{ name: "Place Panels" }, { name: "Structured Smash", emails: ["s@smash.example"] }],
+  }, new FakeClock());
+  const again = await repairersWithDetails(db);
+  assert.deepEqual(again[0], shops[0]);
+  assert.deepEqual(again[1].emails, ["s@smash.example"]);
+  assert.deepEqual((await hqLocationsWithDetails(db)).map((h) => h.coordinates), [
+    { latitude: -33.9173, longitude: 151.1851 },
+    { latitude: -34, longitude: 151 },
+  ]);
+});
+
+dbTest(
+  "import: a bad place detail is refused with its row and field, and nothing is written",
+  async ({ db }) => {
+    const problems = await expectRejected(db, {
+      hq_locations: [{ name: "HQ ok", latitude: -33.9 }, { name: "HQ far", latitude: 95, longitude: 0 }],
+      repairers: [
+        { name: "Good Shop", phone: "02 9555 0101", opening_hours: "Mon-Fri 08:00-17:00" },
+        { name: "Bad Phone", phone: "ring us" },
+        { name: "Bad Mail", emails: ["ok@shop.example", "nope"] },
+        { name: "Bad Hours", opening_hours: "Mon-Fri 17:00-08:00" },
+        { name: "Bad Week", opening_hours: { mon: [{ open: "8:00", close: "17:00" }], fri: "all day" } },
+        { name: "Bad Place", latitude: "-33.9", longitude: -181 },
+        { name: "Bad Control", phone: "02 9555\u00000101" },
+      ],
+    });
+    const byPath = (list: { path: string; problem: string }[]) =>
+      [...list].sort((x, y) => x.path.localeCompare(y.path));
+    assert.deepEqual(
+      byPath(problems),
+      byPath([
+        { path: "hq_locations[0].longitude", problem: "is required with latitude" },
+        { path: "hq_locations[1].latitude", problem: "must be between -90 and 90" },
+        {
+          path: "repairers[1].phone",
+          problem: "must be a phone number of 6 to 15 digits, e.g. 02 9555 0101 or +61 2 9555 0101",
+        },
+        { path: "repairers[2].emails", problem: '"nope" is not an e-mail address' },
+        {
+          path: "repairers[3].opening_hours",
+          problem: "Mon 17:00–08:00 closes before it opens (hours past midnight are not supported)",
+        },
+        { path: "repairers[4].opening_hours.mon[0].open", problem: 'must be a time "HH:MM"' },
+        { path: "repairers[4].opening_hours.fri", problem: "must be an array" },
+        { path: "repairers[5].latitude", problem: "must be a number" },
+        { path: "repairers[5].longitude", problem: "must be between -180 and 180" },
+        { path: "repairers[6].phone", problem: "must not contain control characters" },
+      ]),
+    );
+    assert.deepEqual(Object.values(await counts(db)), TABLES.map(() => 0), "nothing written");
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------
 // The demo data (D4)
 
 dbTest("import: the demo data imports cleanly and covers every case the demo needs", async ({ db }) => {
@@ -434,6 +529,11 @@ dbTest("import: the demo data imports cleanly and covers every case the demo nee
   assert.equal(normaliseRego("XYZ 789"), "XYZ789");
   assert.equal((await searchDirect(db, "ABC123")).parts.length, 2);
   await assert.rejects(searchDirect(db, "456"), { message: /^Several vehicles match 456: / });
+  // Every demo shop and HQ location has the details the run sheet shows and orders by.
+  for (const shop of await repairersWithDetails(db)) {
+    assert.ok(shop.phone && shop.emails.length && shop.coordinates && shop.openingHours, shop.name);
+  }
+  assert.ok((await hqLocationsWithDetails(db)).every((h) => h.coordinates !== null));
   // Users to sign in with, one per role.
   const roles = (await db.selectFrom("users").select("role").distinct().execute()).map((r) => r.role).sort();
   assert.deepEqual(roles, ["admin", "dispatcher", "driver"]);

@@ -291,3 +291,50 @@ dbTest(
     assert.equal(error.code, "23514");
   },
 );
+
+dbTest(
+  "migrations: place_details refuses half or out-of-range coordinates and non-object hours, and goes down again",
+  async ({ db }) => {
+    const placeDetails = migrations["20261222T0900_place_details"];
+    const shop = await makeRepairer(db);
+    const hq = await makeHq(db);
+    const set = (table: "repairers" | "hq_locations", id: number, values: Record<string, unknown>) => () =>
+      db.updateTable(table).set(values as never).where("id", "=", id).execute();
+    for (const [table, id] of [["repairers", shop.id], ["hq_locations", hq.id]] as const) {
+      for (const values of [{ latitude: -33.9 }, { longitude: 151.2 }]) {
+        assert.deepEqual(await violation(set(table, id, values)), {
+          code: "23514",
+          constraint: `${table}_coordinates_paired`,
+        });
+      }
+      for (const values of [{ latitude: 90.5, longitude: 0 }, { latitude: 0, longitude: -180.5 }]) {
+        assert.deepEqual(await violation(set(table, id, values)), {
+          code: "23514",
+          constraint: `${table}_coordinates_range`,
+        });
+      }
+      // Six decimals kept (about 0.1 m); the ends of each range allowed.
+      await set(table, id, { latitude: -33.1234567, longitude: 180 })();
+      const row = await db.selectFrom(table).select(["latitude", "longitude"]).where("id", "=", id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(row, { latitude: -33.123457, longitude: 180 });
+    }
+    assert.deepEqual(await violation(set("repairers", shop.id, { opening_hours: JSON.stringify(["mon"]) })), {
+      code: "23514",
+      constraint: "repairers_opening_hours_object",
+    });
+    const fresh = await db.selectFrom("repairers").select(["phone", "emails", "opening_hours"])
+      .where("id", "=", (await makeRepairer(db)).id).executeTakeFirstOrThrow();
+    assert.deepEqual(fresh, { phone: null, emails: [], opening_hours: null });
+
+    await placeDetails.down!(db);
+    const columns = async (table: string) =>
+      (await sql<{ column_name: string }>`select column_name from information_schema.columns
+        where table_name = ${table} and table_schema = current_schema() order by column_name`.execute(db))
+        .rows.map((r) => r.column_name);
+    assert.deepEqual(await columns("hq_locations"), ["id", "name"]);
+    assert.deepEqual(await columns("repairers"), ["active", "address", "id", "name"]);
+    await placeDetails.up(db);
+    assert.deepEqual(await columns("hq_locations"), ["id", "latitude", "longitude", "name"]);
+  },
+);

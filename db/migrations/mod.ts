@@ -19,6 +19,7 @@ import * as deviceSessions from "./20261221T0900_device_sessions.ts";
 import * as staffPasswords from "./20261221T1000_staff_passwords.ts";
 import * as stagedPhotoOwner from "./20261221T1200_staged_photo_owner.ts";
 import * as announcementLease from "./20261221T1300_announcement_lease.ts";
+import * as placeDetails from "./20261222T0900_place_details.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   "20261221T1000_staff_passwords": staffPasswords,
   "20261221T1200_staged_photo_owner": stagedPhotoOwner,
   "20261221T1300_announcement_lease": announcementLease,
+  "20261222T0900_place_details": placeDetails,
 };

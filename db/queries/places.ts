@@ -5,6 +5,8 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { QueryRunner } from "@/db/queries/compiled.ts";
+import type { HqLocationsTable, RepairersTable } from "@/db/schema.ts";
+import type { Insertable, Updateable } from "kysely";
 
 /** The two tables of places, which share name handling. */
 export type PlaceTable = "repairers" | "hq_locations";
@@ -48,8 +50,55 @@ export async function listHqLocations(db: Db) {
   return await db.selectFrom("hq_locations").select(["id", "name"]).orderBy("id").execute();
 }
 
+/** A repair shop's columns with its details (docs/dashboard.md "Places"). */
+const REPAIRER_DETAILS = [
+  "id",
+  "name",
+  "address",
+  "active",
+  "phone",
+  "emails",
+  "latitude",
+  "longitude",
+  "opening_hours",
+] as const;
+
+/**
+ * Repair shops with their details, inactive ones last; only `ids` when given. Opening hours come as stored
+ * JSON: lib/places/read.ts types them.
+ */
+export async function repairerDetailRows(db: QueryRunner, ids?: readonly number[]) {
+  let query = db.selectFrom("repairers").select(REPAIRER_DETAILS);
+  if (ids) {
+    if (ids.length === 0) return [];
+    query = query.where("id", "=", sql<number>`any(${[...ids]}::int[])`);
+  }
+  return await query.orderBy("active", "desc").orderBy("name").orderBy("id").execute();
+}
+
+/** HQ locations with their coordinates, by id. */
+export async function hqLocationDetailRows(db: QueryRunner) {
+  return await db.selectFrom("hq_locations").select(["id", "name", "latitude", "longitude"]).orderBy("id")
+    .execute();
+}
+
+/** A repair shop's details as written (name aside): every field the admin form and the import set. */
+export type RepairerDetailsWrite = Pick<
+  Insertable<RepairersTable>,
+  "address" | "phone" | "emails" | "latitude" | "longitude" | "opening_hours"
+>;
+
+/** What an edit of a place may set beside its name. */
+export type PlaceUpdate = Pick<
+  Updateable<RepairersTable>,
+  "address" | "phone" | "emails" | "latitude" | "longitude" | "opening_hours"
+>;
+
 /** Inserts a repair shop; undefined when the name is taken. */
-export async function insertRepairerUnlessNameTaken(db: Db, shop: { name: string; address: string | null }) {
+export async function insertRepairerUnlessNameTaken(
+  db: Db,
+  shop: { name: string } & RepairerDetailsWrite,
+) {
   return await db.insertInto("repairers").values(shop)
     .onConflict((oc) => oc.column("name").doNothing())
     .returningAll()
@@ -57,8 +106,11 @@ export async function insertRepairerUnlessNameTaken(db: Db, shop: { name: string
 }
 
 /** Inserts an HQ location; undefined when the name is taken. */
-export async function insertHqLocationUnlessNameTaken(db: Db, name: string) {
-  return await db.insertInto("hq_locations").values({ name })
+export async function insertHqLocationUnlessNameTaken(
+  db: Db,
+  place: Pick<Insertable<HqLocationsTable>, "name" | "latitude" | "longitude">,
+) {
+  return await db.insertInto("hq_locations").values(place)
     .onConflict((oc) => oc.column("name").doNothing())
     .returningAll()
     .executeTakeFirst();
@@ -81,16 +133,20 @@ export async function placeNameTaken(db: QueryRunner, table: PlaceTable, name: s
   return clash !== undefined;
 }
 
-/** Renames a place (with `also`, e.g. a repair shop's address); undefined when there is no such place. */
+/**
+ * Renames a place (with `also`: a repair shop's details, an HQ location's coordinates); undefined when there
+ * is no such place.
+ */
 export async function renamePlaceRow(
   db: Db,
   table: PlaceTable,
   id: number,
   name: string,
-  also: { address?: string | null } = {},
+  also: PlaceUpdate = {},
 ) {
   return await db.updateTable(table)
-    .set({ name, ...also })
+    // An HQ location is only ever given its coordinates here (lib/admin/places.ts).
+    .set({ name, ...also } as Updateable<RepairersTable>)
     .where("id", "=", id)
     .returning(["id", "name"])
     .executeTakeFirst();
@@ -108,20 +164,61 @@ export async function repairerIdsByName(db: QueryRunner): Promise<Map<string, nu
   return new Map(rows.map((r) => [r.name, r.id]));
 }
 
-/** Inserts HQ locations, leaving the ones that exist by name. */
-export async function upsertHqLocations(db: Db, rows: { name: string }[]): Promise<void> {
-  await db.insertInto("hq_locations").values(rows).onConflict((oc) => oc.column("name").doNothing())
+/**
+ * Inserts HQ locations, or sets the coordinates of the ones that exist by name; a row without coordinates
+ * keeps those on record.
+ */
+export async function upsertHqLocations(
+  db: Db,
+  rows: { name: string; latitude: number | null; longitude: number | null }[],
+): Promise<void> {
+  await db.insertInto("hq_locations").values(rows)
+    .onConflict((oc) =>
+      oc.column("name").doUpdateSet({
+        latitude: sql`coalesce(excluded.latitude, hq_locations.latitude)`,
+        longitude: sql`coalesce(excluded.longitude, hq_locations.longitude)`,
+      })
+    )
     .execute();
 }
 
-/** Inserts or updates repair shops by name; a row without an address keeps the address on record. */
-export async function upsertRepairers(
-  db: Db,
-  rows: { name: string; address: string | null }[],
-): Promise<void> {
-  await db.insertInto("repairers").values(rows)
-    .onConflict((oc) =>
-      oc.column("name").doUpdateSet({ address: sql`coalesce(excluded.address, repairers.address)` })
-    )
-    .execute();
+/** A repair shop as the import writes it: null (or, for `emails`, undefined) keeps the value on record. */
+export interface RepairerImportRow {
+  name: string;
+  address: string | null;
+  phone: string | null;
+  emails: string[] | undefined;
+  latitude: number | null;
+  longitude: number | null;
+  /** The stored JSON text, or null. */
+  opening_hours: string | null;
+}
+
+/**
+ * Inserts or updates repair shops by name; a field left out keeps the value on record. The rows that give
+ * their e-mails and those that do not go in two statements: `emails` is never null, so "left out" has no
+ * value of its own in one statement.
+ */
+export async function upsertRepairers(db: Db, rows: RepairerImportRow[]): Promise<void> {
+  const keep = (column: string) =>
+    sql<never>`coalesce(${sql.ref(`excluded.${column}`)}, ${sql.ref(`repairers.${column}`)})`;
+  const kept = {
+    address: keep("address"),
+    phone: keep("phone"),
+    latitude: keep("latitude"),
+    longitude: keep("longitude"),
+    opening_hours: keep("opening_hours"),
+  };
+  const withEmails = rows.filter((r) => r.emails !== undefined);
+  const without = rows.filter((r) => r.emails === undefined).map(({ emails: _, ...row }) => row);
+  if (withEmails.length) {
+    await db.insertInto("repairers").values(withEmails.map((r) => ({ ...r, emails: r.emails! })))
+      .onConflict((oc) => oc.column("name").doUpdateSet({ ...kept, emails: sql<string[]>`excluded.emails` }))
+      .execute();
+  }
+  if (without.length) {
+    await db.insertInto("repairers").values(without)
+      .onConflict((oc) => oc.column("name").doUpdateSet(kept))
+      .execute();
+  }
 }

@@ -1,5 +1,6 @@
 /**
- * Admin use cases for places: repair shops (add, rename, deactivate) and HQ locations (add, rename).
+ * Admin use cases for places: repair shops (add, edit with their details, deactivate) and HQ locations
+ * (add, rename, place on the map). The details' rules are lib/places/details.ts.
  * A repair shop is never deleted: claims and movements refer to it. A deactivated one stays on old
  * records but is no longer offered as a destination.
  */
@@ -11,10 +12,19 @@ import {
   placeNameTaken,
   placeRowForUpdate,
   type PlaceTable,
+  type PlaceUpdate,
   renamePlaceRow,
   updateRepairerActive,
 } from "@/db/queries/places.ts";
 import { DomainError } from "@/lib/errors.ts";
+import {
+  checkEmails,
+  checkPhone,
+  coordinatesFromForm,
+  hoursFromForm,
+  must,
+  PlaceFieldError,
+} from "@/lib/places/details.ts";
 import { cleanFreeText, isLineText } from "@/lib/validation.ts";
 
 /** The two kinds of place (by table), as the messages name them. */
@@ -26,10 +36,14 @@ const PLACES: Record<PlaceTable, { what: string; a: string }> = {
 function cleanName(name: string, table: PlaceTable): string {
   const clean = name.trim().replace(/\s+/g, " ");
   if (!clean || clean.length > 200) {
-    throw new DomainError("invalid", `Enter the ${PLACES[table].what}'s name (at most 200 characters).`);
+    throw new PlaceFieldError("name", "", `Enter the ${PLACES[table].what}'s name (at most 200 characters).`);
   }
   if (!isLineText(clean)) {
-    throw new DomainError("invalid", `The ${PLACES[table].what}'s name must not contain control characters.`);
+    throw new PlaceFieldError(
+      "name",
+      "",
+      `The ${PLACES[table].what}'s name must not contain control characters.`,
+    );
   }
   return clean;
 }
@@ -88,7 +102,7 @@ async function renamePlace(
   db: Db,
   table: PlaceTable,
   input: { id: number; name: string; actorId: number },
-  also: { address?: string | null } = {},
+  also: PlaceUpdate = {},
 ) {
   const name = cleanName(input.name, table);
   return await db.transaction().execute(async (tx) => {
@@ -111,9 +125,9 @@ async function renamePlace(
 function cleanAddress(address: string | undefined): string | null {
   const clean = cleanFreeText(address ?? "")?.trim();
   if (clean === undefined) {
-    throw new DomainError("invalid", "The address must not contain control characters.");
+    throw new PlaceFieldError("address", "", "The address must not contain control characters.");
   }
-  if (clean.length > 500) throw new DomainError("invalid", "Keep the address under 500 characters.");
+  if (clean.length > 500) throw new PlaceFieldError("address", "", "Keep the address under 500 characters.");
   return clean || null;
 }
 
@@ -138,24 +152,59 @@ async function createPlace<R extends { id: number }>(
   });
 }
 
-export async function addRepairer(db: Db, input: { name: string; address?: string; actorId: number }) {
+/**
+ * A place's details as the admin form sends them (text boxes). A field left out of the form (undefined)
+ * keeps its value on an edit and is empty on a new place.
+ */
+export interface PlaceDetailsForm {
+  address?: string;
+  phone?: string;
+  /** Addresses separated by commas, semicolons, spaces or lines. */
+  emails?: string;
+  latitude?: string;
+  longitude?: string;
+  /** As a person types them: "Mon–Fri 07:30–17:00, Sat 08:00–12:00" (lib/places/hours.ts). */
+  openingHours?: string;
+}
+
+/** The coordinates of a form, when it has either box. */
+function coordinatesOf(form: PlaceDetailsForm): PlaceUpdate {
+  if (form.latitude === undefined && form.longitude === undefined) return {};
+  return coordinatesFromForm(form.latitude ?? "", form.longitude ?? "");
+}
+
+/** A repair shop's details from its form, checked; only the fields the form holds. */
+function repairerDetails(form: PlaceDetailsForm): PlaceUpdate {
+  const out: PlaceUpdate = {};
+  if (form.address !== undefined) out.address = cleanAddress(form.address);
+  if (form.phone !== undefined) out.phone = must("phone", checkPhone(form.phone));
+  if (form.emails !== undefined) out.emails = must("emails", checkEmails(form.emails));
+  Object.assign(out, coordinatesOf(form));
+  if (form.openingHours !== undefined) {
+    const hours = hoursFromForm(form.openingHours);
+    out.opening_hours = hours && JSON.stringify(hours);
+  }
+  return out;
+}
+
+export async function addRepairer(db: Db, input: { name: string; actorId: number } & PlaceDetailsForm) {
   const name = cleanName(input.name, "repairers");
-  const address = cleanAddress(input.address);
+  const details = repairerDetails({ address: "", ...input });
   return await createPlace(
     db,
     "repairers",
     name,
     input.actorId,
-    (tx) => insertRepairerUnlessNameTaken(tx, { name, address }),
+    (tx) => insertRepairerUnlessNameTaken(tx, { ...details, name, address: details.address ?? null }),
   );
 }
 
-/** Renames a repair shop (and sets its address). */
+/** Renames a repair shop and sets the details its form holds. */
 export async function updateRepairer(
   db: Db,
-  input: { id: number; name: string; address?: string; actorId: number },
+  input: { id: number; name: string; actorId: number } & PlaceDetailsForm,
 ) {
-  return await renamePlace(db, "repairers", input, { address: cleanAddress(input.address) });
+  return await renamePlace(db, "repairers", input, repairerDetails(input));
 }
 
 export async function setRepairerActive(db: Db, input: { id: number; active: boolean; actorId: number }) {
@@ -170,17 +219,21 @@ export async function setRepairerActive(db: Db, input: { id: number; active: boo
   );
 }
 
-export async function addHqLocation(db: Db, input: { name: string; actorId: number }) {
+type HqForm = { name: string; actorId: number } & Pick<PlaceDetailsForm, "latitude" | "longitude">;
+
+export async function addHqLocation(db: Db, input: HqForm) {
   const name = cleanName(input.name, "hq_locations");
+  const coordinates = coordinatesOf(input);
   return await createPlace(
     db,
     "hq_locations",
     name,
     input.actorId,
-    (tx) => insertHqLocationUnlessNameTaken(tx, name),
+    (tx) => insertHqLocationUnlessNameTaken(tx, { name, ...coordinates }),
   );
 }
 
-export async function renameHqLocation(db: Db, input: { id: number; name: string; actorId: number }) {
-  return await renamePlace(db, "hq_locations", input);
+/** Renames an HQ location and sets its coordinates when the form holds them. */
+export async function renameHqLocation(db: Db, input: { id: number } & HqForm) {
+  return await renamePlace(db, "hq_locations", input, coordinatesOf(input));
 }
