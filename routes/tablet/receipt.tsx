@@ -127,7 +127,7 @@ export function ReceiptPage(
             </a>.
           </p>
         )}
-        <div class={NEXT_BAR} data-testid="receipt-next">
+        <div class={NEXT_BAR} data-testid="way-on">
           <a href="/tablet" class="btn btn-primary grow">Another job</a>
           <form method="post" action="/tablet/sign-out" class="grow">
             <input type="hidden" name="_csrf" value={csrf} />
