@@ -3,7 +3,7 @@
  * answers: shared by the tablet's routes (routes/tablet) and its islands, which may import components/
  * (render/assets/js.ts). Pure data, and types only from server modules: safe on both sides.
  */
-import type { MovementStatus, PartStatus } from "@/db/schema.ts";
+import type { MovementStatus, MovementType, PartStatus } from "@/db/schema.ts";
 import type { FlowName } from "@/lib/flows.ts";
 
 export type JobName = "deliver" | "collect" | "return";
@@ -56,9 +56,9 @@ export const JOBS: Record<JobName, Job> = {
 export const JOB_NAMES = Object.keys(JOBS) as JobName[];
 
 /**
- * The words a driver reads for the statuses the database keeps (the one mapping of the tablet: receipts,
- * parts not ready yet). The HQ dashboard and the handler keep the internal names, which dispatchers
- * and the phone app know.
+ * The words a driver reads for the statuses the database keeps (the one mapping of the tablet, with
+ * MOVEMENT_STATUS_WORDS below: receipts, parts not ready yet). The HQ dashboard and the handler keep the
+ * internal names, which dispatchers and the phone app know.
  */
 export const PART_STATUS_WORDS: Record<PartStatus, string> = {
   "Ordered": "Ordered, not at HQ yet",
@@ -69,9 +69,19 @@ export const PART_STATUS_WORDS: Record<PartStatus, string> = {
   "Returned to HQ": "Back at HQ",
 };
 
-export const MOVEMENT_STATUS_WORDS: Record<MovementStatus, string> = {
-  "Parts Picked Up": "Picked up, on the truck",
-  "Parts Dropped off": "Delivered",
+/**
+ * A movement's status in a driver's words, per flow: a delivery's drop-off is at the repair shop
+ * ("Delivered"), a return trip's is at HQ, so a finished return never reads "Delivered".
+ */
+export const MOVEMENT_STATUS_WORDS: Record<MovementType, Record<MovementStatus, string>> = {
+  direct: {
+    "Parts Picked Up": "Picked up, on the truck",
+    "Parts Dropped off": "Delivered",
+  },
+  reverse: {
+    "Parts Picked Up": "Picked up, on the truck",
+    "Parts Dropped off": "Trip finished, all parts back at HQ",
+  },
 };
 
 export const isJobName = (v: unknown): v is JobName => typeof v === "string" && Object.hasOwn(JOBS, v);

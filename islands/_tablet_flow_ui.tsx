@@ -52,7 +52,17 @@ export function ClaimCard(
           Return trip <strong>#{found.movement_id}</strong> to <strong>{found.hq_location.name}</strong>
         </p>
       )}
-      {job === "collect" && <p>Bringing back to HQ</p>}
+      {job === "collect" && (
+        <p data-testid="collect-from">
+          {found.repairer_name
+            ? (
+              <>
+                From <strong>{found.repairer_name}</strong> to HQ
+              </>
+            )
+            : "Bringing back to HQ"}
+        </p>
+      )}
       {onAnotherRego && (
         <button type="button" class="btn btn-secondary ml-auto" onClick={onAnotherRego}>
           Another rego
@@ -93,8 +103,9 @@ function PendingBar({ store, sending }: { store: FlowStore; sending: Sending }) 
     lines.push(sending.attempts > 1 ? `Sending again (try ${sending.attempts})…` : "Sending…");
   }
   if (sending.state === "waiting") {
-    // No countdown here: this line is read out by screen readers on every change.
-    lines.push("Saved on this tablet, will send when online.");
+    // No countdown here: this line is read out by screen readers on every change. The step heading
+    // already says the movement is saved on this tablet; this line says only what it waits for.
+    lines.push("Movement waiting for the network.");
   }
   const busy = uploading + waiting + preparing > 0 || sending.state !== "idle";
   return (

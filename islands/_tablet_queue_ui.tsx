@@ -58,7 +58,7 @@ export function QueueStatus({ userId, csrf }: { userId: number; csrf: string }) 
         <div class="mx-auto max-w-5xl space-y-1 px-4 pb-2 text-base" data-testid="queue">
           {waiting && (
             <p role="status" class="font-semibold text-amber-950" data-testid="queue-count">
-              Saved on this tablet, not sent yet: {waiting}.{" "}
+              Not sent yet: {waiting}.{" "}
               {summary?.stopped ? "Sign in again to send them." : "They are sent when the tablet is online."}
             </p>
           )}

@@ -55,6 +55,16 @@ export function refusalText(store: FlowStore): string {
     : "Not sent: the server refused it. Check the parts and confirm again.";
 }
 
+/**
+ * Where the movement goes or comes from, named in the review's summary: the chosen shop (deliver), the
+ * claim's shop the parts are collected from (collect), the HQ the trip returns to (return).
+ */
+function placeOf(jobName: JobName, found: FoundClaim, repairerName?: string): string | undefined {
+  if (jobName === "deliver") return repairerName;
+  if (jobName === "collect") return found.repairer_name ?? undefined;
+  return found.hq_location?.name;
+}
+
 export function ReviewStep(props: {
   job: Job;
   jobName: JobName;
@@ -69,7 +79,11 @@ export function ReviewStep(props: {
   onRetry: () => void;
 }) {
   const { job, found, store: s, sending } = props;
+  // Once saved, the heading says so; the other lines say only what happens next (said once, not four
+  // times: docs/tablet.md "Offline: the queue on the tablet").
   const saved = s.state === "queued";
+  const place = placeOf(props.jobName, found, props.repairerName);
+  const qty = new Map(found.parts.map((p) => [p.id, p.qty]));
   return (
     <div class="space-y-4">
       <StepHeading headingRef={props.headingRef}>
@@ -78,27 +92,26 @@ export function ReviewStep(props: {
       {saved && (
         <p class="msg-info" data-testid="saved-on-tablet">
           {sending.state === "waiting"
-            ? "Saved on this tablet, will send when online. The receipt opens when the server has it; you can start another job meanwhile."
-            : "Saved on this tablet. Sending…"}
+            ? "It goes as soon as the tablet is online, and the receipt opens when the server has it. You can start another job meanwhile."
+            : "Sending to the server: the receipt opens when it has it."}
         </p>
       )}
       <div class="card space-y-3">
-        <p class="text-xl">
+        <p class="text-xl" data-testid="review-place">
           {job.title}
-          {props.jobName === "deliver" && (
+          {place && (
             <>
-              : <strong>{props.repairerName}</strong>
-            </>
-          )}
-          {found.hq_location && (
-            <>
-              : <strong>{found.hq_location.name}</strong>
+              : <strong>{place}</strong>
             </>
           )}
         </p>
         <ul class="grid grid-cols-1 gap-3 sm:grid-cols-2" aria-label="Parts to confirm">
           {s.confirmed.map((p) => (
-            <li key={p.id} class="flex items-center gap-3 rounded-xl border-2 border-slate-300 p-2">
+            <li
+              key={p.id}
+              class="flex items-center gap-3 rounded-xl border-2 border-slate-300 p-2"
+              data-testid={`review-${p.part_no}`}
+            >
               <img
                 src={p.photo?.preview}
                 alt={`Photo of ${p.part_no}`}
@@ -107,6 +120,11 @@ export function ReviewStep(props: {
               <span>
                 <strong class="block font-mono">{p.part_no}</strong>
                 {p.description}
+                {qty.has(p.id) && (
+                  <span class="ml-2 font-semibold whitespace-nowrap" data-testid="review-qty">
+                    · Qty {qty.get(p.id)}
+                  </span>
+                )}
               </span>
             </li>
           ))}
@@ -131,14 +149,15 @@ export function ReviewStep(props: {
               Retry now
             </button>
           )}
-          <button
-            type="button"
-            class="btn btn-success grow min-h-16 text-xl"
-            disabled={saved}
-            onClick={props.onSubmit}
-          >
-            {!saved ? job.confirm : sending.state === "sending" ? "Sending…" : "Saved on this tablet"}
-          </button>
+          {!saved && (
+            <button
+              type="button"
+              class="btn btn-success grow min-h-16 text-xl"
+              onClick={props.onSubmit}
+            >
+              {job.confirm}
+            </button>
+          )}
         </div>
       </ActionBar>
     </div>

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from "@/components/tablet_jobs.ts";
-import { postJson } from "./_tablet_net.ts";
+import { EVENTS, postJson } from "./_tablet_net.ts";
 import { recentRegos, rememberRego } from "./_tablet_recent.ts";
 import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";
 
@@ -19,13 +19,32 @@ export function useClaimSearch(
   const [rego, setRego] = useState(initialRego);
   const [searching, setSearching] = useState(false);
   const [error, setError] = useState<ApiRefusal | null>(null);
+  // "No answer from the server" is about the network, not the rego: it goes when the network comes back
+  // (the browser's `online` event) or when any call reaches the server (EVENTS.activity, e.g. the queue
+  // sending a movement), so it never sits beside "Movement #1 sent".
+  const [noAnswer, setNoAnswer] = useState(false);
+  useEffect(() => {
+    if (!noAnswer) return;
+    const clear = () => {
+      setNoAnswer(false);
+      setError(null);
+    };
+    globalThis.addEventListener("online", clear);
+    globalThis.addEventListener(EVENTS.activity, clear);
+    return () => {
+      globalThis.removeEventListener("online", clear);
+      globalThis.removeEventListener(EVENTS.activity, clear);
+    };
+  }, [noAnswer]);
 
   async function search(value: string) {
     setRego(value);
     setSearching(true);
     setError(null);
+    setNoAnswer(false);
     const answer = await postJson<FoundClaim>("/tablet/api/search", { job, rego: value }, csrf);
     setSearching(false);
+    setNoAnswer(answer.status === 0);
     if (answer.data) {
       rememberRego(value);
       onFound(answer.data);

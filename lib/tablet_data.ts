@@ -94,7 +94,7 @@ export interface Receipt {
 
 /**
  * A movement with its parts and photo ids, for the receipt page; null when there is none. The repair shop
- * is the one the movement records (none on a return trip), not the claim's.
+ * is the movement's place: a delivery's shop, or the shop a return trip was picked up from.
  */
 export async function loadReceipt(db: Db, movementId: number): Promise<Receipt | null> {
   const row = await receiptMovement(db, movementId);

@@ -5,6 +5,7 @@
  */
 import type { Db } from "@/db/client.ts";
 import type { User } from "@/db/schema.ts";
+import { repairerOfClaimNumber } from "@/db/queries/claims.ts";
 import { DomainError } from "@/lib/errors.ts";
 import type { FlowName } from "@/lib/flows.ts";
 import { type OfferedPart, searchAs, searchDirect, searchReverse } from "@/lib/search.ts";
@@ -16,7 +17,7 @@ export interface FlowClaim {
   parts: ClaimPart[];
   /** The claim's parts this flow cannot move now, with their status. */
   otherParts: ClaimPart[];
-  /** Direct: the claim's repair shop (null id when it has none). */
+  /** Direct and collect: the claim's repair shop (null id when it has none). */
   repairer?: { id: number | null; name: string | null };
   /** Reverse leg 2: the open trip the parts are on, and where they go. */
   trip?: { id: number; hqLocation: { id: number; name: string } };
@@ -68,7 +69,10 @@ export async function searchForFlow(
   if (found.stage === "dropoff" && flow === "reverse_pickup") return { mismatch: "trip_in_progress" };
   if (found.stage === "pickup" && flow === "reverse_dropoff") return { mismatch: "no_return_trip" };
   const claim = await withClaimParts(db, found);
-  return found.stage === "dropoff"
-    ? { ...claim, trip: { id: found.movementId, hqLocation: found.hqLocation } }
-    : claim;
+  if (found.stage === "dropoff") {
+    return { ...claim, trip: { id: found.movementId, hqLocation: found.hqLocation } };
+  }
+  // A collection names the shop the parts wait at (the claim's repairer), as a delivery does.
+  const shop = await repairerOfClaimNumber(db, found.claimNumber);
+  return { ...claim, repairer: shop ?? { id: null, name: null } };
 }

@@ -252,8 +252,10 @@ appTest("tablet api: collect, then return to HQ in two drops; the receipts follo
     }),
   );
   html = await (await t.request(partial.receipt_url)).text();
-  // The driver reads "Delivered" and "Back at HQ", not the internal "Parts Dropped off" / "Returned to HQ".
-  assert.match(html, /Movement <strong[^>]*>#\d+<\/strong> · Delivered/);
+  // The driver reads words of a return trip and "Back at HQ", not the internal "Parts Dropped off" /
+  // "Returned to HQ", and never "Delivered" (that is a delivery to a shop).
+  assert.match(html, /Movement <strong[^>]*>#\d+<\/strong> · Trip finished, all parts back at HQ/);
+  assert.doesNotMatch(html, /Delivered/);
   assert.doesNotMatch(html, /Parts Dropped off/);
   assert.equal(html.match(/Back at HQ/g)?.length, 2);
   assert.doesNotMatch(html, /still on the truck/);
@@ -264,6 +266,60 @@ appTest("tablet api: collect, then return to HQ in two drops; the receipts follo
     { message: "Return trip not found." },
   );
 });
+
+/** The text of the receipt's <dd> after the <dt> named `term`, or undefined when there is no such row. */
+function receiptRow(html: string, term: string): string | undefined {
+  return new RegExp(`<dt[^>]*>${term}</dt><dd[^>]*>([^<]*)</dd>`).exec(html)?.[1];
+}
+
+const captions = (html: string) =>
+  [...html.matchAll(/data-testid="photo-caption"[^>]*>([^<]*)</g)].map((m) => m[1]);
+
+appTest(
+  "tablet api: collect and return name the shop the parts came from; the return receipt labels its photos " +
+    "(pickup, return) and never reads Delivered",
+  async (a) => {
+    const { t, parts, shop, other } = await setup(
+      a,
+      ["Pending Repair Shop Pick-Up", "Pending Repair Shop Pick-Up"],
+      "XYZ 789",
+    );
+    const ids = parts.map((p) => p.id);
+    const found = await json(await t.postJson("/tablet/api/search", { job: "collect", rego: "XYZ 789" }));
+    assert.equal(found.repairer_name, "North Smash Repairs", "the collect screen can name the shop");
+    assert.equal(found.repairer_id, shop.id);
+
+    const picked = await json(
+      await t.postJson("/tablet/api/movements", {
+        job: "collect",
+        rego: "XYZ 789",
+        parts: await photographed(t, "collect", "XYZ 789", ids),
+      }),
+    );
+    let html = await (await t.request(picked.receipt_url)).text();
+    assert.equal(receiptRow(html, "Repair shop"), "North Smash Repairs");
+    assert.deepEqual(captions(html), ["Pickup", "Pickup"]);
+    assert.match(html, /Movement <strong[^>]*>#\d+<\/strong> · Picked up, on the truck/);
+
+    // The claim moves to another shop while the parts are on the truck: the trip keeps where it began.
+    await a.db.updateTable("claim_management").set({ repairer_id: other.id }).execute();
+    await json(
+      await t.postJson("/tablet/api/movements", {
+        job: "return",
+        rego: "XYZ 789",
+        movement_id: picked.movement_id,
+        parts: await photographed(t, "return", "XYZ 789", ids),
+      }),
+    );
+    html = await (await t.request(picked.receipt_url)).text();
+    assert.equal(receiptRow(html, "Repair shop"), "North Smash Repairs");
+    assert.equal(receiptRow(html, "HQ"), "Crash Claim HQ - Main Depot");
+    assert.deepEqual(captions(html), ["Pickup", "Return", "Pickup", "Return"]);
+    assert.match(html, /alt="Return photo of PN-1"/);
+    assert.match(html, /<h1[^>]*>Returned to HQ<\/h1>/);
+    assert.doesNotMatch(html, /Delivered/);
+  },
+);
 
 appTest("tablet api: a receipt is only for the drivers on the movement (and admins)", async (a) => {
   const { t, parts, shop } = await setup(a, ["Arrived"]);

@@ -131,6 +131,19 @@ export async function managementOf(db: QueryRunner, claimId: number) {
   return await management.executeTakeFirst(db, claimId);
 }
 
+/**
+ * The repair shop on a claim's management record, by claim number; undefined when the claim has none. The
+ * tablet's collection names the shop the parts are picked up from (docs/tablet.md "Using it").
+ */
+export async function repairerOfClaimNumber(db: QueryRunner, claimNumber: string) {
+  return await db.selectFrom("claims as c")
+    .innerJoin("claim_management as cm", "cm.claim_id", "c.id")
+    .innerJoin("repairers as r", "r.id", "cm.repairer_id")
+    .select(["r.id", "r.name"])
+    .where("c.claim_number", "=", claimNumber)
+    .executeTakeFirst();
+}
+
 /** The claim's latest reverse movement (its open or last return trip), if any. */
 export async function latestReverseMovement(db: QueryRunner, claimId: number) {
   return await db.selectFrom("parts_movements")

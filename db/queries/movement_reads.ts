@@ -254,12 +254,14 @@ export async function movementsOfPart(db: Db, partId: number) {
 
 /**
  * A movement for the tablet's receipt, with the ids of its drivers; undefined when there is none. The
- * repair shop is the one the movement records (none on a return trip), not the claim's.
+ * repair shop is the movement's place (`place_repairer_id`, recorded when it was written): a delivery's own
+ * shop, a return trip's pickup shop, never the claim's shop of today.
  */
 export async function receiptMovement(db: Db, movementId: number) {
   return await movementsWithNames(db)
+    .leftJoin("repairers as pr", "pr.id", "m.place_repairer_id")
     .select([
-      "r.name as repairer",
+      "pr.name as repairer",
       "m.picked_up_by as picked_up_by_id",
       "m.dropped_off_by as dropped_off_by_id",
     ])

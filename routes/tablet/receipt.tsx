@@ -21,8 +21,12 @@ function jobOf(r: Receipt) {
   return r.parts.some((p) => p.delivered) ? JOBS.return : JOBS.collect;
 }
 
-function Thumb({ id, alt }: { id: number; alt: string }) {
-  return (
+/**
+ * A photo's thumbnail linking to the photo. `caption` names which photo it is where a part has two (a
+ * return trip's pickup at the shop and return at HQ), shown under it.
+ */
+function Thumb({ id, alt, caption }: { id: number; alt: string; caption?: string }) {
+  const img = (
     <a href={`/photos/${id}`} class="tablet-link shrink-0">
       <img
         src={`/photos/${id}/thumb`}
@@ -33,7 +37,24 @@ function Thumb({ id, alt }: { id: number; alt: string }) {
       />
     </a>
   );
+  if (!caption) return img;
+  return (
+    <figure class="shrink-0">
+      {img}
+      <figcaption class="text-center text-base font-semibold" data-testid="photo-caption">
+        {caption}
+      </figcaption>
+    </figure>
+  );
 }
+
+/**
+ * The way on from a receipt, stuck to the bottom of the screen as the flow's action bar is, so "Another
+ * job" and "Finish and sign out" are in the first screen however many parts the movement carried (the
+ * browser test measures it at 1280×800).
+ */
+const NEXT_BAR =
+  "sticky bottom-0 z-10 -mx-4 flex flex-wrap gap-3 border-t-2 border-slate-300 bg-slate-100 px-4 py-2";
 
 export function ReceiptPage(
   { data }: { data: { header: TabletHeaderProps; receipt: Receipt; timeZone: string } },
@@ -42,7 +63,8 @@ export function ReceiptPage(
   // The depot's clock with its zone named ("2026-11-21 20:30 AEDT"), as on every page (io/time_zone.ts).
   const when = (d: Date) => formatDepotTime(d, data.timeZone);
   const job = jobOf(r);
-  const open = r.movement_type === "reverse" && r.movement_status === "Parts Picked Up";
+  const reverse = r.movement_type === "reverse";
+  const open = reverse && r.movement_status === "Parts Picked Up";
   const partly = open && job === JOBS.return;
   const csrf = data.header.csrf!;
   return (
@@ -56,7 +78,7 @@ export function ReceiptPage(
           </h1>
           <p class="text-xl">
             Movement <strong data-testid="movement-id">#{r.id}</strong> ·{" "}
-            {MOVEMENT_STATUS_WORDS[r.movement_status]}
+            {MOVEMENT_STATUS_WORDS[r.movement_type][r.movement_status]}
           </p>
         </div>
         <dl class="card grid grid-cols-1 gap-x-6 gap-y-2 sm:grid-cols-[max-content_1fr]">
@@ -80,9 +102,13 @@ export function ReceiptPage(
               class="card flex flex-wrap items-center gap-4"
               data-testid={`receipt-${p.part_no}`}
             >
-              <Thumb id={p.pickup_photo_id} alt={`Pickup photo of ${p.part_no}`} />
-              {r.movement_type === "reverse" && p.delivery_photo_id && (
-                <Thumb id={p.delivery_photo_id} alt={`Drop-off photo of ${p.part_no}`} />
+              <Thumb
+                id={p.pickup_photo_id}
+                alt={`Pickup photo of ${p.part_no}`}
+                caption={reverse ? "Pickup" : undefined}
+              />
+              {reverse && p.delivery_photo_id && (
+                <Thumb id={p.delivery_photo_id} alt={`Return photo of ${p.part_no}`} caption="Return" />
               )}
               <div class="grow">
                 <strong class="block font-mono text-xl">{p.part_no}</strong>
@@ -101,7 +127,7 @@ export function ReceiptPage(
             </a>.
           </p>
         )}
-        <div class="flex flex-wrap gap-3">
+        <div class={NEXT_BAR} data-testid="way-on">
           <a href="/tablet" class="btn btn-primary grow">Another job</a>
           <form method="post" action="/tablet/sign-out" class="grow">
             <input type="hidden" name="_csrf" value={csrf} />

@@ -196,7 +196,8 @@ Deno.test({
             await photograph(page, "75310-0K020");
             const again = await confirmAndWaitForReceipt(page, "Confirm return to HQ");
             assert.equal(again, movementId);
-            await page.getByText(/· Delivered$/).first().waitFor();
+            await page.getByText(/· Trip finished, all parts back at HQ$/).waitFor();
+            assert.equal(await page.getByText(/Delivered/).count(), 0, "a return is never Delivered");
             assert.equal(await thumbnailsLoaded(page), 4, "pickup and drop-off photos of both parts");
             const statuses = await d.a.db.selectFrom("parts_orders").select("status")
               .where("part_no", "in", ["87940-0K010", "75310-0K020"]).execute();

@@ -122,7 +122,7 @@ Deno.test({
             await queueCount(page).getByText("2 photos").waitFor();
             await page.getByRole("button", { name: /^Review/ }).click();
             await page.getByRole("button", { name: "Confirm delivery" }).click();
-            await page.getByText("Saved on this tablet, will send when online.").first().waitFor();
+            await page.getByText("Movement waiting for the network.").waitFor();
             await queueCount(page).getByText("2 photos and 1 movement").waitFor();
             await screenshot(page, "tablet_offline_saved");
             assert.equal((await movementsOf(d)).length, 0);
@@ -154,7 +154,7 @@ Deno.test({
             await offline(d, context);
             await page.getByRole("button", { name: /^Review/ }).click();
             await page.getByRole("button", { name: "Confirm pickup" }).click();
-            await page.getByTestId("saved-on-tablet").getByText(/will send when online/).waitFor();
+            await page.getByTestId("saved-on-tablet").getByText(/as soon as the tablet is online/).waitFor();
             await page.close();
 
             const reopened = await context.newPage();
@@ -241,7 +241,7 @@ Deno.test({
             await offline(d, context);
             await page.getByRole("button", { name: /^Review/ }).click();
             await page.getByRole("button", { name: "Confirm delivery" }).click();
-            await page.getByTestId("saved-on-tablet").getByText(/will send when online/).waitFor();
+            await page.getByTestId("saved-on-tablet").getByText(/as soon as the tablet is online/).waitFor();
             // The dashboard takes the bumper back while the tablet is out of reach.
             await d.a.db.updateTable("parts_orders").set({ status: "Ordered" })
               .where("part_no", "=", "52119-0K040").execute();
