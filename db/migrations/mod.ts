@@ -17,6 +17,7 @@ import * as claimShopFlag from "./20261219T0900_claim_shop_flag.ts";
 import * as setBasedReferences from "./20261220T0900_set_based_references.ts";
 import * as deviceSessions from "./20261221T0900_device_sessions.ts";
 import * as announcementLease from "./20261221T1300_announcement_lease.ts";
+import * as returnRequests from "./20261222T1000_return_requests.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   "20261220T0900_set_based_references": setBasedReferences,
   "20261221T0900_device_sessions": deviceSessions,
   "20261221T1300_announcement_lease": announcementLease,
+  "20261222T1000_return_requests": returnRequests,
 };
