@@ -9,6 +9,7 @@ import type { PartStatus } from "@/db/schema.ts";
 import type { TestApp } from "@/testkit/app.ts";
 import { appTest } from "@/testkit/app.ts";
 import { makeClaim, makeRepairer } from "@/testkit/factories.ts";
+import { subscribeChanges } from "@/lib/live/feed.ts";
 import { signedIn } from "@/tests/helpers/hq.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 
@@ -106,6 +107,9 @@ appTest(
     // The announcement feed shows it, linked to the queue.
     const feed = await (await hq.get("/hq/announcements")).text();
     assert.match(feed, new RegExp(`/hq/return-requests#request-${asked.id}`));
+    // No chat configured here: the row is feed-only, and the state filter finds it as one announcement.
+    const feedOnly = await (await hq.get("/hq/announcements?state=feed_only")).text();
+    assert.match(feedOnly, new RegExp(`/hq/return-requests#request-${asked.id}`));
 
     const approved = await hq.post(`/hq/return-requests/${asked.id}/approve`);
     assert.equal(approved.status, 303);
@@ -305,3 +309,42 @@ appTest("return requests: drivers cannot reach the queue; staff without CSRF can
   assert.equal(forged.status, 403);
   assert.equal((await json(await t.request(`/tablet/api/return-requests/${asked.id}`))).state, "open");
 });
+
+appTest(
+  "return requests: asking and deciding each reach the live dashboard's change feed when they commit",
+  async (a) => {
+    const { t, parts } = await setup(a);
+    const heard: string[] = [];
+    let wake = () => {};
+    const unsubscribe = await subscribeChanges(a.db, (change) => {
+      heard.push(change);
+      wake();
+    });
+    const until = async (topic: string) => {
+      for (let i = 0; i < 100 && !heard.includes(topic); i++) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 50);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      assert.ok(heard.includes(topic), `heard ${topic}: ${heard}`);
+    };
+    try {
+      const asked = await json(await ask(t, [parts[0].id]));
+      await until("return_requests");
+      heard.length = 0;
+      const hq = await signedIn(a, "dispatcher");
+      assert.equal((await hq.post(`/hq/return-requests/${asked.id}/approve`)).status, 303);
+      await until("return_requests");
+      await until("parts");
+      // The queue page listens for both.
+      const html = await (await hq.get("/hq/return-requests")).text();
+      assert.match(html, /data-live="return_requests parts"/);
+    } finally {
+      await unsubscribe();
+    }
+  },
+);
