@@ -57,7 +57,7 @@ Deno.test({
       const nav = hq.getByRole("navigation", { name: "Dashboard" });
       assert.equal(
         (await nav.getByRole("link", { name: /Return requests/ }).textContent())?.replace(/\s+/g, " ").trim(),
-        "Return requests1open",
+        "Return requests1 open",
       );
       await nav.getByRole("link", { name: /Return requests/ }).click();
       const card = hq.getByRole("listitem", { name: /Return request #\d+, ABC123/ });
