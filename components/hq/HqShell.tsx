@@ -58,8 +58,7 @@ function NavLink(
       {label}
       {count !== undefined && count > 0 && (
         <span class="rounded-full bg-amber-400 px-2 text-sm font-bold text-slate-900" data-testid="nav-count">
-          {count}
-          <span class="sr-only">{" "}open</span>
+          {count} <span class="sr-only">open</span>
         </span>
       )}
     </a>
