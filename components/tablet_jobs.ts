@@ -125,4 +125,32 @@ export interface ApiRefusal {
   regos?: string[];
   /** Search: what the driver can do next (the message itself stays the handler's, word for word). */
   next_step?: string;
+  /** Collect search, nothing flagged for return: what the driver may ask HQ to return. */
+  return_offer?: ReturnOffer;
+}
+
+/** A driver's request that HQ flag parts for return (docs/return-requests.md), as the tablet reads it. */
+export interface ReturnRequestAnswer {
+  id: number;
+  state: "open" | "approved" | "declined";
+  requested_by: string;
+  /** ISO 8601. */
+  requested_at: string;
+  note: string | null;
+  /** Declined: HQ's reason, for the driver. */
+  decline_reason: string | null;
+  decided_by: string | null;
+  parts: { id: number; part_no: string; description: string; flagged: boolean | null }[];
+}
+
+/**
+ * Collect, when nothing on the claim is flagged for return: the claim's parts at the repair shop, which the
+ * driver may ask HQ to return, and the claim's newest request.
+ */
+export interface ReturnOffer {
+  rego: string;
+  claim_number: string;
+  repairer_name: string | null;
+  parts: { id: number; part_no: string; description: string; qty: number }[];
+  request: ReturnRequestAnswer | null;
 }

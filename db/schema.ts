@@ -25,7 +25,8 @@ export type HistoryVia = "import" | "dashboard" | "movement";
 export type AnnouncementTitle =
   | "Parts Delivered"
   | "Parts Picked Up From Repair Shop"
-  | "Parts Returned to HQ";
+  | "Parts Returned to HQ"
+  | "Return Requested";
 export type ChatChannel = "parts_movement" | "new_repair_jobs";
 export type AnnouncementState = "pending" | "delivered" | "failed" | "feed_only";
 
@@ -186,7 +187,8 @@ export interface DeliverPartsTable {
 export interface AnnouncementsTable {
   id: Generated<number>;
   message_id: string;
-  movement_id: number;
+  /** The movement it is about; null for a return request's (then `return_request_id` is set). */
+  movement_id: number | null;
   title: AnnouncementTitle;
   channel: ChatChannel;
   body: ColumnType<unknown, string, string>;
@@ -198,6 +200,8 @@ export interface AnnouncementsTable {
   created_at: Timestamp;
   /** The token of the worker claim that holds this pending row's lease, else null (worker.ts). */
   lease_owner: Generated<string | null>;
+  /** The return request it is about (migration 20261222T1000_return_requests), else null. */
+  return_request_id: Generated<number | null>;
 }
 
 export interface AnnouncementPart {
@@ -222,9 +226,13 @@ export interface Announcement {
   driver: string;
   /** ISO 8601 timestamp of the movement step. */
   at: string;
-  /** Absolute URL of the movement's page. */
+  /** Absolute URL of the movement's page (a return request: the dispatchers' queue). */
   link: string;
+  /** The movement; 0 for a return request. */
   movementId: number;
+  /** `Return Requested`: the request's id and the driver's note. */
+  returnRequestId?: number;
+  note?: string | null;
 }
 
 export interface SessionsTable {
@@ -301,6 +309,31 @@ export interface AuditLogTable {
   after: ColumnType<unknown, string | null, never>;
 }
 
+export type ReturnRequestState = "open" | "approved" | "declined";
+
+/** A driver's request that HQ flag parts for return (migration 20261222T1000_return_requests). */
+export interface ReturnRequestsTable {
+  id: Generated<number>;
+  claim_id: number;
+  repairer_id: number | null;
+  requested_by: number;
+  requested_at: Timestamp;
+  /** The tablet's key for the request: a retry finds the row it made. */
+  client_key: string;
+  note: string | null;
+  state: Generated<ReturnRequestState>;
+  decided_by: number | null;
+  decided_at: Timestamp | null;
+  decline_reason: string | null;
+}
+
+export interface ReturnRequestPartsTable {
+  request_id: number;
+  part_id: number;
+  /** Set when decided: whether the approval flagged it. */
+  flagged: boolean | null;
+}
+
 export const AUDIT_ACTIONS = [
   "user.create",
   "user.role",
@@ -316,6 +349,8 @@ export const AUDIT_ACTIONS = [
   "tablet.rename",
   "part.status",
   "announcement.retry",
+  "return_request.approve",
+  "return_request.decline",
   "import",
   "handler.movement",
 ] as const;
@@ -342,6 +377,8 @@ export interface Database {
   photo_blob_chunks: PhotoBlobChunksTable;
   audit_log: AuditLogTable;
   remembered_browsers: RememberedBrowsersTable;
+  return_requests: ReturnRequestsTable;
+  return_request_parts: ReturnRequestPartsTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

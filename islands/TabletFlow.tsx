@@ -93,7 +93,9 @@ export default function TabletFlow(props: TabletFlowProps) {
       data-testid="flow"
       data-ready={ready ? "" : undefined}
     >
-      {step === "search" && <SearchStep title={job.title} search={search} headingRef={heading} />}
+      {step === "search" && (
+        <SearchStep title={job.title} search={search} headingRef={heading} userId={props.userId} />
+      )}
       {step !== "search" && found && (
         <ClaimCard
           found={found}

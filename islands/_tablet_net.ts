@@ -31,6 +31,8 @@ export interface ApiAnswer<T = unknown> {
   /** A refused search: the regos it matched (several vehicles) and what to do next. */
   regos?: string[];
   nextStep?: string;
+  /** A refusal's whole body, for what only one caller reads (the collect search's return offer). */
+  body?: unknown;
 }
 
 /** Worth trying again later: no answer, a timeout, or a server that is busy or down. */
@@ -77,6 +79,7 @@ function answerOf<T>(status: number, body: unknown): ApiAnswer<T> {
     switchTo: typeof b.switch_to === "string" ? b.switch_to : undefined,
     regos: Array.isArray(b.regos) ? b.regos.filter((r): r is string => typeof r === "string") : undefined,
     nextStep: typeof b.next_step === "string" ? b.next_step : undefined,
+    body,
   };
 }
 

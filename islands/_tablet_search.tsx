@@ -8,6 +8,7 @@ import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from 
 import { EVENTS, postJson } from "./_tablet_net.ts";
 import { recentRegos, rememberRego } from "./_tablet_recent.ts";
 import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";
+import { ReturnRequestPanel } from "./_tablet_return_request.tsx";
 
 /** The rego field, the search in flight and its refusal; `onFound` gets the claim the server found. */
 export function useClaimSearch(
@@ -57,11 +58,12 @@ export function useClaimSearch(
         switch_to: isJobName(answer.switchTo) ? answer.switchTo : undefined,
         regos: answer.regos,
         next_step: answer.nextStep,
+        return_offer: (answer.body as ApiRefusal | null)?.return_offer,
       });
     }
   }
 
-  return { rego, setRego, searching, error, search };
+  return { rego, setRego, searching, error, search, csrf };
 }
 
 export type ClaimSearch = ReturnType<typeof useClaimSearch>;
@@ -92,10 +94,12 @@ function RegoButtons(
 }
 
 export function SearchStep(
-  { title, search, headingRef }: {
+  { title, search, headingRef, userId }: {
     title: string;
     search: ClaimSearch;
     headingRef: HeadingRef;
+    /** The signed-in driver: whose return request this tablet keeps until it is sent. */
+    userId: number;
   },
 ) {
   const { rego, searching, error } = search;
@@ -148,6 +152,16 @@ export function SearchStep(
             </a>
           )}
         </div>
+      )}
+      {error?.return_offer && (
+        // Collect with nothing flagged: no dead end at the shop (docs/return-requests.md).
+        <ReturnRequestPanel
+          key={error.return_offer.claim_number}
+          offer={error.return_offer}
+          csrf={search.csrf}
+          userId={userId}
+          onApproved={() => search.search(error.return_offer!.rego)}
+        />
       )}
       {error?.regos && error.regos.length > 1 && (
         <RegoButtons label="Vehicles matching:" regos={error.regos} search={search} testId="matching-regos" />

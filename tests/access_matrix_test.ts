@@ -62,6 +62,7 @@ const GET_RULES: Record<string, Rule> = {
   "/hq/parts": "staff",
   "/hq/parts/:id": "staff",
   "/hq/trips": "staff",
+  "/hq/return-requests": "staff",
   "/hq/admin/audit": "admin",
   "/hq/admin/audit/csv": "admin",
   "/hq/admin/import": "admin",
@@ -73,6 +74,7 @@ const GET_RULES: Record<string, Rule> = {
   "/tablet/collect": "tablet",
   "/tablet/deliver": "tablet",
   "/tablet/return": "tablet",
+  "/tablet/api/return-requests/:id": "tablet",
   "/tablet/movements/:id{[1-9][0-9]{0,9}}": "ownerOrTabletAdmin",
   "/photos/:id{[1-9][0-9]{0,9}}": "ownerOrStaff",
   "/photos/:id{[1-9][0-9]{0,9}}/thumb": "ownerOrStaff",
@@ -92,6 +94,8 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/tablet/sign-out": "public",
   "/hq/parts/:id/status": "staff",
   "/hq/announcements/:id/retry": "staff",
+  "/hq/return-requests/:id/approve": "staff",
+  "/hq/return-requests/:id/decline": "staff",
   "/hq/admin/import": "admin",
   "/hq/admin/places/hq": "admin",
   "/hq/admin/places/hq/:id": "admin",
@@ -114,6 +118,7 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/tablet/api/photos": "tablet",
   "/tablet/api/ping": "tablet",
   "/tablet/api/search": "tablet",
+  "/tablet/api/return-requests": "tablet",
 };
 
 /** The registered routes of a method, as patterns (middleware's `ALL` entries left out). */
@@ -148,6 +153,17 @@ async function makeWorld(a: TestApp, driverId: number, driverEmail: string): Pro
     dropOffPayload(driverEmail, rego, shop, confirmed([{ part: parts[0].id, image: staged.id }])),
   );
   assert.equal(answer.result.status, "success", JSON.stringify(answer));
+  // A driver's return request, open: id 1 on a fresh database, as `pathFor` names every `:id`.
+  const request = await a.db.insertInto("return_requests").values({
+    claim_id: claim.id,
+    repairer_id: shop.id,
+    requested_by: driverId,
+    requested_at: a.clock.now(),
+    client_key: crypto.randomUUID(),
+    note: null,
+  }).returning("id").executeTakeFirstOrThrow();
+  await a.db.insertInto("return_request_parts").values({ request_id: request.id, part_id: parts[0].id })
+    .execute();
   return {
     rego,
     claimNumber: claim.claim_number,

@@ -10,6 +10,7 @@ export type HqSection =
   | "parts"
   | "movements"
   | "trips"
+  | "return_requests"
   | "announcements"
   | "exports"
   | "users"
@@ -23,12 +24,15 @@ export interface HqViewer {
   name: string;
   role: Role;
   csrfToken: string;
+  /** Staff: how many return requests are open (docs/return-requests.md), shown beside the queue's link. */
+  openReturnRequests?: number;
 }
 
 const STAFF_LINKS: [HqSection, string, string][] = [
   ["parts", "/hq/parts", "Parts"],
   ["movements", "/hq/movements", "Movements"],
   ["trips", "/hq/trips", "Open return trips"],
+  ["return_requests", "/hq/return-requests", "Return requests"],
   ["announcements", "/hq/announcements", "Announcements"],
   ["exports", "/hq/exports", "Exports"],
 ];
@@ -40,16 +44,23 @@ const ADMIN_LINKS: [HqSection, string, string][] = [
   ["audit", "/hq/admin/audit", "Audit trail"],
 ];
 
-function NavLink({ href, label, active }: { href: string; label: string; active: boolean }) {
+function NavLink(
+  { href, label, active, count }: { href: string; label: string; active: boolean; count?: number },
+) {
   return (
     <a
       href={href}
       aria-current={active ? "page" : undefined}
-      class={`inline-flex min-h-10 items-center rounded px-3 py-2 font-medium ${
+      class={`inline-flex min-h-10 items-center gap-2 rounded px-3 py-2 font-medium ${
         active ? "bg-white text-slate-900" : "text-slate-100 hover:bg-slate-700"
       }`}
     >
       {label}
+      {count !== undefined && count > 0 && (
+        <span class="rounded-full bg-amber-400 px-2 text-sm font-bold text-slate-900" data-testid="nav-count">
+          {count} <span class="sr-only">open</span>
+        </span>
+      )}
     </a>
   );
 }
@@ -85,7 +96,13 @@ function Nav({ viewer, active }: { viewer: HqViewer; active: HqSection }) {
     <>
       <nav aria-label="Dashboard" class="flex flex-wrap gap-1">
         {STAFF_LINKS.map(([key, href, label]) => (
-          <NavLink key={key} href={href} label={label} active={key === active} />
+          <NavLink
+            key={key}
+            href={href}
+            label={label}
+            active={key === active}
+            count={key === "return_requests" ? viewer.openReturnRequests : undefined}
+          />
         ))}
         {viewer.role === "admin" && <span class="mx-1 border-l border-slate-600" aria-hidden="true"></span>}
         {viewer.role === "admin" &&

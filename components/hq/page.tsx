@@ -17,6 +17,8 @@ declare module "hono" {
   interface ContextVariableMap {
     /** The depot's time zone for the dashboard's times (set by `depotTimeZoneOf`). */
     depotTimeZone: string;
+    /** How many return requests are open, for the navigation (set by `openRequestCountOf`). */
+    openReturnRequests: number | undefined;
   }
 }
 
@@ -30,7 +32,14 @@ export function depotTimeZoneOf(timeZone: string): MiddlewareHandler {
 
 function viewerOf(c: HqContext): HqViewer | null {
   const s = c.var.session;
-  return s ? { name: s.user.name, role: s.user.role, csrfToken: s.csrfToken } : null;
+  return s
+    ? {
+      name: s.user.name,
+      role: s.user.role,
+      csrfToken: s.csrfToken,
+      openReturnRequests: c.get("openReturnRequests"),
+    }
+    : null;
 }
 
 /** The signed-in viewer; routes behind the access guard always have one. */

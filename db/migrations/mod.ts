@@ -20,6 +20,7 @@ import * as staffPasswords from "./20261221T1000_staff_passwords.ts";
 import * as stagedPhotoOwner from "./20261221T1200_staged_photo_owner.ts";
 import * as announcementLease from "./20261221T1300_announcement_lease.ts";
 import * as placeDetails from "./20261222T0900_place_details.ts";
+import * as returnRequests from "./20261222T1000_return_requests.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   "20261221T1200_staged_photo_owner": stagedPhotoOwner,
   "20261221T1300_announcement_lease": announcementLease,
   "20261222T0900_place_details": placeDetails,
+  "20261222T1000_return_requests": returnRequests,
 };

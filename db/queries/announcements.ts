@@ -23,6 +23,9 @@ export interface AnnouncementJson {
   at: string;
   link: string;
   movement_id: number;
+  /** `Return Requested` only (docs/return-requests.md). */
+  return_request_id?: number;
+  note?: string | null;
 }
 
 /** The snake_case form of an announcement (without its message id): as stored, and as the JSON chat format posts it. */
@@ -36,6 +39,9 @@ export function announcementJson(a: Omit<Announcement, "messageId">): Announceme
     at: a.at,
     link: a.link,
     movement_id: a.movementId,
+    ...(a.returnRequestId !== undefined
+      ? { return_request_id: a.returnRequestId, note: a.note ?? null }
+      : {}),
   };
 }
 
@@ -52,6 +58,9 @@ export function announcementOf(row: { message_id: string; body: unknown }): Anno
     at: b.at,
     link: b.link,
     movementId: b.movement_id,
+    ...(b.return_request_id !== undefined
+      ? { returnRequestId: b.return_request_id, note: b.note ?? null }
+      : {}),
   };
 }
 
@@ -111,6 +120,7 @@ export async function announcementFeedPage(
   // after a page, instead of grouping the whole table (announcements_movement serves both subqueries).
   let heads = db.selectFrom("announcements as a")
     .select(["a.id", "a.movement_id", "a.title"])
+    // A return request's row (no movement) matches no other row here: it is its own head.
     .where(({ not, exists, selectFrom }) =>
       not(exists(
         selectFrom("announcements as b").select("b.id")
@@ -122,25 +132,36 @@ export async function announcementFeedPage(
     .limit(opts.limit + 1);
   if (opts.state) {
     const state = opts.state;
-    heads = heads.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom("announcements as c").select("c.id")
-          .whereRef("c.movement_id", "=", "a.movement_id").whereRef("c.title", "=", "a.title")
-          .where("c.state", "=", state),
-      )
+    // A return request's announcement is one row (one channel, lib/announcements/outbox.ts): its own state.
+    heads = heads.where(({ and, or, eb, exists, selectFrom }) =>
+      or([
+        exists(
+          selectFrom("announcements as c").select("c.id")
+            .whereRef("c.movement_id", "=", "a.movement_id").whereRef("c.title", "=", "a.title")
+            .where("c.state", "=", state),
+        ),
+        and([eb("a.movement_id", "is", null), eb("a.state", "=", state)]),
+      ])
     );
   }
   if (opts.before !== undefined) heads = heads.where("a.id", "<", opts.before);
   const found = await heads.execute();
   const page = found.slice(0, opts.limit);
   if (page.length === 0) return { rows: [], more: false };
-  const keys = new Set(page.map((h) => `${h.movement_id} ${h.title}`));
+  const keys = new Set(page.filter((h) => h.movement_id !== null).map((h) => `${h.movement_id} ${h.title}`));
+  const movementIds = page.flatMap((h) => h.movement_id === null ? [] : [h.movement_id]);
+  const requestRowIds = page.flatMap((h) => h.movement_id === null ? [h.id] : []);
   const rows = await db.selectFrom("announcements").selectAll()
-    .where("movement_id", "in", page.map((h) => h.movement_id))
+    .where((eb) =>
+      eb.or([
+        ...(movementIds.length > 0 ? [eb("movement_id", "in", movementIds)] : []),
+        ...(requestRowIds.length > 0 ? [eb("id", "in", requestRowIds)] : []),
+      ])
+    )
     .orderBy("id")
     .execute();
   return {
-    rows: rows.filter((r) => keys.has(`${r.movement_id} ${r.title}`)),
+    rows: rows.filter((r) => r.movement_id === null || keys.has(`${r.movement_id} ${r.title}`)),
     more: found.length > opts.limit,
   };
 }
@@ -161,8 +182,8 @@ export interface CappedCount {
  */
 export function announcementCountsSql(states: readonly AnnouncementState[]) {
   const walks = states.map((state) =>
-    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.title)) as n, count(*) as seen
-      from (select a.movement_id, a.title from announcements a where a.state = ${state}
+    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.return_request_id, a.title)) as n, count(*) as seen
+      from (select a.movement_id, a.return_request_id, a.title from announcements a where a.state = ${state}
         order by a.id desc limit ${COUNT_CAP_ROWS + 1}) a)`
   );
   return sql<{ state: AnnouncementState; n: number; seen: number }>`${sql.join(walks, sql` union all `)}`;

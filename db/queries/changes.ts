@@ -10,10 +10,18 @@ import type { Tx } from "@/db/queries/compiled.ts";
 /** The NOTIFY channel of the change feed. */
 export const CHANGE_CHANNEL = "hq_change";
 
-/** What changed: a movement (and so its parts), a part's status, or an announcement's delivery. */
-export type ChangeTopic = "movements" | "parts" | "announcements";
+/**
+ * What changed: a movement (and so its parts), a part's status, an announcement's delivery, or a driver's
+ * return request (asked or decided: docs/return-requests.md).
+ */
+export type ChangeTopic = "movements" | "parts" | "announcements" | "return_requests";
 
-export const CHANGE_TOPICS: readonly ChangeTopic[] = ["movements", "parts", "announcements"];
+export const CHANGE_TOPICS: readonly ChangeTopic[] = [
+  "movements",
+  "parts",
+  "announcements",
+  "return_requests",
+];
 
 /**
  * The same NOTIFY as a CTE body (`n as (${notifyChangeSql(…)})`) for a statement that does the change

@@ -23,6 +23,7 @@ import { announcementText } from "@/lib/announcements/text.ts";
 export interface FeedItem {
   id: number;
   messageId: string;
+  /** 0 for a return request's announcement (`announcement.returnRequestId` names the request). */
   movementId: number;
   title: AnnouncementTitle;
   channel: ChatChannel;
@@ -72,13 +73,13 @@ export async function announcementFeed(
   const byKey = new Map<string, FeedEntry>();
   for (const r of rows) {
     const item = feedItemOf(r, opts.timeZone);
-    const key = `${r.movement_id} ${r.title}`;
+    const key = `${r.movement_id} ${r.return_request_id} ${r.title}`;
     const entry = byKey.get(key);
     if (entry) entry.channels.push(item);
     else {
       byKey.set(key, {
         id: r.id,
-        movementId: r.movement_id,
+        movementId: r.movement_id ?? 0,
         title: r.title,
         createdAt: r.created_at,
         announcement: item.announcement,
@@ -94,7 +95,7 @@ function feedItemOf(r: AnnouncementRow, timeZone: string): FeedItem {
   return {
     id: r.id,
     messageId: r.message_id,
-    movementId: r.movement_id,
+    movementId: r.movement_id ?? 0,
     title: r.title,
     channel: r.channel,
     state: r.state,

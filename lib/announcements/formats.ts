@@ -12,6 +12,8 @@ import type { ChatFormat } from "@/io/config.ts";
 import {
   announcementText,
   formatAnnouncementTime,
+  linkLabel,
+  noteOf,
   oneLine,
   partLine,
   placeLabel,
@@ -95,7 +97,8 @@ function cliqBody(a: Announcement, timeZone: string) {
     [
       `Driver: ${e(a.driver)}`,
       `Time: ${formatAnnouncementTime(a.at, timeZone)}`,
-      `[Open movement #${a.movementId}](${markdownUrl(a.link)})`,
+      ...(noteOf(a) !== null ? [`Note: ${e(noteOf(a)!)}`] : []),
+      `[Open ${linkLabel(a).toLowerCase()}](${markdownUrl(a.link)})`,
       // Cliq's message API has no free-form field for an id, and Zoho's input validation may
       // reject unknown keys, so the id travels as a short reference line a person can quote too.
       `Ref: ${a.messageId}`,
@@ -107,7 +110,10 @@ function cliqBody(a: Announcement, timeZone: string) {
     card: {
       theme: "modern-inline",
       title: truncate(`${a.title}: ${e(a.rego)}`, CLIQ_TITLE_MAX),
-      buttons: [{ label: "Open movement", action: { type: "open.url", data: { web: a.link } } }],
+      buttons: [{
+        label: a.returnRequestId !== undefined ? "Open return request" : "Open movement",
+        action: { type: "open.url", data: { web: a.link } },
+      }],
     },
   };
 }
@@ -177,6 +183,7 @@ function slackBody(a: Announcement, timeZone: string) {
           field(placeLabel(a.title), e(a.place)),
           field("Driver", e(a.driver)),
           field("Time", formatAnnouncementTime(a.at, timeZone)),
+          ...(noteOf(a) !== null ? [field("Note", e(noteOf(a)!))] : []),
         ],
       },
       ...chunks.map((text, i) => ({
@@ -187,13 +194,18 @@ function slackBody(a: Announcement, timeZone: string) {
       {
         type: "section",
         block_id: `${id}:link`,
-        text: { type: "mrkdwn", text: `<${slackUrl(a.link)}|Open movement #${a.movementId}>` },
+        text: { type: "mrkdwn", text: `<${slackUrl(a.link)}|Open ${linkLabel(a).toLowerCase()}>` },
       },
     ],
     // Incoming webhooks accept message metadata: the machine-readable place for the id.
     metadata: {
       event_type: "parts_movement_announcement",
-      event_payload: { message_id: id, movement_id: a.movementId, title: a.title },
+      event_payload: {
+        message_id: id,
+        movement_id: a.movementId,
+        title: a.title,
+        ...(a.returnRequestId !== undefined ? { return_request_id: a.returnRequestId } : {}),
+      },
     },
   };
 }
@@ -246,6 +258,7 @@ function teamsBody(a: Announcement, timeZone: string) {
                     { title: placeLabel(a.title), value: e(a.place) },
                     { title: "Driver", value: e(a.driver) },
                     { title: "Time", value: formatAnnouncementTime(a.at, timeZone) },
+                    ...(noteOf(a) !== null ? [{ title: "Note", value: e(noteOf(a)!) }] : []),
                   ],
                 },
                 { type: "TextBlock", text: `Parts (${a.parts.length})`, weight: "Bolder", wrap: true },
@@ -259,7 +272,7 @@ function teamsBody(a: Announcement, timeZone: string) {
               ],
             },
           ],
-          actions: [{ type: "Action.OpenUrl", title: `Open movement #${a.movementId}`, url: a.link }],
+          actions: [{ type: "Action.OpenUrl", title: `Open ${linkLabel(a).toLowerCase()}`, url: a.link }],
         },
       },
     ],

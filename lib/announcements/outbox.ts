@@ -12,6 +12,9 @@ export const ANNOUNCEMENT_CHANNELS: Record<AnnouncementTitle, readonly ChatChann
   "Parts Delivered": ["parts_movement", "new_repair_jobs"],
   "Parts Picked Up From Repair Shop": ["parts_movement"],
   "Parts Returned to HQ": ["parts_movement"],
+  // One channel only: the feed takes a row without a movement as a whole announcement
+  // (db/queries/announcements.ts announcementFeedPage).
+  "Return Requested": ["parts_movement"],
 };
 
 /** The webhook URL of a channel, if one is configured. */
@@ -22,6 +25,11 @@ export function webhookUrl(config: Config, channel: ChatChannel): string | undef
 /** The page of a movement, linked from every announcement about it. */
 export function movementLink(config: Config, movementId: number | ""): string {
   return `${config.publicUrl}/hq/movements/${movementId}`;
+}
+
+/** The dispatchers' queue, at a return request (docs/return-requests.md), linked from its announcement. */
+export function returnRequestLink(config: Config, requestId: number | ""): string {
+  return `${config.publicUrl}/hq/return-requests#request-${requestId}`;
 }
 
 /**
@@ -36,7 +44,9 @@ export function announcementOutbox(
 ): OutboxWrite {
   return {
     announcement,
-    linkPrefix: movementLink(config, ""),
+    linkPrefix: announcement.title === "Return Requested"
+      ? returnRequestLink(config, "")
+      : movementLink(config, ""),
     rows: ANNOUNCEMENT_CHANNELS[announcement.title].map((channel) => ({
       messageId: crypto.randomUUID(),
       channel,

@@ -17,7 +17,25 @@ export function placeLabel(title: AnnouncementTitle): string {
       return "Picked up from";
     case "Parts Returned to HQ":
       return "Returned to";
+    case "Return Requested":
+      return "At";
   }
+}
+
+/**
+ * What the announcement's link opens, for its label: the movement, or for a driver's return request the
+ * dispatchers' queue (docs/return-requests.md), where one click approves or declines it.
+ */
+export function linkLabel(a: Announcement): string {
+  return a.returnRequestId !== undefined
+    ? `Return request #${a.returnRequestId}`
+    : `Movement #${a.movementId}`;
+}
+
+/** The driver's note of a return request, single-line; null when there is none. */
+export function noteOf(a: Announcement): string | null {
+  const note = a.note ? oneLine(a.note) : "";
+  return note ? note : null;
 }
 
 /**
@@ -59,6 +77,7 @@ export function announcementText(a: Announcement, timeZone: string): string {
     ...a.parts.map((p) => `- ${partLine(p)}`),
     `Driver: ${oneLine(a.driver)}`,
     `Time: ${formatAnnouncementTime(a.at, timeZone)}`,
-    `Movement: ${a.link}`,
+    ...(noteOf(a) !== null ? [`Note: ${noteOf(a)}`] : []),
+    a.returnRequestId !== undefined ? `Return request: ${a.link}` : `Movement: ${a.link}`,
   ].join("\n");
 }

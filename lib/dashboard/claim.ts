@@ -144,7 +144,8 @@ export async function claimPage(db: Db, claimNumber: string) {
     ...announcements.map((a) => ({
       kind: "announcement" as const,
       at: new Date(a.created_at),
-      movementId: a.movement_id,
+      // Read joined to their movement (announcementsOfClaim): never a return request's row.
+      movementId: a.movement_id!,
       title: a.title,
       channel: a.channel,
       state: a.state,

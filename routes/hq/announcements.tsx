@@ -180,8 +180,13 @@ function Entry({ entry, csrfToken }: { entry: FeedEntry; csrfToken: string }) {
         </span>
       </div>
       <p class="mt-1 text-sm">
-        {a.rego} · {a.place} · {a.driver} ·{" "}
-        <a class={linkClass} href={`/hq/movements/${entry.movementId}`}>Movement #{entry.movementId}</a>
+        {a.rego} · {a.place} · {a.driver} · {a.returnRequestId !== undefined
+          ? (
+            <a class={linkClass} href={`/hq/return-requests#request-${a.returnRequestId}`}>
+              Return request #{a.returnRequestId}
+            </a>
+          )
+          : <a class={linkClass} href={`/hq/movements/${entry.movementId}`}>Movement #{entry.movementId}</a>}
       </p>
       <ul class="mt-1 list-inside list-disc text-sm text-slate-700">
         {a.parts.map((p, i) => (

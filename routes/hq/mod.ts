@@ -8,7 +8,7 @@
  * Mount order matters: a route that answers ends the chain, so the open area comes first and the
  * catch-all staff area last.
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { depotTimeZoneOf } from "@/components/hq/page.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { requireAdmin, requireStaff } from "@/routes/hq/guards.ts";
@@ -18,6 +18,8 @@ import { partRoutes } from "@/routes/hq/part.tsx";
 import { movementsRoutes } from "@/routes/hq/movements.tsx";
 import { movementRoutes } from "@/routes/hq/movement.tsx";
 import { tripsRoutes } from "@/routes/hq/trips.tsx";
+import { returnRequestsRoutes } from "@/routes/hq/return_requests.tsx";
+import { openReturnRequestCount } from "@/lib/return_requests.ts";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { claimRoutes } from "@/routes/hq/claim.tsx";
@@ -69,6 +71,7 @@ function staffArea(deps: AppDeps) {
   app.route("/movements", movementsRoutes(deps));
   app.route("/movements", movementRoutes(deps));
   app.route("/trips", tripsRoutes(deps));
+  app.route("/return-requests", returnRequestsRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
   app.route("/claims", claimRoutes(deps));
@@ -76,9 +79,25 @@ function staffArea(deps: AppDeps) {
   return app;
 }
 
+/**
+ * The open return requests' count in the navigation (docs/return-requests.md): read for a staff member's
+ * page (a GET), one indexed count; not for the live stream, whose answer has no navigation.
+ */
+function openRequestCountOf(deps: AppDeps): MiddlewareHandler<SessionEnv> {
+  return async (c, next) => {
+    const role = c.var.session?.user.role;
+    if (
+      c.req.method === "GET" && (role === "dispatcher" || role === "admin") && !c.req.path.endsWith("/live")
+    ) {
+      c.set("openReturnRequests", await openReturnRequestCount(deps.db));
+    }
+    await next();
+  };
+}
+
 export function hqRoutes(deps: AppDeps): Hono<SessionEnv> {
   const app = new Hono<SessionEnv>();
-  app.use(loadSession(deps), depotTimeZoneOf(deps.config.depotTimeZone));
+  app.use(loadSession(deps), depotTimeZoneOf(deps.config.depotTimeZone), openRequestCountOf(deps));
   app.route("/", openArea(deps));
   app.route("/admin", adminArea(deps));
   app.route("/", staffArea(deps));

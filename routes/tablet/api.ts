@@ -10,6 +10,7 @@
  *   POST /photos?job=&rego=&part_id=   body: the photo bytes      → {image_id, photo_id} (2a + 2b)
  *   POST /movements   {job, rego, repairer_id?, movement_id?, parts[]} → {movement_id, receipt_url}
  *   POST /ping        keeps the session alive (the idle warning's "Stay signed in")
+ *   POST /return-requests, GET /return-requests/:id  asking HQ to flag parts for return (return_requests.ts)
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
@@ -35,6 +36,8 @@ import { type ClaimPart, matchingRegos } from "@/lib/tablet_data.ts";
 import { type FlowClaim, searchForFlow } from "@/lib/tablet_search.ts";
 import { idField, isId, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
+import { offerAnswer, returnRequestRoutes } from "@/routes/tablet/return_requests.ts";
+import { returnOfferFor } from "@/lib/return_requests.ts";
 import { limitStreamedBody, smallBodies } from "@/routes/web/body_limits.ts";
 import { withOwnMiddleware } from "@/routes/web/mount.ts";
 import { csrfProtect, type SessionEnv } from "@/routes/web/session.ts";
@@ -112,13 +115,26 @@ const SEARCH_NEXT_STEP: Partial<Record<DomainError["kind"], string>> = {
  * A refused search as the tablet answers it: the handler's message word for word, what to do next, and,
  * when the rego matches several vehicles, their regos (from the search's own query) to pick from.
  */
-async function searchRefusal(deps: AppDeps, rego: string, error: DomainError): Promise<ApiRefusal> {
+async function searchRefusal(
+  deps: AppDeps,
+  job: JobName,
+  rego: string,
+  error: DomainError,
+): Promise<ApiRefusal> {
   const regos = error.kind === "invalid" ? await matchingRegos(deps.db, rego) : [];
   if (regos.length > 1) {
     return { message: error.message, regos, next_step: "Tap the vehicle you mean, or type the full rego." };
   }
   const next = SEARCH_NEXT_STEP[error.kind];
-  return { message: error.message, ...(next ? { next_step: next } : {}) };
+  // Collect with nothing flagged: no dead end at the shop, the driver may ask HQ (docs/return-requests.md).
+  const offer = job === "collect" && error.kind === "nothing_to_move"
+    ? await returnOfferFor(deps.db, rego)
+    : null;
+  return {
+    message: error.message,
+    ...(next ? { next_step: next } : {}),
+    ...(offer ? { return_offer: offerAnswer(rego, offer) } : {}),
+  };
 }
 
 /** What the job finds for a rego; a claim in the other leg's state is said in the tablet's words. */
@@ -165,7 +181,7 @@ function jsonRoutes(deps: AppDeps) {
       found = await findForJob(deps, c.var.session!.user, job, rego);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      return c.json(await searchRefusal(deps, rego, error), 422);
+      return c.json(await searchRefusal(deps, job, rego, error), 422);
     }
     return "parts" in found ? c.json(found) : c.json(found, 422);
   });
@@ -175,6 +191,7 @@ function jsonRoutes(deps: AppDeps) {
     const { movementId } = await SUBMIT[input.job](deps, c.var.session!.user, input);
     return c.json({ movement_id: movementId, receipt_url: `/tablet/movements/${movementId}` });
   });
+  app.route("/return-requests", returnRequestRoutes(deps));
   return app;
 }
 

@@ -11,6 +11,7 @@ import type { Page } from "@/testkit/browser.ts";
 import axe from "npm:axe-core@4.14.1";
 import { screenshot } from "@/testkit/browser.ts";
 import { DEMO, type HqWorld, hqWorld, signInAs } from "./hq_setup.ts";
+import { requestReturn } from "@/lib/return_requests.ts";
 
 /** axe-core's own source, injected into each page (the context bypasses the CSP for this script only). */
 const AXE_SOURCE = (axe as unknown as { source: string }).source;
@@ -110,6 +111,15 @@ Deno.test({
         await checkPage(world, await context.newPage(), "/hq/sign-in", "sign_in");
         await context.close();
       });
+      // An open return request, so its queue shows a request with its forms.
+      const driver = await world.a.db.selectFrom("users").selectAll().where("email", "=", DEMO.driver.email)
+        .executeTakeFirstOrThrow();
+      await requestReturn(world.a, driver, {
+        rego: "ABC123",
+        partIds: [part.id],
+        note: "Shop has finished with it",
+        clientKey: crypto.randomUUID(),
+      });
       const admin = await signInAs(world, DEMO.admin, "/hq/parts", { bypassCSP: true });
       const pages: [string, string, number?][] = [
         ["/hq/parts", "parts"],
@@ -118,6 +128,7 @@ Deno.test({
         [`/hq/movements/${world.directId}`, "movement"],
         [`/hq/movements/${world.tripId}`, "trip_movement"],
         ["/hq/trips", "trips"],
+        ["/hq/return-requests", "return_requests"],
         [`/hq/claims/${encodeURIComponent(claim.claim_number)}`, "claim"],
         ["/hq/admin/audit", "admin_audit"],
         ["/hq/announcements", "announcements"],
