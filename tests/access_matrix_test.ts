@@ -176,6 +176,16 @@ async function makeWorld(a: TestApp, driverId: number, driverEmail: string): Pro
 /** Hono's pattern of a numeric id parameter. */
 const ID = ":id{[1-9][0-9]{0,9}}";
 
+/** The world, and one signed-in poster per area: a driver on a tablet, a dispatcher, an admin. */
+async function posters(a: TestApp) {
+  const driver = await makeDriver(a);
+  const world = await makeWorld(a, driver.id, driver.email);
+  const tablet = new Tablet(a);
+  await tablet.signIn(driver);
+  const hq = { dispatcher: await signedIn(a, "dispatcher"), admin: await signedIn(a, "admin") };
+  return { world, tablet, hq };
+}
+
 /** A concrete path for a pattern, with the world's ids in its parameters. */
 function pathFor(pattern: string, w: World, names: string[]): string {
   const assetName = names.find((n) => n.endsWith(".css")) ?? names[0];
@@ -261,11 +271,7 @@ appTest("access matrix: every GET route answers each visitor by its rule, never 
 appTest(
   "access matrix: every POST route refuses visitors outside its rule before changing anything",
   async (a) => {
-    const driver = await makeDriver(a);
-    const world = await makeWorld(a, driver.id, driver.email);
-    const tablet = new Tablet(a);
-    await tablet.signIn(driver);
-    const hq = { dispatcher: await signedIn(a, "dispatcher"), admin: await signedIn(a, "admin") };
+    const { world, tablet, hq } = await posters(a);
     const anonymous = new Tablet(a, { enrolled: false });
 
     const routes = routesOf(a, "POST");
@@ -358,11 +364,7 @@ appTest(
 appTest(
   "access matrix: every POST route behind a session wants this origin and the CSRF token",
   async (a) => {
-    const driver = await makeDriver(a);
-    const world = await makeWorld(a, driver.id, driver.email);
-    const tablet = new Tablet(a);
-    await tablet.signIn(driver);
-    const hq = { dispatcher: await signedIn(a, "dispatcher"), admin: await signedIn(a, "admin") };
+    const { world, tablet, hq } = await posters(a);
     const before = await snapshot(a);
     const failures: string[] = [];
     for (const pattern of routesOf(a, "POST")) {

@@ -141,7 +141,16 @@ appTest("logs: no token, PIN, key, cookie or webhook URL appears in any line", a
       body: photoForm(await jpegPhoto()),
     },
   );
-  await o.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
+  // The upload is a retake of the part's staged photo (docs/photos.md "Retakes"): the submission names it.
+  const dropped = await o.call(
+    dropOffPayload(
+      s.user.email,
+      s.claim.registration,
+      s.shop,
+      confirmed([{ part: s.parts[0].id, image: record }]),
+    ),
+  );
+  assert.equal(dropped.result.status, "success", JSON.stringify(dropped));
   await o.app.request("/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   const round = await runAnnouncementWorkerOnce(o);
   assert.equal(round.retried, 2, "both channels failed once: the closed port and the 500");

@@ -234,3 +234,17 @@ export function PhotoThumb(
     </a>
   );
 }
+
+/** A two-factor code box: six digits (RFC 6238), a space allowed in the middle as authenticator apps show it. */
+export function TotpCodeInput({ required = false }: { required?: boolean }) {
+  return (
+    <input
+      class={inputClass}
+      name="code"
+      inputmode="numeric"
+      pattern="[0-9 ]{6,7}"
+      autocomplete="one-time-code"
+      required={required}
+    />
+  );
+}

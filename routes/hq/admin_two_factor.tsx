@@ -21,11 +21,11 @@ import {
   buttonClass,
   Csrf,
   Field,
-  inputClass,
   type Notice,
   NoticeBox,
   PageTitle,
   secondaryButtonClass,
+  TotpCodeInput,
 } from "@/components/hq/ui.tsx";
 
 const DONE = {
@@ -128,14 +128,7 @@ function Page({ data }: { data: Data }) {
             <form method="post" action="/hq/admin/two-factor/confirm" class="flex items-end gap-3">
               <Csrf token={data.csrfToken} />
               <Field label="Code from the app">
-                <input
-                  class={inputClass}
-                  name="code"
-                  inputmode="numeric"
-                  pattern="[0-9 ]{6,7}"
-                  autocomplete="one-time-code"
-                  required
-                />
+                <TotpCodeInput required />
               </Field>
               <button type="submit" class={buttonClass}>Turn on</button>
             </form>

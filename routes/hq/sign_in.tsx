@@ -21,7 +21,14 @@ import {
 import { rememberedBrowserCookie, setRememberedBrowserCookie } from "@/routes/web/remembered_browser.ts";
 import { type HqContext, hqPage } from "@/components/hq/page.tsx";
 import { answerRefusal } from "@/routes/hq/refusals.ts";
-import { buttonClass, Field, inputClass, type Notice, NoticeBox } from "@/components/hq/ui.tsx";
+import {
+  buttonClass,
+  Field,
+  inputClass,
+  type Notice,
+  NoticeBox,
+  TotpCodeInput,
+} from "@/components/hq/ui.tsx";
 
 const HOME = "/hq/parts";
 
@@ -120,13 +127,7 @@ function Page({ data }: { data: Data }) {
           />
         </Field>
         <Field label="Two-factor code" hint="only if you set up two-factor sign-in">
-          <input
-            class={inputClass}
-            name="code"
-            inputmode="numeric"
-            pattern="[0-9 ]{6,7}"
-            autocomplete="one-time-code"
-          />
+          <TotpCodeInput />
         </Field>
         <button type="submit" class={buttonClass + " justify-center"}>Sign in</button>
       </form>
