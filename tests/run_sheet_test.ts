@@ -9,9 +9,11 @@ import assert from "node:assert/strict";
 import type { RunSheetAnswer, RunSheetStop } from "@/components/run_sheet.ts";
 import type { PartStatus } from "@/db/schema.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
+import { assignStop } from "@/lib/run_plan.ts";
 import { appTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeHq, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { confirmed, dropOffPayload, pickUpPayload, stageFor } from "@/testkit/movements.ts";
+import { within } from "@/tests/helpers/races.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 
 const ARRIVED: PartStatus = "Arrived";
@@ -284,3 +286,47 @@ appTest(
     assert.doesNotMatch(await res.text(), /SECRET1/);
   },
 );
+
+/** The next `change` event's topic on a server-sent events body (others skipped). */
+async function nextChange(reader: ReadableStreamDefaultReader<string>, buffer: { text: string }) {
+  while (true) {
+    const end = buffer.text.indexOf("\n\n");
+    if (end >= 0) {
+      const block = buffer.text.slice(0, end);
+      buffer.text = buffer.text.slice(end + 2);
+      const field = (name: string) =>
+        block.split("\n").find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      if (field("event") === "change") return field("data");
+      continue;
+    }
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the stream ended");
+    buffer.text += value;
+  }
+}
+
+appTest("run sheet: a tablet listening on /tablet/api/live hears HQ's plan change (runs)", async (a) => {
+  const shop = await makeRepairer(a.db);
+  await makeClaim(a.db, { management: shop.id, parts: [{ status: ARRIVED }] });
+  const { user, tablet } = await signedInTablet(a);
+  const res = await tablet.request("/tablet/api/live");
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const buffer = { text: "" };
+  try {
+    // Listening once `ready` came: read up to it.
+    while (!buffer.text.includes("event: ready")) buffer.text += (await reader.read()).value ?? "";
+    buffer.text = "";
+    const dispatcher = await makeUser(a.db, { role: "dispatcher" });
+    await assignStop(a, dispatcher.id, {
+      date: "2026-11-21",
+      repairerId: shop.id,
+      driverId: user.id,
+      seenDriverId: null,
+    });
+    assert.equal(await within(nextChange(reader, buffer), 5000, "the runs change"), "runs");
+  } finally {
+    await reader.cancel();
+  }
+});

@@ -40,6 +40,9 @@ export interface SheetWindow {
  * The day's claim lines: every claim with parts in a work status now (when `includeOpen`), and every claim
  * whose parts left a work status during the day (by anyone: a movement, a dashboard change), which is done
  * when none is left in it. Each side is one range of its partial index; the two meet on (claim, status).
+ * Each line's part, claim and shop are then looked up by key (`lateral … offset 0`: the fence keeps the
+ * planner from turning the look-ups into hash joins over whole tables, which it chose on small tables from
+ * its row estimates, 40 ms on PGlite at 10 000 claims against 5 ms), so the cost follows the day's lines.
  */
 export function runSheetLinesSql(w: SheetWindow): RawBuilder<SheetLineRow> {
   const work = sql`(${DELIVER_STATUS}, ${COLLECT_STATUS})`;
@@ -51,7 +54,7 @@ export function runSheetLinesSql(w: SheetWindow): RawBuilder<SheetLineRow> {
     ), moved as (
       select p.claim_id, h.from_status as status, count(distinct h.part_id)::int as parts
       from part_status_history h
-      join parts_orders p on p.id = h.part_id
+      cross join lateral (select claim_id from parts_orders where id = h.part_id offset 0) p
       where h.from_status in ${work} and h.changed_at >= ${w.from} and h.changed_at < ${w.to}
       group by p.claim_id, h.from_status
     ), lines as (
@@ -61,8 +64,8 @@ export function runSheetLinesSql(w: SheetWindow): RawBuilder<SheetLineRow> {
     )
     select l.claim_id, c.claim_number, c.registration, cm.repairer_id, l.status, l.parts, l.done
     from lines l
-    join claims c on c.id = l.claim_id
-    left join claim_management cm on cm.claim_id = l.claim_id
+    cross join lateral (select claim_number, registration from claims where id = l.claim_id offset 0) c
+    left join lateral (select repairer_id from claim_management where claim_id = l.claim_id offset 0) cm on true
     order by cm.repairer_id, l.status, l.claim_id`;
 }
 

@@ -13,6 +13,7 @@
  *   POST /return-requests, GET /return-requests/:id  asking HQ to flag parts for return (return_requests.ts)
  *   GET  /run-sheet   today's stops, the trips on the road, the work with no shop → RunSheetAnswer
  *                     (lib/run_sheet.ts, docs/runs.md "The tablet's JSON")
+ *   GET  /live        the change feed as server-sent events, as /hq/live streams it to staff
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
@@ -35,9 +36,10 @@ import { MAX_SUBMITTED_PARTS, type SubmittedPart } from "@/lib/movements/input.t
 import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
 import { photoTooLarge, storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
-import { type ClaimPart, matchingRegos } from "@/lib/tablet_data.ts";
+import { type ClaimPart, matchingRegos, TABLET_ROLES } from "@/lib/tablet_data.ts";
 import { type FlowClaim, searchForFlow } from "@/lib/tablet_search.ts";
 import { idField, isId, parseId, parseInput, regoField } from "@/lib/validation.ts";
+import { liveRoutes } from "@/routes/hq/live.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
 import { offerAnswer, returnRequestRoutes } from "@/routes/tablet/return_requests.ts";
 import { returnOfferFor } from "@/lib/return_requests.ts";
@@ -251,6 +253,7 @@ function jsonRoutes(deps: AppDeps) {
     return c.json({ movement_id: movementId, receipt_url: `/tablet/movements/${movementId}` });
   });
   app.route("/return-requests", returnRequestRoutes(deps));
+  app.route("/live", liveRoutes(deps, TABLET_ROLES));
   return app;
 }
 
