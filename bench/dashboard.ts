@@ -212,7 +212,10 @@ export async function benchDashboard(target: BenchTarget, claims: number): Promi
   }
 }
 
-async function ownTarget(target: BenchTarget): Promise<{ target: BenchTarget; drop: () => Promise<void> }> {
+/** A database of its own beside `target` (a scratch server database, or a folder), and how to drop it. */
+export async function ownTarget(
+  target: BenchTarget,
+): Promise<{ target: BenchTarget; drop: () => Promise<void> }> {
   const dataDir = await Deno.makeTempDir({ dir: target.dataDir, prefix: "dashboard-" });
   const url = target.env.DATABASE_URL;
   if (!url) {

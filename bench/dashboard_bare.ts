@@ -13,7 +13,7 @@ import { EXPORT_BATCH } from "@/lib/dashboard/exports.ts";
 import { partExportBatch } from "@/db/queries/part_export.ts";
 
 /** The statements `run` issues through `db`, compiled as Kysely sends them (for the bare replay). */
-async function recorded(db: Db, run: (db: Db) => Promise<unknown>): Promise<CompiledQuery[]> {
+export async function recorded(db: Db, run: (db: Db) => Promise<unknown>): Promise<CompiledQuery[]> {
   const seen: CompiledQuery[] = [];
   const compiler = new PostgresQueryCompiler();
   // A builder embedded in another statement (a subquery) passes transformQuery too but is never executed on
@@ -36,13 +36,13 @@ async function recorded(db: Db, run: (db: Db) => Promise<unknown>): Promise<Comp
  * The bare side: a plain driver, and a Kysely connection to record the statements with. The embedded
  * database is one PGlite instance under both (two instances must not open one folder).
  */
-interface Bare {
+export interface Bare {
   db: Db;
   query(text: string, params: readonly unknown[]): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
-function bareSide(target: BenchTarget): Bare {
+export function bareSide(target: BenchTarget): Bare {
   const url = target.env.DATABASE_URL;
   if (url) {
     const client = new pg.Client({ connectionString: url });

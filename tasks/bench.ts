@@ -41,6 +41,7 @@ import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchThumbnails } from "@/bench/thumbnails.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 import { benchDashboard } from "@/bench/dashboard.ts";
+import { benchHomeBytes, benchRunSheet } from "@/bench/run_sheet.ts";
 import type { BenchTarget } from "@/bench/target.ts";
 
 /**
@@ -68,8 +69,11 @@ const GROUPS: {
   { name: "pages", database: false, run: () => benchPages() },
   { name: "queue", database: false, run: () => benchOfflineQueue() },
   { name: "evidence", database: false, run: () => benchEvidenceZip() },
+  { name: "home", database: false, run: () => benchHomeBytes() },
   // 1M claims take minutes to generate: `--only dashboard --claims 1000000` (docs/performance.md "Running it").
   { name: "dashboard", database: true, onlyWhenAsked: true, run: (t, claims) => benchDashboard(t, claims) },
+  // The same scale for the driver's run sheet: `--only runsheet --claims 1000000`.
+  { name: "runsheet", database: true, onlyWhenAsked: true, run: (t, claims) => benchRunSheet(t, claims) },
 ];
 
 const { values } = parseArgs({

@@ -63,6 +63,7 @@ const GET_RULES: Record<string, Rule> = {
   "/hq/parts/:id": "staff",
   "/hq/trips": "staff",
   "/hq/return-requests": "staff",
+  "/hq/runs": "staff",
   "/hq/admin/audit": "admin",
   "/hq/admin/audit/csv": "admin",
   "/hq/admin/import": "admin",
@@ -75,6 +76,8 @@ const GET_RULES: Record<string, Rule> = {
   "/tablet/deliver": "tablet",
   "/tablet/return": "tablet",
   "/tablet/api/return-requests/:id": "tablet",
+  "/tablet/api/run-sheet": "tablet",
+  "/tablet/api/live": "tablet",
   "/tablet/movements/:id{[1-9][0-9]{0,9}}": "ownerOrTabletAdmin",
   "/photos/:id{[1-9][0-9]{0,9}}": "ownerOrStaff",
   "/photos/:id{[1-9][0-9]{0,9}}/thumb": "ownerOrStaff",
@@ -96,6 +99,9 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/hq/announcements/:id/retry": "staff",
   "/hq/return-requests/:id/approve": "staff",
   "/hq/return-requests/:id/decline": "staff",
+  "/hq/runs/assign": "staff",
+  "/hq/runs/move": "staff",
+  "/hq/runs/suggest": "staff",
   "/hq/admin/import": "admin",
   "/hq/admin/places/hq": "admin",
   "/hq/admin/places/hq/:id": "admin",
@@ -251,7 +257,7 @@ appTest("access matrix: every GET route answers each visitor by its rule, never 
       const res = await requesterFor(visitor, path)(path, { signal: controller.signal });
       const allowed = allowedBy[rule].includes(visitor);
       // The live stream never ends by itself: its status and headers are the answer.
-      const body = pattern === "/hq/live" ? "" : new TextDecoder().decode(await res.arrayBuffer());
+      const body = pattern.endsWith("/live") ? "" : new TextDecoder().decode(await res.arrayBuffer());
       controller.abort();
       await res.body?.cancel().catch(() => {});
       const label = `${visitor} GET ${path}: ${res.status}`;

@@ -13,14 +13,20 @@
  */
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import type { Role } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { subscribeChanges } from "@/lib/live/feed.ts";
 import { resolveCookies, sessionCookies, type SessionEnv } from "@/routes/web/session.ts";
 
 const HEARTBEAT_MS = 25_000;
-const STAFF = ["dispatcher", "admin"];
+const STAFF: readonly Role[] = ["dispatcher", "admin"];
 
-export function liveRoutes(deps: AppDeps) {
+/**
+ * The stream for the sessions of `roles`: staff here; the tablet mounts the same stream for drivers and
+ * admins at `/tablet/api/live` (routes/tablet/api.ts), so its run sheet refreshes on `runs`, `movements` and
+ * `parts` (docs/runs.md "The tablet's JSON").
+ */
+export function liveRoutes(deps: AppDeps, roles: readonly Role[] = STAFF) {
   const app = new Hono<SessionEnv>();
   app.get("/", async (c) => {
     const session = c.var.session;
@@ -32,7 +38,7 @@ export function liveRoutes(deps: AppDeps) {
     const sessionEndsAt = async (): Promise<number | null> => {
       try {
         const now = (await resolveCookies(deps, cookies, { passive: true }))?.session;
-        return now && STAFF.includes(now.user.role) ? now.expiresAt.getTime() : null;
+        return now && roles.includes(now.user.role) ? now.expiresAt.getTime() : null;
       } catch {
         // The database did not answer: keep what we knew; the next check asks again.
         return endsAt;
