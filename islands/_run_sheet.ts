@@ -1,0 +1,189 @@
+/**
+ * The run sheet on the tablet (docs/tablet.md "The run sheet"): the shape `GET /tablet/api/run-sheet`
+ * answers, the copy kept on the tablet for dead Wi-Fi, and the rules the pages apply to it: a claim with a
+ * movement saved on the tablet and not yet sent counts as done, and "Next claim" is the stop's next claim
+ * not done. Pure functions over plain data (tested in tests/run_sheet_islands_test.ts), plus the few
+ * `localStorage` reads and writes that keep the copy.
+ */
+import type { JobName } from "@/components/tablet_jobs.ts";
+
+/** One claim line of a stop: parts to deliver to the shop or to collect from it. */
+export interface SheetClaim {
+  claimNumber: string;
+  rego: string;
+  parts: number;
+  done: boolean;
+  /** Done only on this tablet: its movement is saved here, waiting for the network. */
+  saved?: boolean;
+}
+
+export interface SheetStop {
+  repairerId: number;
+  name: string;
+  address: string | null;
+  phone: string | null;
+  phoneHref: string | null;
+  hours: string | null;
+  openNow: boolean | null;
+  latitude: number | null;
+  longitude: number | null;
+  assignedTo: { id: number; name: string } | null;
+  mine: boolean;
+  deliver: SheetClaim[];
+  collect: SheetClaim[];
+  done: number;
+  total: number;
+}
+
+export interface TruckClaim {
+  claimNumber: string;
+  rego: string;
+  parts: number;
+  movementId: number;
+  from: string;
+  /** Its return to HQ is saved on this tablet, waiting for the network. */
+  saved?: boolean;
+}
+
+export interface HqClaim {
+  claimNumber: string;
+  rego: string;
+  parts: number;
+  job: "deliver" | "collect";
+}
+
+/** The answer of `GET /tablet/api/run-sheet`. */
+export interface RunSheet {
+  /** The depot's date the sheet is for (YYYY-MM-DD). */
+  date: string;
+  /** When the server built it (ISO instant). */
+  asOf: string;
+  stops: SheetStop[];
+  onTruck: TruckClaim[];
+  needsHq: HqClaim[];
+}
+
+/** A movement the tablet holds and has not sent: which job, for which claim. */
+export interface SavedMovement {
+  job: JobName;
+  claimNumber: string;
+}
+
+/**
+ * The sheet as this tablet knows it: a claim line with a movement saved here for its job (confirmed, not
+ * yet sent) is done, and each stop's count follows. The server's "done" is never undone here.
+ */
+export function withSaved(sheet: RunSheet, saved: SavedMovement[]): RunSheet {
+  const has = (job: JobName, claimNumber: string) =>
+    saved.some((m) => m.job === job && m.claimNumber === claimNumber);
+  const mark = (job: JobName) => (line: SheetClaim): SheetClaim =>
+    !line.done && has(job, line.claimNumber) ? { ...line, done: true, saved: true } : line;
+  return {
+    ...sheet,
+    stops: sheet.stops.map((stop) => {
+      const deliver = stop.deliver.map(mark("deliver"));
+      const collect = stop.collect.map(mark("collect"));
+      const added = [...deliver, ...collect].filter((l) => l.saved).length;
+      return { ...stop, deliver, collect, done: Math.min(stop.total, stop.done + added) };
+    }),
+    onTruck: sheet.onTruck.map((t) => has("return", t.claimNumber) ? { ...t, saved: true } : t),
+  };
+}
+
+export interface StopClaim extends SheetClaim {
+  job: "deliver" | "collect";
+}
+
+/** A stop's claims in the order the driver works through them: drop-offs first, then collections. */
+export function claimsOf(stop: SheetStop): StopClaim[] {
+  return [
+    ...stop.deliver.map((c) => ({ ...c, job: "deliver" as const })),
+    ...stop.collect.map((c) => ({ ...c, job: "collect" as const })),
+  ];
+}
+
+/**
+ * The stop's next claim not done after `current` (the one on screen), wrapping round to the first; null
+ * when every other claim of the stop is done.
+ */
+export function nextClaim(stop: SheetStop, current?: { job: string; rego: string }): StopClaim | null {
+  const lines = claimsOf(stop);
+  const at = current ? lines.findIndex((l) => l.job === current.job && sameRego(l.rego, current.rego)) : -1;
+  const order = [...lines.slice(at + 1), ...lines.slice(0, Math.max(at, 0))];
+  return order.find((l) => !l.done) ?? null;
+}
+
+/** Regos as a driver types them: case and spaces do not matter ("xyz 789" is XYZ789). */
+export const sameRego = (a: string, b: string) =>
+  a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase();
+
+/** The job page for a claim, searching its rego at once; `stop` keeps the stop for "Next claim". */
+export function claimHref(job: JobName, rego: string, stop?: number): string {
+  return `/tablet/${job}?rego=${encodeURIComponent(rego)}${stop ? `&stop=${stop}` : ""}`;
+}
+
+/**
+ * "as of 07:42" on the depot's clock (`DEPOT_TIME_ZONE`, the zone every tablet time is in), with the
+ * depot's date when the copy is from another day ("as of 2026-11-26 16:05").
+ */
+export function asOfText(asOf: string, zone: string, now = new Date()): string {
+  const at = new Date(asOf);
+  if (Number.isNaN(at.getTime())) return "";
+  const parts = (d: Date) => {
+    const p = new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).formatToParts(d);
+    const get = (t: string) => p.find((x) => x.type === t)?.value ?? "";
+    return { date: `${get("year")}-${get("month")}-${get("day")}`, time: `${get("hour")}:${get("minute")}` };
+  };
+  const then = parts(at);
+  return then.date === parts(now).date ? `as of ${then.time}` : `as of ${then.date} ${then.time}`;
+}
+
+/** The shape check of a kept or fetched sheet: anything else is ignored rather than half-rendered. */
+export function isRunSheet(value: unknown): value is RunSheet {
+  const s = value as RunSheet | null;
+  return !!s && typeof s.date === "string" && typeof s.asOf === "string" && Array.isArray(s.stops) &&
+    Array.isArray(s.onTruck) && Array.isArray(s.needsHq);
+}
+
+const SHEET_KEY = (userId: number) => `pm.runSheet.${userId}`;
+const STOP_KEY = (userId: number) => `pm.runStop.${userId}`;
+
+/** The copy kept on this tablet for this driver (a shared tablet keeps one per driver), or null. */
+export function keptSheet(userId: number): RunSheet | null {
+  try {
+    const value = JSON.parse(localStorage.getItem(SHEET_KEY(userId)) ?? "null");
+    return isRunSheet(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function keepSheet(userId: number, sheet: RunSheet): void {
+  try {
+    localStorage.setItem(SHEET_KEY(userId), JSON.stringify(sheet));
+  } catch { /* storage full or off: the sheet still shows, it just is not kept */ }
+}
+
+/** The stop the driver is working through (set when a claim is opened from the sheet), or null. */
+export function currentStop(userId: number): number | null {
+  try {
+    return Number(localStorage.getItem(STOP_KEY(userId))) || null;
+  } catch {
+    return null;
+  }
+}
+
+export function setCurrentStop(userId: number, repairerId: number | null): void {
+  try {
+    if (repairerId) localStorage.setItem(STOP_KEY(userId), String(repairerId));
+    else localStorage.removeItem(STOP_KEY(userId));
+  } catch { /* off: "Next claim" then only shows from a page opened with ?stop= */ }
+}
