@@ -50,7 +50,7 @@ export default function TabletFlow(props: TabletFlowProps) {
     await s.load(claim, props.repairers?.some((r) => r.id === preselected) ? String(preselected) : "");
     setFormError(null);
     setStep("parts");
-  });
+  }, props.userId);
   const { sending, submit } = useSubmission(s, queue, leaving, (message) => {
     setFormError(message);
     setStep("parts");

@@ -8,7 +8,7 @@
  */
 import type { JobName } from "@/components/tablet_jobs.ts";
 import { asOfText, claimHref, setCurrentStop, type SheetClaim, type SheetStop } from "./_run_sheet.ts";
-import { useRunSheet } from "./_run_sheet_hooks.ts";
+import { type RunSheetState, useRunSheet } from "./_run_sheet_hooks.ts";
 
 export interface TabletRunSheetProps {
   userId: number;
@@ -29,7 +29,7 @@ function ClaimLink(
         href={claimHref(job, line.rego, stop)}
         class={`btn ${line.done ? "btn-secondary" : "btn-primary"} w-full justify-between`}
         onClick={() => setCurrentStop(userId, stop ?? null)}
-        data-testid={`claim-${job}-${line.rego}`}
+        data-testid={`claim-${job}-${line.rego.replace(/\s+/g, "")}`}
         data-done={line.done ? "" : undefined}
       >
         <span class="font-mono text-xl">{line.rego}</span>
@@ -104,8 +104,19 @@ function Stop({ stop, n, userId }: { stop: SheetStop; n: number; userId: number 
 }
 
 export default function TabletRunSheet({ userId, csrf, timeZone }: TabletRunSheetProps) {
-  const { sheet, offline, error, settled } = useRunSheet(userId, csrf);
-  const asOf = sheet ? asOfText(sheet.asOf, timeZone) : "";
+  const state = useRunSheet(userId, csrf, true);
+  return <RunSheetView {...state} userId={userId} timeZone={timeZone} />;
+}
+
+/** The sheet as it stands (kept copy or server's), drawn; exported for the server-side render test. */
+export function RunSheetView(
+  { sheet, offline, error, settled, userId, timeZone, now }: RunSheetState & {
+    userId: number;
+    timeZone: string;
+    now?: Date;
+  },
+) {
+  const asOf = sheet ? asOfText(sheet.asOf, timeZone, now) : "";
   return (
     <section
       aria-labelledby="run-sheet-heading"

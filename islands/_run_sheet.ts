@@ -187,3 +187,34 @@ export function setCurrentStop(userId: number, repairerId: number | null): void 
     else localStorage.removeItem(STOP_KEY(userId));
   } catch { /* off: "Next claim" then only shows from a page opened with ?stop= */ }
 }
+
+const FOUND_KEY = (userId: number) => `pm.runFound.${userId}`;
+export const foundKey = (job: string, rego: string) => `${job}:${rego.replace(/\s+/g, "").toUpperCase()}`;
+
+/**
+ * The searches of the sheet's claims, kept with the sheet so a claim opens in a dead spot: the job page
+ * shows the parts as the server last found them, and the submission, sent later, is checked by the server
+ * then (a part gone meanwhile is refused next to it, as any queued movement is).
+ */
+export function keptFound<T>(userId: number, job: string, rego: string): T | null {
+  try {
+    return JSON.parse(localStorage.getItem(FOUND_KEY(userId)) ?? "{}")[foundKey(job, rego)] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The lines of the sheet worth keeping a search for: the driver's own stops' claims not done yet. */
+export function linesToKeep(sheet: RunSheet): { job: JobName; rego: string }[] {
+  return sheet.stops.filter((s) => s.mine).flatMap((s) => claimsOf(s)).filter((l) => !l.done)
+    .map((l) => ({ job: l.job, rego: l.rego }));
+}
+
+/** Keeps `found` (job:rego → answer) in place of the previous set: claims off the sheet are dropped. */
+export function keepFound(userId: number, found: Map<string, unknown>): void {
+  const value: Record<string, unknown> = {};
+  for (const [k, v] of found) value[k] = v;
+  try {
+    localStorage.setItem(FOUND_KEY(userId), JSON.stringify(value));
+  } catch { /* full or off: those claims then need the network */ }
+}

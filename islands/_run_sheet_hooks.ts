@@ -6,13 +6,16 @@
  * follows what the other drivers and HQ do.
  */
 import { useEffect, useState } from "preact/hooks";
-import { getJson } from "./_tablet_net.ts";
+import { getJson, postJson } from "./_tablet_net.ts";
 import { queueFor } from "./_tablet_queue.ts";
 import { movementsOf } from "./_tablet_queue_db.ts";
 import {
+  foundKey,
   isRunSheet,
+  keepFound,
   keepSheet,
   keptSheet,
+  linesToKeep,
   type RunSheet,
   type SavedMovement,
   withSaved,
@@ -20,6 +23,29 @@ import {
 
 export const RUN_SHEET_URL = "/tablet/api/run-sheet";
 const REFRESH_MS = 60_000;
+/** At most this many searches kept with the sheet (a day's own stops hold far fewer claims). */
+const MAX_KEPT = 40;
+
+/** The lines whose searches were last kept, so a refresh with the same claims does not search again. */
+let keptLines = "";
+
+/**
+ * Searches the driver's own claims not done yet, as the job pages would, and keeps the answers with the
+ * sheet (islands/_run_sheet.ts keptFound), so each opens in a dead spot too.
+ */
+async function keepSearches(userId: number, csrf: string, sheet: RunSheet): Promise<void> {
+  const lines = linesToKeep(sheet).slice(0, MAX_KEPT);
+  const which = JSON.stringify(lines);
+  if (which === keptLines) return;
+  keptLines = which;
+  const found = new Map<string, unknown>();
+  for (const { job, rego } of lines) {
+    const answer = await postJson<unknown>("/tablet/api/search", { job, rego }, csrf);
+    if (answer.status === 0) return void (keptLines = ""); // the network went: try again next time
+    if (answer.data) found.set(foundKey(job, rego), answer.data);
+  }
+  keepFound(userId, found);
+}
 
 export interface RunSheetState {
   /** The sheet with the tablet's saved movements counted, or null before any copy exists. */
@@ -41,7 +67,8 @@ async function savedMovements(userId: number): Promise<SavedMovement[]> {
   }
 }
 
-export function useRunSheet(userId: number, csrf: string): RunSheetState {
+/** `keepClaims`: also keep the searches of the driver's claims (the home does; a job page need not). */
+export function useRunSheet(userId: number, csrf: string, keepClaims = false): RunSheetState {
   const [state, setState] = useState<RunSheetState>({
     sheet: null,
     offline: false,
@@ -66,6 +93,7 @@ export function useRunSheet(userId: number, csrf: string): RunSheetState {
       if (answer.status === 200 && isRunSheet(answer.data)) {
         server = answer.data;
         keepSheet(userId, server);
+        if (keepClaims) void keepSearches(userId, csrf, server);
         await show({ offline: false, error: null, settled: true });
       } else if (answer.status === 0) {
         await show({ offline: true, error: null, settled: true });

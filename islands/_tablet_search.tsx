@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from "@/components/tablet_jobs.ts";
 import { EVENTS, postJson } from "./_tablet_net.ts";
 import { recentRegos, rememberRego } from "./_tablet_recent.ts";
+import { keptFound } from "./_run_sheet.ts";
 import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";
 import { ReturnRequestPanel } from "./_tablet_return_request.tsx";
 
@@ -16,6 +17,8 @@ export function useClaimSearch(
   csrf: string,
   initialRego: string,
   onFound: (claim: FoundClaim) => void,
+  /** The signed-in driver, whose run sheet's searches this tablet keeps for a dead spot. */
+  userId?: number,
 ) {
   const [rego, setRego] = useState(initialRego);
   const [searching, setSearching] = useState(false);
@@ -45,6 +48,12 @@ export function useClaimSearch(
     setNoAnswer(false);
     const answer = await postJson<FoundClaim>("/tablet/api/search", { job, rego: value }, csrf);
     setSearching(false);
+    // No network: a claim of the run sheet opens from the search kept with it (islands/_run_sheet.ts).
+    const kept = answer.status === 0 && userId ? keptFound<FoundClaim>(userId, job, value) : null;
+    if (kept) {
+      onFound({ ...kept, rego: value });
+      return;
+    }
     setNoAnswer(answer.status === 0);
     if (answer.data) {
       rememberRego(value);
