@@ -161,7 +161,11 @@ export function RunSheetView(
               />
             ))}
           </ul>
-          <p class="text-base">Picked up from: {[...new Set(sheet.onTruck.map((t) => t.from))].join(", ")}</p>
+          {sheet.onTruck.some((t) => t.from) && (
+            <p class="text-base">
+              Picked up from: {[...new Set(sheet.onTruck.flatMap((t) => t.from ? [t.from] : []))].join(", ")}
+            </p>
+          )}
         </div>
       )}
       {sheet && sheet.needsHq.length > 0 && (

@@ -40,7 +40,8 @@ export interface TruckClaim {
   rego: string;
   parts: number;
   movementId: number;
-  from: string;
+  /** The shop it was picked up at (null when not known). */
+  from: string | null;
   /** Its return to HQ is saved on this tablet, waiting for the network. */
   saved?: boolean;
 }
