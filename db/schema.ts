@@ -334,6 +334,22 @@ export interface ReturnRequestPartsTable {
   flagged: boolean | null;
 }
 
+/**
+ * HQ's plan of a day (migration 20261222T1100_run_stops, docs/runs.md): who visits a repair shop on a date
+ * and where in their run; the stops themselves are derived from the parts (lib/run_sheet.ts).
+ */
+export interface RunStopsTable {
+  /** The depot's date (DEPOT_TIME_ZONE), read as "YYYY-MM-DD". */
+  run_date: ColumnType<string, string, string>;
+  repairer_id: number;
+  /** Null: not assigned (a shop with no row is unassigned too). */
+  driver_id: number | null;
+  /** 1, 2, … in the driver's run; set exactly when `driver_id` is. */
+  position: number | null;
+  updated_by: number;
+  updated_at: Timestamp;
+}
+
 export const AUDIT_ACTIONS = [
   "user.create",
   "user.role",
@@ -351,6 +367,9 @@ export const AUDIT_ACTIONS = [
   "announcement.retry",
   "return_request.approve",
   "return_request.decline",
+  "run.assign",
+  "run.move",
+  "run.suggest",
   "import",
   "handler.movement",
 ] as const;
@@ -379,6 +398,7 @@ export interface Database {
   remembered_browsers: RememberedBrowsersTable;
   return_requests: ReturnRequestsTable;
   return_request_parts: ReturnRequestPartsTable;
+  run_stops: RunStopsTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

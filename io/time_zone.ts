@@ -185,3 +185,29 @@ function hourOffset(ms: number, zone: string): { ms: number; text: string } | nu
   }
   return offset;
 }
+
+/** The date on the zone's wall clock at that instant: "2026-11-21". */
+export function dateInZone(d: Date, zone: string): string {
+  return wallClock(d, zone).date;
+}
+
+/** The zone's offset at that instant, in ms (east of UTC positive). */
+function offsetMsAt(ms: number, zone: string): number {
+  const m = /^([+-])(\d\d):(\d\d)$/.exec(wallClock(new Date(ms), zone).offset);
+  return m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000 : 0;
+}
+
+/**
+ * The instants a date of the zone's wall clock starts and ends ("2026-11-21" in Australia/Sydney: from
+ * 2026-11-20T13:00Z to 2026-11-21T13:00Z), summer time included (such a day may be 23 or 25 hours). A
+ * midnight the zone skips starts the day at the first instant after it.
+ */
+export function dayInZone(date: string, zone: string): { start: Date; end: Date } {
+  const startOf = (utcMidnight: number) => {
+    // Two steps: the offset at the guess can differ from the offset at the true midnight near a change.
+    const guess = utcMidnight - offsetMsAt(utcMidnight, zone);
+    return new Date(utcMidnight - offsetMsAt(guess, zone));
+  };
+  const [y, m, d] = date.split("-").map(Number);
+  return { start: startOf(Date.UTC(y, m - 1, d)), end: startOf(Date.UTC(y, m - 1, d + 1)) };
+}

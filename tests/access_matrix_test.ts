@@ -75,6 +75,7 @@ const GET_RULES: Record<string, Rule> = {
   "/tablet/deliver": "tablet",
   "/tablet/return": "tablet",
   "/tablet/api/return-requests/:id": "tablet",
+  "/tablet/api/run-sheet": "tablet",
   "/tablet/movements/:id{[1-9][0-9]{0,9}}": "ownerOrTabletAdmin",
   "/photos/:id{[1-9][0-9]{0,9}}": "ownerOrStaff",
   "/photos/:id{[1-9][0-9]{0,9}}/thumb": "ownerOrStaff",

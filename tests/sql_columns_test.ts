@@ -28,6 +28,7 @@ import {
 import { notifyChangeSql, notifyChangeStatementSql } from "@/db/queries/changes.ts";
 import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeLeg2DropOffSql, writeNewMovementSql } from "@/db/queries/movements.ts";
+import { lockRunDaySql, runSheetLinesSql } from "@/db/queries/run_sheet.ts";
 import { type SubmissionReadQuery, submissionReadSql } from "@/db/queries/submission_reads.ts";
 import { dbTest } from "@/testkit/db.ts";
 
@@ -135,6 +136,10 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
       unlessOpenTrip: false,
       audit: { stage: "direct_dropoff", sourceAddress: "203.0.113.7" },
     }),
+  ],
+  "run_sheet.ts#lockRunDaySql": () => [lockRunDaySql("2026-11-21")],
+  "run_sheet.ts#runSheetLinesSql": () => [
+    runSheetLinesSql({ from: at, to: new Date(at.getTime() + 86_400_000), includeOpen: true }),
   ],
   "submission_reads.ts#submissionReadSql": submissionReads,
 };

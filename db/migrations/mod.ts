@@ -21,6 +21,7 @@ import * as stagedPhotoOwner from "./20261221T1200_staged_photo_owner.ts";
 import * as announcementLease from "./20261221T1300_announcement_lease.ts";
 import * as placeDetails from "./20261222T0900_place_details.ts";
 import * as returnRequests from "./20261222T1000_return_requests.ts";
+import * as runStops from "./20261222T1100_run_stops.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   "20261221T1300_announcement_lease": announcementLease,
   "20261222T0900_place_details": placeDetails,
   "20261222T1000_return_requests": returnRequests,
+  "20261222T1100_run_stops": runStops,
 };

@@ -11,6 +11,8 @@
  *   POST /movements   {job, rego, repairer_id?, movement_id?, parts[]} → {movement_id, receipt_url}
  *   POST /ping        keeps the session alive (the idle warning's "Stay signed in")
  *   POST /return-requests, GET /return-requests/:id  asking HQ to flag parts for return (return_requests.ts)
+ *   GET  /run-sheet   today's stops, the trips on the road, the work with no shop → RunSheetAnswer
+ *                     (lib/run_sheet.ts, docs/runs.md "The tablet's JSON")
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
@@ -23,6 +25,7 @@ import {
   JOBS,
   PART_STATUS_WORDS,
 } from "@/components/tablet_jobs.ts";
+import type { RunSheetAnswer, RunSheetLine } from "@/components/run_sheet.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 import { FLOWS } from "@/lib/flows.ts";
@@ -38,6 +41,9 @@ import { idField, isId, parseId, parseInput, regoField } from "@/lib/validation.
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
 import { offerAnswer, returnRequestRoutes } from "@/routes/tablet/return_requests.ts";
 import { returnOfferFor } from "@/lib/return_requests.ts";
+import { type RunSheet, runSheetFor, type SheetLine } from "@/lib/run_sheet.ts";
+import { phoneHref } from "@/lib/places/details.ts";
+import { isOpenAt } from "@/lib/places/hours.ts";
 import { limitStreamedBody, smallBodies } from "@/routes/web/body_limits.ts";
 import { withOwnMiddleware } from "@/routes/web/mount.ts";
 import { csrfProtect, type SessionEnv } from "@/routes/web/session.ts";
@@ -169,10 +175,63 @@ const SUBMIT: Record<
   },
 };
 
+const sheetLine = (l: SheetLine): RunSheetLine => ({
+  claimNumber: l.claimNumber,
+  rego: l.rego,
+  parts: l.parts,
+  done: l.done,
+});
+
+/** The sheet in the tablet's JSON (components/run_sheet.ts); opening hours asked at `asOf`, depot clock. */
+function runSheetAnswer(sheet: RunSheet, timeZone: string): RunSheetAnswer {
+  return {
+    date: sheet.date,
+    asOf: sheet.asOf.toISOString(),
+    stops: sheet.stops.map(({ shop, ...stop }) => ({
+      repairerId: shop.id,
+      name: shop.name,
+      address: shop.address,
+      phone: shop.phone,
+      phoneHref: shop.phone === null ? null : phoneHref(shop.phone),
+      hours: shop.openingHoursText,
+      openNow: shop.openingHours === null ? null : isOpenAt(shop.openingHours, sheet.asOf, timeZone),
+      latitude: shop.coordinates?.latitude ?? null,
+      longitude: shop.coordinates?.longitude ?? null,
+      assignedTo: stop.assignedTo,
+      mine: stop.assignedTo?.id === sheet.userId,
+      deliver: stop.deliver.map(sheetLine),
+      collect: stop.collect.map(sheetLine),
+      done: stop.done,
+      total: stop.total,
+    })),
+    onTruck: sheet.onTruck.map((t) => ({
+      claimNumber: t.claimNumber,
+      rego: t.rego,
+      parts: t.parts,
+      movementId: t.movementId,
+      from: t.from,
+      mine: t.pickedUpBy === sheet.userId,
+    })),
+    needsHq: sheet.needsHq.map((l) => ({
+      claimNumber: l.claimNumber,
+      rego: l.rego,
+      parts: l.parts,
+      job: l.job,
+    })),
+  };
+}
+
 /** The JSON endpoints: small bodies. */
 function jsonRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.post("/ping", (c) => c.body(null, 204));
+
+  // Read-only, no input: what the sheet shows changes with every movement, so never cached on the way.
+  app.get("/run-sheet", async (c) => {
+    const sheet = await runSheetFor(deps, c.var.session!.user);
+    c.header("Cache-Control", "no-store");
+    return c.json(runSheetAnswer(sheet, deps.config.depotTimeZone));
+  });
 
   app.post("/search", async (c) => {
     const { job, rego } = parseInput(searchSchema, await readJson(c));
