@@ -22,7 +22,13 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 function ClaimLink(
   { job, line, stop, userId }: { job: JobName; line: SheetClaim; stop?: number; userId: number },
 ) {
-  const state = line.saved ? "saved on this tablet" : line.done ? "done" : "";
+  const state = line.saved && line.done
+    ? "saved on this tablet"
+    : line.done
+    ? "done"
+    : line.saved
+    ? `${line.saved} saved on this tablet`
+    : "";
   return (
     <li>
       <a
@@ -156,7 +162,7 @@ export function RunSheetView(
               <ClaimLink
                 key={t.movementId}
                 job="return"
-                line={{ ...t, done: !!t.saved }}
+                line={{ ...t, done: (t.saved ?? 0) >= t.parts }}
                 userId={userId}
               />
             ))}

@@ -6,88 +6,63 @@
  * `localStorage` reads and writes that keep the copy.
  */
 import type { JobName } from "@/components/tablet_jobs.ts";
+import type { RunSheetAnswer, RunSheetLine, RunSheetStop, RunSheetTrip } from "@/components/run_sheet.ts";
 
 /** One claim line of a stop: parts to deliver to the shop or to collect from it. */
-export interface SheetClaim {
-  claimNumber: string;
-  rego: string;
-  parts: number;
-  done: boolean;
-  /** Done only on this tablet: its movement is saved here, waiting for the network. */
-  saved?: boolean;
+export interface SheetClaim extends RunSheetLine {
+  /** Parts of it in movements saved on this tablet, waiting for the network (done when all are). */
+  saved?: number;
 }
 
-export interface SheetStop {
-  repairerId: number;
-  name: string;
-  address: string | null;
-  phone: string | null;
-  phoneHref: string | null;
-  hours: string | null;
-  openNow: boolean | null;
-  latitude: number | null;
-  longitude: number | null;
-  assignedTo: { id: number; name: string } | null;
-  mine: boolean;
+export interface SheetStop extends Omit<RunSheetStop, "deliver" | "collect"> {
   deliver: SheetClaim[];
   collect: SheetClaim[];
-  done: number;
-  total: number;
 }
 
-export interface TruckClaim {
-  claimNumber: string;
-  rego: string;
-  parts: number;
-  movementId: number;
-  /** The shop it was picked up at (null when not known). */
-  from: string | null;
-  /** Its return to HQ is saved on this tablet, waiting for the network. */
-  saved?: boolean;
+/** A return trip on the road to HQ. */
+export interface TruckClaim extends RunSheetTrip {
+  /** Parts of it returned in movements saved on this tablet, waiting for the network. */
+  saved?: number;
 }
 
-export interface HqClaim {
-  claimNumber: string;
-  rego: string;
-  parts: number;
-  job: "deliver" | "collect";
-}
-
-/** The answer of `GET /tablet/api/run-sheet`. */
-export interface RunSheet {
-  /** The depot's date the sheet is for (YYYY-MM-DD). */
-  date: string;
-  /** When the server built it (ISO instant). */
-  asOf: string;
+/** The answer of `GET /tablet/api/run-sheet` (components/run_sheet.ts), as the tablet marks it up. */
+export interface RunSheet extends Omit<RunSheetAnswer, "stops" | "onTruck"> {
   stops: SheetStop[];
   onTruck: TruckClaim[];
-  needsHq: HqClaim[];
 }
 
-/** A movement the tablet holds and has not sent: which job, for which claim. */
+/** A movement the tablet holds and has not sent: which job, for which claim, how many parts. */
 export interface SavedMovement {
   job: JobName;
   claimNumber: string;
+  parts: number;
 }
 
 /**
- * The sheet as this tablet knows it: a claim line with a movement saved here for its job (confirmed, not
- * yet sent) is done, and each stop's count follows. The server's "done" is never undone here.
+ * The sheet as this tablet knows it: a claim line whose parts are all in movements saved here for its job
+ * (confirmed, not yet sent) is done, as the server will say once they are sent, and each stop's count
+ * follows; a line with only some of its parts saved says how many (`saved`) and stays to do. The
+ * server's "done" is never undone here.
  */
 export function withSaved(sheet: RunSheet, saved: SavedMovement[]): RunSheet {
-  const has = (job: JobName, claimNumber: string) =>
-    saved.some((m) => m.job === job && m.claimNumber === claimNumber);
-  const mark = (job: JobName) => (line: SheetClaim): SheetClaim =>
-    !line.done && has(job, line.claimNumber) ? { ...line, done: true, saved: true } : line;
+  const savedParts = (job: JobName, claimNumber: string) =>
+    saved.filter((m) => m.job === job && m.claimNumber === claimNumber).reduce((n, m) => n + m.parts, 0);
+  const mark = (job: JobName) => (line: SheetClaim): SheetClaim => {
+    const n = line.done ? 0 : savedParts(job, line.claimNumber);
+    return n === 0 ? line : { ...line, done: n >= line.parts, saved: n };
+  };
   return {
     ...sheet,
     stops: sheet.stops.map((stop) => {
       const deliver = stop.deliver.map(mark("deliver"));
       const collect = stop.collect.map(mark("collect"));
-      const added = [...deliver, ...collect].filter((l) => l.saved).length;
+      const added = [...deliver, ...collect].filter((l) => l.saved && l.done).length;
       return { ...stop, deliver, collect, done: Math.min(stop.total, stop.done + added) };
     }),
-    onTruck: sheet.onTruck.map((t) => has("return", t.claimNumber) ? { ...t, saved: true } : t),
+    onTruck: sheet.onTruck.map((t) => {
+      const n = savedParts("return", t.claimNumber);
+      return n === 0 ? t : { ...t, saved: n };
+    }),
   };
 }
 

@@ -61,7 +61,11 @@ export interface RunSheetState {
 async function savedMovements(userId: number): Promise<SavedMovement[]> {
   try {
     return (await movementsOf(userId)).filter((m) => m.state === "queued")
-      .map((m) => ({ job: m.job, claimNumber: m.found.claim_number }));
+      .map((m) => ({
+        job: m.job,
+        claimNumber: m.found.claim_number,
+        parts: m.parts.filter((p) => p.confirmed).length,
+      }));
   } catch {
     return []; // no IndexedDB (private mode): nothing can be saved on the tablet either
   }

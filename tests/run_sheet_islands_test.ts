@@ -43,28 +43,36 @@ const sheet = (): RunSheet => ({
   date: "2026-11-27",
   asOf: "2026-11-26T20:42:00.000Z",
   stops: [stop()],
-  onTruck: [{ claimNumber: "CLM-9", rego: "GHI789", parts: 1, movementId: 12, from: "Shop A" }],
+  onTruck: [{ claimNumber: "CLM-9", rego: "GHI789", parts: 1, movementId: 12, from: "Shop A", mine: true }],
   needsHq: [{ claimNumber: "CLM-11", rego: "LOAN22", parts: 1, job: "deliver" }],
 });
 
-Deno.test("run sheet: a movement saved on the tablet counts its claim line as done, once", () => {
+Deno.test("run sheet: movements saved on the tablet make their claim line done when they hold all its parts", () => {
   const saved = withSaved(sheet(), [
-    { job: "collect", claimNumber: "CLM-7" },
+    { job: "collect", claimNumber: "CLM-7", parts: 1 },
     // Already done on the server: not counted again.
-    { job: "deliver", claimNumber: "CLM-2" },
-    // The same claim on another job does not make the delivery done.
-    { job: "collect", claimNumber: "CLM-1" },
-    { job: "return", claimNumber: "CLM-9" },
+    { job: "deliver", claimNumber: "CLM-2", parts: 1 },
+    // One part of two: said, still to do.
+    { job: "deliver", claimNumber: "CLM-1", parts: 1 },
+    // The same claim on another job does not touch the delivery.
+    { job: "collect", claimNumber: "CLM-1", parts: 5 },
+    { job: "return", claimNumber: "CLM-9", parts: 1 },
   ]);
   const s = saved.stops[0];
-  assert.deepEqual(claimsOf(s).map((l) => [l.rego, l.done, !!l.saved]), [
-    ["ABC123", false, false],
-    ["DEF 456", true, false],
-    ["XYZ789", true, true],
+  assert.deepEqual(claimsOf(s).map((l) => [l.rego, l.done, l.saved]), [
+    ["ABC123", false, 1],
+    ["DEF 456", true, undefined],
+    ["XYZ789", true, 1],
   ]);
   assert.equal(s.done, 2);
   assert.equal(s.total, 3);
-  assert.equal(saved.onTruck[0].saved, true);
+  assert.equal(saved.onTruck[0].saved, 1);
+  // The rest of the delivery saved too (two movements): done.
+  const both = withSaved(sheet(), [
+    { job: "deliver", claimNumber: "CLM-1", parts: 1 },
+    { job: "deliver", claimNumber: "CLM-1", parts: 1 },
+  ]).stops[0];
+  assert.deepEqual([both.deliver[0].done, both.done], [true, 2]);
   // Nothing saved: the server's sheet as it is, and the input is never changed.
   assert.deepEqual(withSaved(sheet(), []), sheet());
   assert.equal(sheet().stops[0].done, 1);
@@ -86,7 +94,8 @@ Deno.test("run sheet: Next claim is the stop's next claim not done, wrapping rou
   // The same rego on another job is another claim line.
   assert.equal(nextClaim(s, { job: "collect", rego: "ABC123" })?.rego, "ABC123");
   // Everything else done: none.
-  const saved = withSaved({ ...sheet(), stops: [s] }, [{ job: "collect", claimNumber: "CLM-7" }]).stops[0];
+  const saved =
+    withSaved({ ...sheet(), stops: [s] }, [{ job: "collect", claimNumber: "CLM-7", parts: 1 }]).stops[0];
   assert.equal(nextClaim(saved, { job: "deliver", rego: "ABC123" }), null);
 });
 
@@ -118,7 +127,7 @@ Deno.test("run sheet: each stop a list item with its shop, address, phone and ho
   const { renderToString } = await import("preact-render-to-string");
   const { RunSheetView } = await import("@/islands/TabletRunSheet.tsx");
   const now = new Date("2026-11-26T22:00:00.000Z");
-  const shown = withSaved(sheet(), [{ job: "collect", claimNumber: "CLM-7" }]);
+  const shown = withSaved(sheet(), [{ job: "collect", claimNumber: "CLM-7", parts: 1 }]);
   const html = renderToString(
     h(RunSheetView, {
       sheet: shown,
