@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "@/testkit/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { launchBrowser, screenshot, serveApp } from "@/testkit/browser.ts";
+import { launchBrowser, serveApp } from "@/testkit/browser.ts";
 import {
   confirmAndWaitForReceipt,
   type Demo,
@@ -82,8 +82,7 @@ Deno.test({
         assert.match(second!, /0 of 1 done/);
         // The jobs stay, under the sheet, for work off it.
         await page.getByRole("link", { name: /Deliver to a repair shop/ }).waitFor();
-        await shoot(page, "04_jobs");
-        await screenshot(page, "tablet_run_sheet");
+        await shoot(page, "20_run_sheet");
 
         // Ready for a dead spot: the worker keeps the pages, the home keeps the searches of its claims.
         await until(
@@ -108,7 +107,7 @@ Deno.test({
         await confirmAndWaitForReceipt(page, "Confirm delivery");
         const nav = page.getByTestId("stop-nav");
         await nav.getByText(`${NORTH}: 1 of 1 done · nothing else to do here`).waitFor();
-        await shoot(page, "12_receipt_at_a_stop");
+        await shoot(page, "21_receipt_at_a_stop");
         await nav.getByRole("link", { name: "Back to today's run" }).click();
         await hydrated(page, "TabletRunSheet");
         await stopNamed(page, NORTH).getByTestId("stop-progress").getByText("1 of 1 done").waitFor();
@@ -130,7 +129,7 @@ Deno.test({
         await page.getByTestId("saved-on-tablet").waitFor();
         // The stop goes on: its next claim, and the way back to the sheet.
         await nav.getByRole("link", { name: /Next claim: GHJ4567/ }).waitFor();
-        await shoot(page, "13_next_claim_offline");
+        await shoot(page, "22_next_claim_offline");
         await nav.getByRole("link", { name: "Back to today's run" }).click();
         await hydrated(page, "TabletRunSheet");
         const southside = stopNamed(page, SOUTHSIDE);
