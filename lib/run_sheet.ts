@@ -123,9 +123,11 @@ export async function runDay(
     byShop.set(row.repairer_id, lines);
   }
   const planOf = new Map<number, RunStopRow>(plan.map((p) => [p.repairer_id, p]));
-  const shops = await repairersWithDetails(deps.db, [...byShop.keys()]);
+  // A planned shop with no work (its claims moved to another shop, say) stays visible to HQ, at 0 of 0.
+  const shopIds = new Set([...byShop.keys(), ...planOf.keys()]);
+  const shops = await repairersWithDetails(deps.db, [...shopIds]);
   const stops = shops.map((shop): Stop => {
-    const lines = byShop.get(shop.id)!;
+    const lines = byShop.get(shop.id) ?? [];
     const p = planOf.get(shop.id);
     return {
       shop,
@@ -164,9 +166,10 @@ export async function runSheetFor(
   user: Pick<User, "id">,
 ): Promise<RunSheet> {
   const day = await runDay(deps, depotToday(deps));
-  const own = day.stops.filter((s) => s.assignedTo?.id === user.id)
+  const own = day.stops.filter((s) => s.assignedTo?.id === user.id && s.total > 0)
     .sort((a, b) => a.position! - b.position!);
-  const unassigned = day.stops.filter((s) => s.assignedTo === null);
+  // A stop is a shop with work: a planned one without any is HQ's to tidy, not a place to drive to.
+  const unassigned = day.stops.filter((s) => s.assignedTo === null && s.total > 0);
   const mine = (t: TripOnTruck) => t.pickedUpBy === user.id ? 0 : 1;
   return {
     ...day,

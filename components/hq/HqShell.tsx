@@ -10,6 +10,7 @@ export type HqSection =
   | "parts"
   | "movements"
   | "trips"
+  | "runs"
   | "return_requests"
   | "announcements"
   | "exports"
@@ -31,6 +32,7 @@ export interface HqViewer {
 const STAFF_LINKS: [HqSection, string, string][] = [
   ["parts", "/hq/parts", "Parts"],
   ["movements", "/hq/movements", "Movements"],
+  ["runs", "/hq/runs", "Runs"],
   ["trips", "/hq/trips", "Open return trips"],
   ["return_requests", "/hq/return-requests", "Return requests"],
   ["announcements", "/hq/announcements", "Announcements"],

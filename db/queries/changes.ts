@@ -11,16 +11,17 @@ import type { Tx } from "@/db/queries/compiled.ts";
 export const CHANGE_CHANNEL = "hq_change";
 
 /**
- * What changed: a movement (and so its parts), a part's status, an announcement's delivery, or a driver's
- * return request (asked or decided: docs/return-requests.md).
+ * What changed: a movement (and so its parts), a part's status, an announcement's delivery, a driver's
+ * return request (asked or decided: docs/return-requests.md), or HQ's plan of a day (docs/runs.md).
  */
-export type ChangeTopic = "movements" | "parts" | "announcements" | "return_requests";
+export type ChangeTopic = "movements" | "parts" | "announcements" | "return_requests" | "runs";
 
 export const CHANGE_TOPICS: readonly ChangeTopic[] = [
   "movements",
   "parts",
   "announcements",
   "return_requests",
+  "runs",
 ];
 
 /**

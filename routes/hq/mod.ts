@@ -19,6 +19,7 @@ import { movementsRoutes } from "@/routes/hq/movements.tsx";
 import { movementRoutes } from "@/routes/hq/movement.tsx";
 import { tripsRoutes } from "@/routes/hq/trips.tsx";
 import { returnRequestsRoutes } from "@/routes/hq/return_requests.tsx";
+import { runsRoutes } from "@/routes/hq/runs.tsx";
 import { openReturnRequestCount } from "@/lib/return_requests.ts";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
@@ -71,6 +72,7 @@ function staffArea(deps: AppDeps) {
   app.route("/movements", movementsRoutes(deps));
   app.route("/movements", movementRoutes(deps));
   app.route("/trips", tripsRoutes(deps));
+  app.route("/runs", runsRoutes(deps));
   app.route("/return-requests", returnRequestsRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));

@@ -2,8 +2,8 @@
  * The dashboard's one answer to a form a use case refused (a DomainError), by the error's kind, used by
  * every HQ form handler:
  * - `not_found` of the thing the page is about (its `subject`): the 404 page, there is nothing to show;
- * - a race (StatusRaced: the state moved while the user was looking): 409, the page shows the state now
- *   and drops what was typed, which was meant for the old state;
+ * - a race (StatusRaced, PlanChanged: the state moved while the user was looking): 409, the page shows the
+ *   state now and drops what was typed, which was meant for the old state;
  * - `credentials`, `locked`: 401, the sign-in page again;
  * - anything else (`invalid`, `refused`, `conflict`, a `not_found` row of a list …): 422, the page again
  *   with the message and what was typed.
@@ -11,6 +11,7 @@
  */
 import { DomainError, type ErrorKind } from "@/lib/errors.ts";
 import { StatusRaced } from "@/lib/part_status.ts";
+import { PlanChanged } from "@/lib/run_plan.ts";
 import type { Notice } from "@/components/hq/ui.tsx";
 import { type HqContext, notFoundPage } from "@/components/hq/page.tsx";
 
@@ -43,6 +44,8 @@ export function answerRefusal(
   if (!(error instanceof DomainError)) throw error;
   if (error.kind === "not_found" && page.subject) return notFoundPage(c, page.subject);
   const notice: Notice = { kind: "error", text: error.message };
-  if (error instanceof StatusRaced) return page.show({ status: 409, notice, keepInput: false });
+  if (error instanceof StatusRaced || error instanceof PlanChanged) {
+    return page.show({ status: 409, notice, keepInput: false });
+  }
   return page.show({ status: STATUS[error.kind], notice, keepInput: true });
 }
