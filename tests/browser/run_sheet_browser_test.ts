@@ -69,8 +69,8 @@ Deno.test({
     const browser = await launchBrowser();
     try {
       await onDemo(() => newContext(browser), async (d, { context, errors, page }) => {
-        const how = await planTwoStops(d, browser, "Dana Driver", [SOUTHSIDE, NORTH]);
-        console.info(`run sheet: the plan was made ${how}`);
+        // HQ plans: Southside first, then North Smash (not the order of their names).
+        await planTwoStops(d, browser, "Dana Driver", [SOUTHSIDE, NORTH]);
 
         await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
         await hydrated(page, "TabletRunSheet");
