@@ -6,7 +6,7 @@
  * mode, as in tablet_offline_test.ts.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContext, Page } from "@/testkit/browser.ts";
+import type { BrowserContext, Page } from "@/testkit/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { launchBrowser, serveApp } from "@/testkit/browser.ts";
 import {
@@ -14,6 +14,7 @@ import {
   type Demo,
   hydrated,
   onDemo,
+  openPage,
   PHOTO,
   photograph,
   shoot,
@@ -21,7 +22,6 @@ import {
 } from "./tablet_setup.ts";
 import { planTwoStops } from "./run_sheet_plan.ts";
 
-const LANDSCAPE = { width: 1280, height: 800 };
 const SOUTHSIDE = "Southside Collision Centre";
 const NORTH = "North Smash Repairs";
 
@@ -33,19 +33,6 @@ async function offline(d: Demo, context: BrowserContext): Promise<void> {
 async function online(d: Demo, context: BrowserContext): Promise<void> {
   d.served = serveApp(d.a.app, Number(new URL(d.served.baseUrl).port));
   await context.setOffline(false);
-}
-
-async function newContext(browser: Browser) {
-  const context = await browser.newContext({ viewport: LANDSCAPE, hasTouch: true });
-  const errors: string[] = [];
-  context.on("page", (page) => {
-    page.on("pageerror", (e) => errors.push(e.message));
-    page.on("console", (m) => {
-      // Failed requests while the server is down are the point of the offline part.
-      if (m.type() === "error" && !/Failed to load resource|net::ERR_/.test(m.text())) errors.push(m.text());
-    });
-  });
-  return { context, errors, page: await context.newPage(), close: () => context.close() };
 }
 
 /** Waits (bounded) until `check` holds in the page. */
@@ -68,12 +55,21 @@ Deno.test({
     await ensureAssets({ log: () => {} });
     const browser = await launchBrowser();
     try {
-      await onDemo(() => newContext(browser), async (d, { context, errors, page }) => {
+      await onDemo(() => openPage(browser), async (d, p) => {
+        const { page, errors } = p;
+        const context = page.context();
         // HQ plans: Southside first, then North Smash (not the order of their names).
         await planTwoStops(d, browser, "Dana Driver", [SOUTHSIDE, NORTH]);
 
         await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
         await hydrated(page, "TabletRunSheet");
+        // The home's JavaScript alone (the sign-in page's counted apart), within the tablet's budget.
+        await p.jsSince();
+        await page.reload();
+        await hydrated(page, "TabletRunSheet");
+        const homeJs = await p.jsSince();
+        console.info(`run sheet: the home's JS is ${homeJs} B gzipped`);
+        assert.ok(homeJs > 0 && homeJs < 30_000, `home JS is ${homeJs} bytes gzipped`);
         await page.getByTestId("run-sheet").and(page.locator("[data-ready]")).waitFor();
         const first = await stopItems(page).nth(0).textContent();
         const second = await stopItems(page).nth(1).textContent();
