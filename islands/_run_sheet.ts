@@ -165,6 +165,8 @@ export function setCurrentStop(userId: number, repairerId: number | null): void 
 }
 
 const FOUND_KEY = (userId: number) => `pm.runFound.${userId}`;
+/** The entry of the kept searches naming the lines they were made for (no job:rego key is empty). */
+const LINES = "lines";
 export const foundKey = (job: string, rego: string) => `${job}:${rego.replace(/\s+/g, "").toUpperCase()}`;
 
 /**
@@ -181,16 +183,29 @@ export function keptFound<T>(userId: number, job: string, rego: string): T | nul
 }
 
 /** The lines of the sheet worth keeping a search for: the driver's own stops' claims not done yet. */
-export function linesToKeep(sheet: RunSheet): { job: JobName; rego: string }[] {
+export function linesToKeep(sheet: RunSheet): { job: JobName; rego: string; parts: number }[] {
   return sheet.stops.filter((s) => s.mine).flatMap((s) => claimsOf(s)).filter((l) => !l.done)
-    .map((l) => ({ job: l.job, rego: l.rego }));
+    .map((l) => ({ job: l.job, rego: l.rego, parts: l.parts }));
 }
 
-/** Keeps `found` (job:rego → answer) in place of the previous set: claims off the sheet are dropped. */
-export function keepFound(userId: number, found: Map<string, unknown>): void {
-  const value: Record<string, unknown> = {};
+/**
+ * Keeps `found` (job:rego → answer) in place of the previous set (claims off the sheet are dropped), with
+ * `lines`, what it was searched for: the same lines later need no new searches (keptLinesOf).
+ */
+export function keepFound(userId: number, found: Map<string, unknown>, lines: string): void {
+  const value: Record<string, unknown> = { [LINES]: lines };
   for (const [k, v] of found) value[k] = v;
   try {
     localStorage.setItem(FOUND_KEY(userId), JSON.stringify(value));
   } catch { /* full or off: those claims then need the network */ }
+}
+
+/** What the kept searches were made for ("" when none are kept). */
+export function keptLinesOf(userId: number): string {
+  try {
+    const lines = JSON.parse(localStorage.getItem(FOUND_KEY(userId)) ?? "{}")[LINES];
+    return typeof lines === "string" ? lines : "";
+  } catch {
+    return "";
+  }
 }

@@ -14,6 +14,7 @@ import {
   isRunSheet,
   keepFound,
   keepSheet,
+  keptLinesOf,
   keptSheet,
   linesToKeep,
   type RunSheet,
@@ -22,30 +23,35 @@ import {
 } from "./_run_sheet.ts";
 
 export const RUN_SHEET_URL = "/tablet/api/run-sheet";
-const REFRESH_MS = 60_000;
+const REFRESH_MS = 30_000;
 /** At most this many searches kept with the sheet (a day's own stops hold far fewer claims). */
 const MAX_KEPT = 40;
 
-/** The lines whose searches were last kept, so a refresh with the same claims does not search again. */
-let keptLines = "";
-
 /**
  * Searches the driver's own claims not done yet, as the job pages would, and keeps the answers with the
- * sheet (islands/_run_sheet.ts keptFound), so each opens in a dead spot too.
+ * sheet (islands/_run_sheet.ts keptFound), so each opens in a dead spot too. Lines already kept (the same
+ * claims and part counts) are not searched again: the server checks every part when the movement is sent.
  */
 async function keepSearches(userId: number, csrf: string, sheet: RunSheet): Promise<void> {
   const lines = linesToKeep(sheet).slice(0, MAX_KEPT);
   const which = JSON.stringify(lines);
-  if (which === keptLines) return;
-  keptLines = which;
-  const found = new Map<string, unknown>();
-  for (const { job, rego } of lines) {
-    const answer = await postJson<unknown>("/tablet/api/search", { job, rego }, csrf);
-    if (answer.status === 0) return void (keptLines = ""); // the network went: try again next time
-    if (answer.data) found.set(foundKey(job, rego), answer.data);
+  if (which === keptLinesOf(userId) || which === searching) return;
+  searching = which;
+  try {
+    const found = new Map<string, unknown>();
+    for (const { job, rego } of lines) {
+      const answer = await postJson<unknown>("/tablet/api/search", { job, rego }, csrf);
+      if (answer.status === 0) return; // the network went: try again with the next sheet
+      if (answer.data) found.set(foundKey(job, rego), answer.data);
+    }
+    keepFound(userId, found, which);
+  } finally {
+    searching = "";
   }
-  keepFound(userId, found);
 }
+
+/** The lines being searched now (one round at a time per page). */
+let searching = "";
 
 export interface RunSheetState {
   /** The sheet with the tablet's saved movements counted, or null before any copy exists. */
