@@ -24,6 +24,7 @@ import { planTwoStops } from "./run_sheet_plan.ts";
 
 const SOUTHSIDE = "Southside Collision Centre";
 const NORTH = "North Smash Repairs";
+const EASTERN = "Eastern Panel & Paint";
 
 async function offline(d: Demo, context: BrowserContext): Promise<void> {
   await context.setOffline(true);
@@ -145,6 +146,73 @@ Deno.test({
         await southside.getByRole("link", { name: /XYZ 789.*✓ done/ }).waitFor({ timeout: 30_000 });
         assert.deepEqual(await recorded(), Array(2).fill("Picked Up from Repair Shop"));
         await southside.getByTestId("stop-progress").getByText("1 of 2 done").waitFor();
+        assert.deepEqual(errors, []);
+      });
+    } finally {
+      await browser.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "run sheet in Chromium: in a dead spot, Next claim opens the stop's next delivery, not the one saved",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await ensureAssets({ log: () => {} });
+    const browser = await launchBrowser();
+    try {
+      await onDemo(() => openPage(browser), async (d, p) => {
+        const { page, errors } = p;
+        const context = page.context();
+        await planTwoStops(d, browser, "Dana Driver", [EASTERN, SOUTHSIDE]);
+        await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+        await hydrated(page, "TabletRunSheet");
+        await until(
+          page,
+          "the offline pages and the kept searches of both deliveries",
+          async () =>
+            navigator.serviceWorker.controller !== null &&
+            await (await caches.open("pm-tablet-pages")).match("/tablet/deliver") !== undefined &&
+            Object.keys(localStorage).some((k) =>
+              k.startsWith("pm.runFound.") && (localStorage.getItem(k) ?? "").includes("68101-0K010") &&
+              (localStorage.getItem(k) ?? "").includes("81150-0K530")
+            ),
+        );
+        await offline(d, context);
+        await page.reload();
+        await hydrated(page, "TabletRunSheet");
+        await stopNamed(page, EASTERN).getByRole("link", { name: /KLM-456/ }).click();
+        await hydrated(page, "TabletFlow");
+        await photograph(page, "68101-0K010", PHOTO, false);
+        await page.getByRole("button", { name: /^Review/ }).click();
+        await page.getByRole("button", { name: "Confirm delivery" }).click();
+        await page.getByTestId("saved-on-tablet").waitFor();
+
+        // The stop's next delivery opens, though the last one still waits on this tablet for the network.
+        await page.getByTestId("stop-nav").getByRole("link", { name: /Next claim: def-456 \(Deliver\)/ })
+          .click();
+        await hydrated(page, "TabletFlow");
+        await page.getByTestId("part-81150-0K530").waitFor();
+        assert.equal(await page.getByTestId("saved-on-tablet").count(), 0);
+        await photograph(page, "81150-0K530", PHOTO, false);
+        await page.getByRole("button", { name: /^Review/ }).click();
+        await page.getByRole("button", { name: "Confirm delivery" }).click();
+        await page.getByTestId("saved-on-tablet").waitFor();
+        await page.getByTestId("stop-nav").getByRole("link", { name: "Back to today's run" }).click();
+        await hydrated(page, "TabletRunSheet");
+        await stopNamed(page, EASTERN).getByTestId("stop-progress").getByText("2 of 3 done").waitFor();
+
+        await online(d, context);
+        await stopNamed(page, EASTERN).getByRole("link", { name: /KLM-456.*✓ done/ }).waitFor({
+          timeout: 30_000,
+        });
+        await stopNamed(page, EASTERN).getByRole("link", { name: /def-456.*✓ done/ }).first().waitFor({
+          timeout: 30_000,
+        });
+        const delivered = await d.a.db.selectFrom("parts_orders").select("status")
+          .where("part_no", "in", ["68101-0K010", "81150-0K530"]).execute();
+        assert.deepEqual(delivered.map((x) => x.status), Array(2).fill("Delivered to Repair Shop directly"));
         assert.deepEqual(errors, []);
       });
     } finally {
