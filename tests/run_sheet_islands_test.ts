@@ -156,3 +156,16 @@ Deno.test("run sheet: each stop a list item with its shop, address, phone and ho
   assert.match(html, /Needs HQ.*LOAN22.*CLM-11/s);
   assert.match(html, /as of 07:42 · saved on this tablet, no network/);
 });
+
+Deno.test("run sheet: the copy and the searches kept on a shared tablet are per driver", async () => {
+  const { keepFound, keepSheet, keptFound, keptSheet } = await import("@/islands/_run_sheet.ts");
+  localStorage.clear();
+  keepSheet(5, sheet());
+  keepFound(5, new Map([["collect:XYZ789", { claim_number: "CLM-7" }]]), "[]");
+  assert.deepEqual(keptSheet(5), sheet());
+  assert.deepEqual(keptFound(5, "collect", "xyz 789"), { claim_number: "CLM-7" });
+  // Another driver signed in on the same tablet reads none of it.
+  assert.equal(keptSheet(6), null);
+  assert.equal(keptFound(6, "collect", "XYZ789"), null);
+  localStorage.clear();
+});
