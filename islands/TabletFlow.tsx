@@ -33,6 +33,9 @@ export interface TabletFlowProps {
 
 type Step = "search" | "parts" | "review";
 
+/** `?rego=` of the page's address (a claim opened from the run sheet), if any. */
+const linkRego = () => new URLSearchParams(location.search).get("rego")?.trim().slice(0, 64) || undefined;
+
 export default function TabletFlow(props: TabletFlowProps) {
   const job = JOBS[props.job];
   const [s, queue, rerender] = useFlowStore(props.userId, props.csrf, props.job);
@@ -47,7 +50,7 @@ export default function TabletFlow(props: TabletFlowProps) {
     await s.load(claim, props.repairers?.some((r) => r.id === preselected) ? String(preselected) : "");
     setFormError(null);
     setStep("parts");
-  });
+  }, props.userId);
   const { sending, submit } = useSubmission(s, queue, leaving, (message) => {
     setFormError(message);
     setStep("parts");
@@ -55,9 +58,11 @@ export default function TabletFlow(props: TabletFlowProps) {
 
   useEffect(() => {
     // The driver's unfinished work on this job comes first; a search link applies when there is none.
-    s.resume().then((m) => {
+    // The link is read from the address too: a page the service worker kept was rendered for another.
+    const rego = linkRego() ?? props.rego;
+    s.resume(rego).then((m) => {
       if (m) setStep(m.state === "queued" ? "review" : "parts");
-      else if (props.rego) search.search(props.rego);
+      else if (rego) search.search(rego);
       if (m?.state === "refused") setFormError(refusalText(s));
       setReady(true);
     });

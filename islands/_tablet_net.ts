@@ -120,6 +120,27 @@ export async function postJson<T>(
   }
 }
 
+/** GETs JSON from a tablet route; never throws for a network fault (status 0 instead). */
+export async function getJson<T>(url: string, csrf: string, timeoutMs = 20_000): Promise<ApiAnswer<T>> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    const res = await fetch(url, {
+      headers: { "x-csrf-token": csrf, accept: "application/json" },
+      signal: abort.signal,
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+    const parsed = await bodyOf(res);
+    noteSession((n) => res.headers.get(n), res.status, parsed);
+    return answerOf<T>(res.status, parsed);
+  } catch {
+    return { status: 0, data: null };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Sends a photo as the raw request body with upload progress (fetch cannot report it, XMLHttpRequest
  * can). Resolves with status 0 on a network fault or timeout; never rejects.

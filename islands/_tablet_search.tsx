@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiRefusal, type FoundClaim, isJobName, type JobName, JOBS } from "@/components/tablet_jobs.ts";
 import { EVENTS, postJson } from "./_tablet_net.ts";
 import { recentRegos, rememberRego } from "./_tablet_recent.ts";
+import { keptFound } from "./_run_sheet.ts";
 import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";
 import { ReturnRequestPanel } from "./_tablet_return_request.tsx";
 
@@ -16,36 +17,47 @@ export function useClaimSearch(
   csrf: string,
   initialRego: string,
   onFound: (claim: FoundClaim) => void,
+  /** The signed-in driver, whose run sheet's searches this tablet keeps for a dead spot. */
+  userId?: number,
 ) {
   const [rego, setRego] = useState(initialRego);
   const [searching, setSearching] = useState(false);
   const [error, setError] = useState<ApiRefusal | null>(null);
   // "No answer from the server" is about the network, not the rego: it goes when the network comes back
   // (the browser's `online` event) or when any call reaches the server (EVENTS.activity, e.g. the queue
-  // sending a movement), so it never sits beside "Movement #1 sent".
-  const [noAnswer, setNoAnswer] = useState(false);
-  useEffect(() => {
-    if (!noAnswer) return;
+  // sending a movement), so it never sits beside "Movement #1 sent". The listeners are added as the
+  // search fails, not in an effect after the render: the network may come back before an effect runs.
+  const stopWatching = useRef<(() => void) | null>(null);
+  const watchNetwork = () => {
     const clear = () => {
-      setNoAnswer(false);
+      stop();
       setError(null);
+    };
+    const stop = () => {
+      globalThis.removeEventListener("online", clear);
+      globalThis.removeEventListener(EVENTS.activity, clear);
+      stopWatching.current = null;
     };
     globalThis.addEventListener("online", clear);
     globalThis.addEventListener(EVENTS.activity, clear);
-    return () => {
-      globalThis.removeEventListener("online", clear);
-      globalThis.removeEventListener(EVENTS.activity, clear);
-    };
-  }, [noAnswer]);
+    stopWatching.current = stop;
+  };
+  useEffect(() => () => stopWatching.current?.(), []);
 
   async function search(value: string) {
     setRego(value);
     setSearching(true);
     setError(null);
-    setNoAnswer(false);
+    stopWatching.current?.();
     const answer = await postJson<FoundClaim>("/tablet/api/search", { job, rego: value }, csrf);
     setSearching(false);
-    setNoAnswer(answer.status === 0);
+    // No network: a claim of the run sheet opens from the search kept with it (islands/_run_sheet.ts).
+    const kept = answer.status === 0 && userId ? keptFound<FoundClaim>(userId, job, value) : null;
+    if (kept) {
+      onFound({ ...kept, rego: value });
+      return;
+    }
+    if (answer.status === 0) watchNetwork();
     if (answer.data) {
       rememberRego(value);
       onFound(answer.data);

@@ -7,6 +7,7 @@
  * the part they name.
  */
 import { prepareJpeg } from "./_tablet_net.ts";
+import { sameRego } from "./_run_sheet.ts";
 import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
 import { type Queue, storageRoom } from "./_tablet_queue.ts";
 import {
@@ -104,12 +105,16 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
 
     /**
      * Picks up where this driver left this job on this tablet: a movement the server refused first, else
-     * the latest draft or confirmed one. Returns it, or undefined when there is nothing to resume.
+     * the latest draft or confirmed one (of `rego`, when given). Returns it, or undefined when there is
+     * nothing to resume.
      */
-    async resume(): Promise<QueuedMovement | undefined> {
+    async resume(rego?: string): Promise<QueuedMovement | undefined> {
       const mine = (await movementsOf(queue.userId)).filter((m) => m.job === job);
       const refused = mine.find((m) => m.state === "refused");
-      const movement = refused ?? mine.filter((m) => m.state !== "refused").at(-1);
+      // A page opened for a rego (a claim on the run sheet) resumes that claim's work only: the stop's
+      // previous claim, saved and waiting for the network, must not stand in front of the next one.
+      const movement = refused ??
+        mine.filter((m) => m.state !== "refused" && (!rego || sameRego(m.found.rego, rego))).at(-1);
       if (movement) await show(movement);
       return movement;
     },

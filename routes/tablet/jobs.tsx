@@ -1,5 +1,5 @@
 /**
- * The signed-in tablet pages: `GET /tablet` (choose the job) and `GET /tablet/deliver|collect|return`
+ * The signed-in tablet pages: `GET /tablet` (the run sheet, and the jobs for work off it) and `GET /tablet/deliver|collect|return`
  * (one movement, run by the TabletFlow island against /tablet/api).
  */
 import { type Context, Hono } from "hono";
@@ -7,6 +7,8 @@ import { TabletHeader, type TabletHeaderProps } from "@/components/TabletHeader.
 import { TabletLayout } from "@/components/TabletLayout.tsx";
 import { JOB_NAMES, type JobName, JOBS } from "@/components/tablet_jobs.ts";
 import TabletFlow, { type TabletFlowProps } from "@/islands/TabletFlow.tsx";
+import TabletRunSheet from "@/islands/TabletRunSheet.tsx";
+import TabletStopNav from "@/islands/TabletStopNav.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { FLOWS } from "@/lib/flows.ts";
 import { island } from "@/render/islands.tsx";
@@ -16,6 +18,8 @@ import { idleLeftMs } from "@/routes/tablet/guard.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 
 const FlowIsland = island("TabletFlow", TabletFlow);
+const RunSheetIsland = island("TabletRunSheet", TabletRunSheet);
+export const StopNavIsland = island("TabletStopNav", TabletStopNav);
 
 /** The banner props of a signed-in page. */
 export function headerOf(c: Context<SessionEnv>, deps: AppDeps, title?: string): TabletHeaderProps {
@@ -28,27 +32,37 @@ export function headerOf(c: Context<SessionEnv>, deps: AppDeps, title?: string):
   };
 }
 
-export function HomePage({ data }: { data: { header: TabletHeaderProps } }) {
+/**
+ * The tablet's home: the run sheet (today's stops, the TabletRunSheet island, docs/tablet.md "The run
+ * sheet"), then the three jobs for work off the sheet (a rego the sheet does not list).
+ */
+export function HomePage({ data }: { data: { header: TabletHeaderProps; timeZone: string } }) {
+  const user = data.header.user!;
   return (
     <>
       <TabletHeader {...data.header} />
       <main id="main" class="mx-auto max-w-5xl space-y-6 p-4">
-        <h1 class="text-3xl font-bold">What are you doing, {data.header.user?.name.split(" ")[0]}?</h1>
-        <ul class="grid grid-cols-1 gap-4 lg:grid-cols-3" aria-label="Jobs">
-          {JOB_NAMES.map((name) => (
-            <li key={name}>
-              <a
-                href={`/tablet/${name}`}
-                class="card tablet-link flex h-full min-h-40 flex-col justify-center gap-2 text-slate-950 no-underline hover:border-blue-800 active:bg-blue-50"
-              >
-                <span class="text-2xl font-bold text-blue-900 underline underline-offset-4">
-                  {JOBS[name].title}
-                </span>
-                <span class="text-lg font-normal">{JOBS[name].hint}</span>
-              </a>
-            </li>
-          ))}
-        </ul>
+        <RunSheetIsland userId={user.id} csrf={data.header.csrf!} timeZone={data.timeZone} />
+        <section aria-labelledby="jobs-heading" class="space-y-3">
+          <h2 id="jobs-heading" class="text-2xl font-bold">
+            Off the sheet: what are you doing, {user.name.split(" ")[0]}?
+          </h2>
+          <ul class="grid grid-cols-1 gap-4 lg:grid-cols-3" aria-label="Jobs">
+            {JOB_NAMES.map((name) => (
+              <li key={name}>
+                <a
+                  href={`/tablet/${name}`}
+                  class="card tablet-link flex h-full min-h-28 flex-col justify-center gap-2 text-slate-950 no-underline hover:border-blue-800 active:bg-blue-50"
+                >
+                  <span class="text-2xl font-bold text-blue-900 underline underline-offset-4">
+                    {JOBS[name].title}
+                  </span>
+                  <span class="text-lg font-normal">{JOBS[name].hint}</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
       </main>
     </>
   );
@@ -60,6 +74,9 @@ export function JobPage({ data }: { data: { header: TabletHeaderProps; flow: Tab
       <TabletHeader {...data.header} />
       <main id="main" class="mx-auto max-w-5xl p-4">
         <FlowIsland {...data.flow} />
+        <div class="mt-4">
+          <StopNavIsland userId={data.flow.userId} csrf={data.flow.csrf} />
+        </div>
       </main>
     </>
   );
@@ -70,10 +87,13 @@ export function jobRoutes(deps: AppDeps) {
 
   app.get("/", async (c) =>
     c.html(
-      await renderPage(<HomePage data={{ header: headerOf(c, deps) }} />, {
-        title: "Depot tablet",
-        layout: TabletLayout,
-      }),
+      await renderPage(
+        <HomePage data={{ header: headerOf(c, deps), timeZone: deps.config.depotTimeZone }} />,
+        {
+          title: "Depot tablet",
+          layout: TabletLayout,
+        },
+      ),
     ));
 
   const jobPage = async (c: Context<SessionEnv>, job: JobName) => {

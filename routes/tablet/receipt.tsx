@@ -12,7 +12,7 @@ import { JOBS, MOVEMENT_STATUS_WORDS, PART_STATUS_WORDS } from "@/components/tab
 import type { AppDeps } from "@/lib/deps.ts";
 import { renderPage } from "@/render/page.tsx";
 import { loadReceipt, type Receipt } from "@/lib/tablet_data.ts";
-import { headerOf } from "@/routes/tablet/jobs.tsx";
+import { headerOf, StopNavIsland } from "@/routes/tablet/jobs.tsx";
 import { refusal } from "@/routes/web/error_pages.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
 
@@ -127,6 +127,7 @@ export function ReceiptPage(
             </a>.
           </p>
         )}
+        <StopNavIsland userId={data.header.user!.id} csrf={csrf} job={job.name} rego={r.registration} />
         <div class={NEXT_BAR} data-testid="way-on">
           <a href="/tablet" class="btn btn-primary grow">Another job</a>
           <form method="post" action="/tablet/sign-out" class="grow">
