@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { canonicalTimeZone, formatDepotTime, isoInZone, zoneAbbreviation } from "@/io/time_zone.ts";
+import {
+  canonicalTimeZone,
+  dateInZone,
+  dayInZone,
+  formatDepotTime,
+  isoInZone,
+  zoneAbbreviation,
+} from "@/io/time_zone.ts";
 
 // Sydney leaves summer time on Sunday 5 April 2026 at 03:00 AEDT (16:00 UTC on the 4th): clocks go back
 // to 02:00 AEST, so 02:30 happens twice that night. It starts again on 4 October 2026 at 02:00 AEST.
@@ -120,4 +127,22 @@ Deno.test("time zone: epoch milliseconds write as their Date does, also before 1
       assert.equal(isoInZone(t + 0.75, zone), isoInZone(new Date(t + 0.75), zone), `${zone} ${t} + 0.75`);
     }
   }
+});
+
+Deno.test("time zone: dayInZone gives a depot day's first instant and the next day's, summer time included", () => {
+  const iso = (d: { start: Date; end: Date }) => [d.start.toISOString(), d.end.toISOString()];
+  assert.deepEqual(iso(dayInZone("2026-11-21", "UTC")), [
+    "2026-11-21T00:00:00.000Z",
+    "2026-11-22T00:00:00.000Z",
+  ]);
+  assert.deepEqual(iso(dayInZone("2026-11-21", "Australia/Sydney")), [
+    "2026-11-20T13:00:00.000Z",
+    "2026-11-21T13:00:00.000Z",
+  ]);
+  // Sydney's summer time starts on 2026-10-04 at 02:00: a 23-hour day.
+  assert.deepEqual(iso(dayInZone("2026-10-04", "Australia/Sydney")), [
+    "2026-10-03T14:00:00.000Z",
+    "2026-10-04T13:00:00.000Z",
+  ]);
+  assert.equal(dateInZone(new Date("2026-11-20T13:00:00Z"), "Australia/Sydney"), "2026-11-21");
 });
