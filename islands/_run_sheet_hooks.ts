@@ -2,8 +2,8 @@
  * The run sheet as a page sees it: the copy kept on the tablet at once, then the server's when it answers
  * (kept in turn), with the movements saved on the tablet and not yet sent counted as done
  * (islands/_run_sheet.ts). It asks the server again when the network comes back, when the queue sends a
- * movement, when the tablet wakes (the page becomes visible) and every minute, so a sheet left open
- * follows what the other drivers and HQ do.
+ * movement, when the tablet wakes (the page becomes visible) and every 30 s, so a sheet left open follows
+ * what the other drivers and HQ do. Every such read is passive: it does not keep an idle tablet signed in.
  */
 import { useEffect, useState } from "preact/hooks";
 import { getJson, postJson } from "./_tablet_net.ts";
@@ -40,7 +40,7 @@ async function keepSearches(userId: number, csrf: string, sheet: RunSheet): Prom
   try {
     const found = new Map<string, unknown>();
     for (const { job, rego } of lines) {
-      const answer = await postJson<unknown>("/tablet/api/search", { job, rego }, csrf);
+      const answer = await postJson<unknown>("/tablet/api/search", { job, rego }, csrf, { passive: true });
       if (answer.status === 0) return; // the network went: try again with the next sheet
       if (answer.data) found.set(foundKey(job, rego), answer.data);
     }

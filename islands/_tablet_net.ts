@@ -94,18 +94,29 @@ async function bodyOf(res: Response): Promise<unknown> {
 }
 
 /** POSTs JSON; never throws for a network fault (status 0 instead). */
+/**
+ * Marks a request the page makes by itself (a background read, not the driver's doing): it does not count as
+ * activity, so a tablet left on a page still signs out when idle (routes/web/session.ts isPassive).
+ */
+const PASSIVE = { "x-hq-live": "1" };
+
 export async function postJson<T>(
   url: string,
   body: unknown,
   csrf: string,
-  timeoutMs = 20_000,
+  opts: { timeoutMs?: number; passive?: boolean } = {},
 ): Promise<ApiAnswer<T>> {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  const timer = setTimeout(() => abort.abort(), opts.timeoutMs ?? 20_000);
   try {
     const res = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-csrf-token": csrf, accept: "application/json" },
+      headers: {
+        "content-type": "application/json",
+        "x-csrf-token": csrf,
+        accept: "application/json",
+        ...(opts.passive ? PASSIVE : {}),
+      },
       body: JSON.stringify(body),
       signal: abort.signal,
       credentials: "same-origin",
@@ -120,13 +131,16 @@ export async function postJson<T>(
   }
 }
 
-/** GETs JSON from a tablet route; never throws for a network fault (status 0 instead). */
+/**
+ * GETs JSON from a tablet route, as a passive read (the page's own, e.g. the run sheet's refresh); never
+ * throws for a network fault (status 0 instead).
+ */
 export async function getJson<T>(url: string, csrf: string, timeoutMs = 20_000): Promise<ApiAnswer<T>> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
     const res = await fetch(url, {
-      headers: { "x-csrf-token": csrf, accept: "application/json" },
+      headers: { "x-csrf-token": csrf, accept: "application/json", ...PASSIVE },
       signal: abort.signal,
       credentials: "same-origin",
       cache: "no-store",

@@ -252,7 +252,9 @@ function createQueue(userId: number, csrf: string) {
       movement_id: m.found.movement_id,
       parts,
     };
-    const answer = await postJson<SubmittedMovement>("/tablet/api/movements", body, csrf, 30_000);
+    const answer = await postJson<SubmittedMovement>("/tablet/api/movements", body, csrf, {
+      timeoutMs: 30_000,
+    });
     if (answer.data) {
       await deleteMovement(m.key);
       emit({

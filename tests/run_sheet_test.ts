@@ -14,6 +14,7 @@ import { appTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeHq, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { confirmed, dropOffPayload, pickUpPayload, stageFor } from "@/testkit/movements.ts";
 import { within } from "@/tests/helpers/races.ts";
+import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 
 const ARRIVED: PartStatus = "Arrived";
@@ -330,3 +331,22 @@ appTest("run sheet: a tablet listening on /tablet/api/live hears HQ's plan chang
     await reader.cancel();
   }
 });
+
+appTest(
+  "run sheet: the tablet's own refresh (X-HQ-Live) does not keep an idle tablet signed in",
+  async (a) => {
+    const tablet = new Tablet(a);
+    await tablet.signIn(await makeDriver(a));
+    // The refreshes the home makes by itself every 30 s (islands/_tablet_net.ts getJson marks them passive).
+    for (let minute = 1; minute <= 9; minute++) {
+      a.clock.advance(60_000);
+      const res = await tablet.request("/tablet/api/run-sheet", { headers: { "x-hq-live": "1" } });
+      assert.equal(res.status, 200, `minute ${minute}`);
+      await res.body?.cancel();
+    }
+    a.clock.advance(IDLE_TIMEOUT_MS - 9 * 60_000);
+    const after = await tablet.request("/tablet/api/run-sheet", { headers: { "x-hq-live": "1" } });
+    assert.equal(after.status, 303, "signed out after 10 idle minutes, refreshes notwithstanding");
+    await after.body?.cancel();
+  },
+);
