@@ -1,9 +1,10 @@
 /**
  * The run sheet as a page sees it: the copy kept on the tablet at once, then the server's when it answers
  * (kept in turn), with the movements saved on the tablet and not yet sent counted as done
- * (islands/_run_sheet.ts). It asks the server again when the network comes back, when the queue sends a
- * movement, when the tablet wakes (the page becomes visible) and every 30 s, so a sheet left open follows
- * what the other drivers and HQ do. Every such read is passive: it does not keep an idle tablet signed in.
+ * (islands/_run_sheet.ts). It asks the server again when HQ's plan, a movement or a part changes (the change
+ * feed, docs/runs.md), when the network comes back, when the queue sends a movement, when the tablet wakes
+ * (the page becomes visible) and every 30 s as a fallback, so a sheet left open follows what the other
+ * drivers and HQ do. Every such read is passive: it does not keep an idle tablet signed in.
  */
 import { useEffect, useState } from "preact/hooks";
 import { getJson, postJson } from "./_tablet_net.ts";
@@ -52,6 +53,52 @@ async function keepSearches(userId: number, csrf: string, sheet: RunSheet): Prom
 
 /** The lines being searched now (one round at a time per page). */
 let searching = "";
+
+/** The change topics that can change a sheet (db/queries/changes.ts). */
+const SHEET_TOPICS = new Set(["all", "runs", "movements", "parts"]);
+/** Changes come in bursts (a submission touches several parts): one read after the burst settles. */
+const SETTLE_MS = 300;
+
+/**
+ * Calls `changed` after a burst of sheet changes on the tablet's change feed (`GET /tablet/api/live`, a
+ * passive stream that ends with the session); marks the page `data-live-state` (listening, ended) as the
+ * dashboard's live pages do. Without a network the stream is closed (nothing can come) and opened again when
+ * the network returns, which also reads the sheet. Returns the stop function.
+ */
+function listenForChanges(changed: () => void): () => void {
+  let source: EventSource | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let ended = false;
+  const open = () => {
+    if (source || ended || !navigator.onLine) return;
+    const s = new EventSource("/tablet/api/live");
+    s.addEventListener("change", (e) => {
+      if (!SHEET_TOPICS.has((e as MessageEvent<string>).data)) return;
+      clearTimeout(timer);
+      timer = setTimeout(changed, SETTLE_MS);
+    });
+    s.addEventListener("ready", () => document.body.setAttribute("data-live-state", "listening"));
+    s.addEventListener("end", () => {
+      ended = true;
+      close();
+      document.body.setAttribute("data-live-state", "ended");
+    });
+    source = s;
+  };
+  const close = () => {
+    source?.close();
+    source = null;
+  };
+  globalThis.addEventListener("online", open);
+  globalThis.addEventListener("offline", close);
+  open();
+  return () => {
+    globalThis.removeEventListener("online", open);
+    globalThis.removeEventListener("offline", close);
+    close();
+    clearTimeout(timer);
+  };
+}
 
 export interface RunSheetState {
   /** The sheet with the tablet's saved movements counted, or null before any copy exists. */
@@ -128,8 +175,10 @@ export function useRunSheet(userId: number, csrf: string, keepClaims = false): R
     globalThis.addEventListener("online", ask);
     document.addEventListener("visibilitychange", onVisible);
     const timer = setInterval(ask, REFRESH_MS);
+    const live = listenForChanges(() => void ask());
     return () => {
       alive = false;
+      live();
       off();
       globalThis.removeEventListener("online", ask);
       document.removeEventListener("visibilitychange", onVisible);

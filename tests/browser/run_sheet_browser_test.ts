@@ -20,7 +20,7 @@ import {
   shoot,
   signIn,
 } from "./tablet_setup.ts";
-import { planTwoStops } from "./run_sheet_plan.ts";
+import { assignStop, planTwoStops } from "./run_sheet_plan.ts";
 
 const SOUTHSIDE = "Southside Collision Centre";
 const NORTH = "North Smash Repairs";
@@ -77,6 +77,12 @@ Deno.test({
         assert.ok(first?.includes(SOUTHSIDE) && first.includes("44 Bumper Rd, Southport"), first ?? "");
         assert.ok(second?.includes(NORTH) && second.includes("1 Panel St, Northgate"), second ?? "");
         assert.match(second!, /0 of 1 done/);
+        // Live: HQ gives Dana one more stop while the home is open; it turns hers without a reload, before
+        // the 30 s fallback read (the change feed, docs/runs.md).
+        await page.locator("body[data-live-state=listening]").waitFor({ timeout: 15_000 });
+        assert.match(await stopNamed(page, EASTERN).textContent() ?? "", /Not assigned to a driver yet/);
+        await assignStop(d, browser, "Dana Driver", EASTERN);
+        await stopNamed(page, EASTERN).getByText("Yours").waitFor({ timeout: 10_000 });
         // The jobs stay, under the sheet, for work off it.
         await page.getByRole("link", { name: /Deliver to a repair shop/ }).waitFor();
         await shoot(page, "20_run_sheet");

@@ -19,11 +19,7 @@ export async function planTwoStops(d: Demo, browser: Browser, driver: string, sh
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const page = await context.newPage();
-    await page.goto(`${d.served.baseUrl}/hq/runs`);
-    await page.getByLabel("E-mail").fill(DISPATCHER.email);
-    await page.getByLabel("Password").fill(DISPATCHER.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL((u) => u.pathname === "/hq/runs");
+    await signInToRuns(page, d);
     // Assigned in the reverse of the wanted order: the second shop first.
     for (const shop of [shops[1], shops[0]]) {
       await stopOf(page, shop).getByLabel(`Driver for ${shop}`).selectOption({ label: driver });
@@ -39,4 +35,26 @@ export async function planTwoStops(d: Demo, browser: Browser, driver: string, sh
   } finally {
     await context.close();
   }
+}
+
+/** Gives one more shop to `driver` for the depot's today, as a dispatcher on /hq/runs. */
+export async function assignStop(d: Demo, browser: Browser, driver: string, shop: string): Promise<void> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await signInToRuns(page, d);
+    await stopOf(page, shop).getByLabel(`Driver for ${shop}`).selectOption({ label: driver });
+    await stopOf(page, shop).getByRole("button", { name: /^Assign/ }).click();
+    await page.waitForURL(/done=assign/);
+  } finally {
+    await context.close();
+  }
+}
+
+async function signInToRuns(page: Page, d: Demo): Promise<void> {
+  await page.goto(`${d.served.baseUrl}/hq/runs`);
+  await page.getByLabel("E-mail").fill(DISPATCHER.email);
+  await page.getByLabel("Password").fill(DISPATCHER.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((u) => u.pathname === "/hq/runs");
 }
