@@ -6,14 +6,15 @@
  * mode, as in tablet_offline_test.ts.
  */
 import assert from "node:assert/strict";
-import type { BrowserContext, Page } from "@/testkit/browser.ts";
+import type { Page } from "@/testkit/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { launchBrowser, serveApp } from "@/testkit/browser.ts";
+import { launchBrowser } from "@/testkit/browser.ts";
 import {
   confirmAndWaitForReceipt,
-  type Demo,
   hydrated,
+  offline,
   onDemo,
+  online,
   openPage,
   PHOTO,
   photograph,
@@ -25,16 +26,6 @@ import { assignStop, planTwoStops } from "./run_sheet_plan.ts";
 const SOUTHSIDE = "Southside Collision Centre";
 const NORTH = "North Smash Repairs";
 const EASTERN = "Eastern Panel & Paint";
-
-async function offline(d: Demo, context: BrowserContext): Promise<void> {
-  await context.setOffline(true);
-  await d.served.close();
-}
-
-async function online(d: Demo, context: BrowserContext): Promise<void> {
-  d.served = serveApp(d.a.app, Number(new URL(d.served.baseUrl).port));
-  await context.setOffline(false);
-}
 
 /** Waits (bounded) until `check` holds in the page. */
 async function until(page: Page, what: string, check: () => boolean | Promise<boolean>): Promise<void> {

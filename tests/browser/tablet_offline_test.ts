@@ -5,23 +5,22 @@
  * fetches); "back online" is the server started again on the same port.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContext, Page } from "@/testkit/browser.ts";
+import type { Browser, Page } from "@/testkit/browser.ts";
 import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { launchBrowser, screenshot, serveApp } from "@/testkit/browser.ts";
-import { chooseJob, type Demo, hydrated, onDemo, photograph, signIn } from "./tablet_setup.ts";
+import { launchBrowser, screenshot } from "@/testkit/browser.ts";
+import {
+  chooseJob,
+  type Demo,
+  hydrated,
+  offline,
+  onDemo,
+  online,
+  photograph,
+  signIn,
+} from "./tablet_setup.ts";
 
 const LANDSCAPE = { width: 1280, height: 800 };
-
-async function offline(d: Demo, context: BrowserContext): Promise<void> {
-  await context.setOffline(true);
-  await d.served.close();
-}
-
-async function online(d: Demo, context: BrowserContext): Promise<void> {
-  d.served = serveApp(d.a.app, Number(new URL(d.served.baseUrl).port));
-  await context.setOffline(false);
-}
 
 async function newContext(browser: Browser) {
   const context = await browser.newContext({ viewport: LANDSCAPE, hasTouch: true });

@@ -6,15 +6,16 @@
  * "No network" is the server stopped plus the browser's offline mode, as in tablet_offline_test.ts.
  */
 import assert from "node:assert/strict";
-import type { BrowserContext, Page } from "@/testkit/browser.ts";
+import type { Page } from "@/testkit/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
-import { launchBrowser, screenshot, serveApp } from "@/testkit/browser.ts";
+import { launchBrowser, screenshot } from "@/testkit/browser.ts";
 import {
   chooseJob,
-  type Demo,
   hydrated,
   LANDSCAPE,
+  offline,
   onDemo,
+  online,
   openPage,
   photograph,
   shoot,
@@ -24,16 +25,6 @@ import {
 const PORTRAIT = { width: 800, height: 1280 };
 
 type Locator = ReturnType<Page["locator"]>;
-
-async function offline(d: Demo, context: BrowserContext): Promise<void> {
-  await context.setOffline(true);
-  await d.served.close();
-}
-
-async function online(d: Demo, context: BrowserContext): Promise<void> {
-  d.served = serveApp(d.a.app, Number(new URL(d.served.baseUrl).port));
-  await context.setOffline(false);
-}
 
 /** The element's box against the viewport, with the page scrolled to the top (what the driver sees first). */
 async function firstScreenBox(page: Page, target: Locator) {

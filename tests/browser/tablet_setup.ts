@@ -5,7 +5,7 @@
  * target check.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "@/testkit/browser.ts";
+import type { Browser, BrowserContext, Page } from "@/testkit/browser.ts";
 import { importData } from "@/lib/import.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { buildTestApp, type TestApp } from "@/testkit/app.ts";
@@ -191,4 +191,16 @@ export async function thumbnailsLoaded(page: Page): Promise<number> {
       (imgs as HTMLImageElement[]).map((img) => img.decode().then(() => img.naturalWidth > 0, () => false)),
     ).then((ok) => ok.filter(Boolean).length)
   );
+}
+
+/** No network: the browser offline and the server stopped (a dead spot in the yard). */
+export async function offline(d: Demo, context: BrowserContext): Promise<void> {
+  await context.setOffline(true);
+  await d.served.close();
+}
+
+/** The network back: the same app served again on the same port, the browser online. */
+export async function online(d: Demo, context: BrowserContext): Promise<void> {
+  d.served = serveApp(d.a.app, Number(new URL(d.served.baseUrl).port));
+  await context.setOffline(false);
 }
