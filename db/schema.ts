@@ -325,6 +325,8 @@ export interface ReturnRequestsTable {
   decided_by: number | null;
   decided_at: Timestamp | null;
   decline_reason: string | null;
+  /** The driver's photo of the parts, sent after the request (migration 20261223T0900_return_request_photo). */
+  photo_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ReturnRequestPartsTable {

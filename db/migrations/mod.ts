@@ -22,6 +22,7 @@ import * as announcementLease from "./20261221T1300_announcement_lease.ts";
 import * as placeDetails from "./20261222T0900_place_details.ts";
 import * as returnRequests from "./20261222T1000_return_requests.ts";
 import * as runStops from "./20261222T1100_run_stops.ts";
+import * as returnRequestPhoto from "./20261223T0900_return_request_photo.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   "20261222T0900_place_details": placeDetails,
   "20261222T1000_return_requests": returnRequests,
   "20261222T1100_run_stops": runStops,
+  "20261223T0900_return_request_photo": returnRequestPhoto,
 };

@@ -1,7 +1,7 @@
 /**
  * The photo purge (D19): staged rows (Parts_Uploaded_Images) older than 30 days go, with their tokens
  * (ON DELETE CASCADE); Deliver_Parts rows that used one keep their photo and lose only the staged link
- * (ON DELETE SET NULL), and so do staged rows a retake replaced (lib/photos/retakes.ts). Then photo rows nothing references any more (no staged row, no Deliver_Parts)
+ * (ON DELETE SET NULL), and so do staged rows a retake replaced (lib/photos/retakes.ts). Then photo rows nothing references any more (no staged row, no Deliver_Parts, no return request)
  * and their files go; photos used by Deliver_Parts are kept for good. Last, files no photo row names
  * (an upload that lost a race or died between storing and recording) and leftovers in tmp/.
  *
@@ -11,13 +11,13 @@
  * onto its file, which refreshes its time) meanwhile is kept.
  * Runs daily inside the server (startPurgeSchedule) and on demand: `deno task purge`.
  */
+import { deleteReplacedBefore } from "@/db/queries/photos.ts";
 import {
   deletePhotoIfUnreferenced,
-  deleteReplacedBefore,
   deleteStagedBefore,
   keysInUse,
   unreferencedPhotoIds,
-} from "@/db/queries/photos.ts";
+} from "@/db/queries/photo_purge.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { logger } from "@/io/log.ts";
 import { repeatEvery, type Repeating } from "@/io/repeat.ts";

@@ -27,14 +27,8 @@ import {
   type TokenBinding,
 } from "@/db/queries/photos.ts";
 import type { Photo } from "@/db/schema.ts";
-import { type ImageType, isTooManyPixels, MAX_PIXELS, probeImage } from "@/io/image_probe.ts";
-import { NoFilePartError, NotMultipartError } from "@/io/multipart.ts";
-import {
-  EmptyPhotoError,
-  PhotoStoreUnavailable,
-  PhotoTooLargeError,
-  type StagedPhoto,
-} from "@/io/photo_storage.ts";
+import type { ImageType } from "@/io/image_probe.ts";
+import { imageFilename, type ImageReader, stageCheckedImage } from "@/lib/photos/checked_image.ts";
 import { makeThumbnail } from "@/io/thumbnail.ts";
 import { sharedThumbnailJob } from "@/lib/photos/thumbnail_jobs.ts";
 import { hashToken } from "@/io/tokens.ts";
@@ -44,6 +38,7 @@ import { isId } from "@/lib/validation.ts";
 
 import { UploadRefused } from "@/lib/photos/upload_refused.ts";
 export { type UploadRefusal, UploadRefused } from "@/lib/photos/upload_refused.ts";
+export { photoTooLarge, STORE_UNAVAILABLE } from "@/lib/photos/checked_image.ts";
 
 export const AUTHORIZATION_FAILURE =
   "Authorization Failure. The access token is either invalid or has expired.";
@@ -127,7 +122,7 @@ export interface StagedPhotoRequest {
    * Reads the request body and hands the photo's bytes to `sink` as a stream (2b: the `file` part, through
    * io/multipart.ts readFilePart; the tablet: the raw body); the use case never sees the HTTP request.
    */
-  readFile(sink: (file: ReadableStream<Uint8Array>) => Promise<StagedPhoto>): Promise<StagedPhoto>;
+  readFile: ImageReader;
 }
 
 export interface UploadResult {
@@ -135,13 +130,6 @@ export interface UploadResult {
   filename: string;
   photoId: number;
 }
-
-const EXTENSIONS: Record<ImageType, string> = {
-  "image/jpeg": "jpg",
-  "image/png": "png",
-  "image/webp": "webp",
-  "image/heic": "heic",
-};
 
 /**
  * The one entry point that stores a photo for a staged row, for call 2b and the tablet alike (after 2b's
@@ -163,85 +151,24 @@ export async function storeStagedPhoto(
   // Nor for an uploader (or a server) at its quota of staged photos (lib/photos/quota.ts).
   checkStagedQuota(config, await stagedUseAround(db, req.recordId), 0);
 
-  const maxBytes = config.maxPhotoBytes;
-  const staged = await req.readFile((file) => storage.stage(file, { maxBytes })).catch((error) => {
-    throw refusalOf(error, maxBytes);
+  const image = await stageCheckedImage(storage, config.maxPhotoBytes, req.readFile);
+  // Durable in the store before the database says the record holds it (and before the 3000 answer).
+  // Under the quota's lock: the count and the record it allows are one step for every upload. A photo
+  // refused here (a parallel upload took the last place) stays in the store for the purge, like the
+  // loser of a token race.
+  const photo = { ...image, createdAt: clock.now() };
+  const photoId = await db.transaction().execute(async (trx) => {
+    await lockStagedQuota(trx);
+    checkStagedQuota(config, await stagedUseAround(trx, req.recordId), image.bytes);
+    const id = await storePhotoWithToken(trx, binding(), photo);
+    // A retake: the uploader's earlier photo of this part and stage stops counting and is removed soon
+    // (lib/photos/retakes.ts).
+    if (id !== null) await replaceEarlierStaged(trx, req.recordId, photo.createdAt);
+    return id;
   });
-  let key: string;
-  try {
-    const info = probeImage(staged.head);
-    if (!info) throw new UploadRefused("not_image", "The file is not a JPEG, PNG, WebP or HEIC photo.");
-    if (isTooManyPixels(info)) {
-      throw new UploadRefused(
-        "too_many_pixels",
-        `The photo is ${info.width}x${info.height} pixels; at most ${
-          MAX_PIXELS / 1_000_000
-        } megapixels are accepted.`,
-      );
-    }
-    key = await staged.commit().catch((error) => {
-      throw refusalOf(error, maxBytes);
-    });
-    // Durable in the store before the database says the record holds it (and before the 3000 answer).
-    // Under the quota's lock: the count and the record it allows are one step for every upload. A photo
-    // refused here (a parallel upload took the last place) stays in the store for the purge, like the
-    // loser of a token race.
-    const photo = {
-      key,
-      contentType: info.type,
-      bytes: staged.bytes,
-      width: info.width,
-      height: info.height,
-      createdAt: clock.now(),
-    };
-    const photoId = await db.transaction().execute(async (trx) => {
-      await lockStagedQuota(trx);
-      checkStagedQuota(config, await stagedUseAround(trx, req.recordId), staged.bytes);
-      const id = await storePhotoWithToken(trx, binding(), photo);
-      // A retake: the uploader's earlier photo of this part and stage stops counting and is removed soon
-      // (lib/photos/retakes.ts).
-      if (id !== null) await replaceEarlierStaged(trx, req.recordId, photo.createdAt);
-      return id;
-    });
-    if (photoId === null) throw unauthorized();
-    metrics?.uploadStored(staged.bytes);
-    return { filename: `${key}.${EXTENSIONS[info.type]}`, photoId };
-  } finally {
-    await staged.discard(); // no-op once committed
-  }
-}
-
-/** The refusal of a photo over `maxBytes`: what the streaming cap says, and what a body limit says early. */
-export const photoTooLarge = (maxBytes: number) =>
-  new UploadRefused("too_large", `The photo is larger than ${formatBytes(maxBytes)}.`);
-
-/** Said when the store fails; the fault itself is logged (operators need it, the driver does not). */
-export const STORE_UNAVAILABLE =
-  "Photo storage is unavailable right now; the photo was not stored. Try again.";
-
-function refusalOf(error: unknown, maxBytes: number): unknown {
-  if (error instanceof PhotoStoreUnavailable) {
-    console.error(`upload: ${error.message}`);
-    return new UploadRefused("store_unavailable", STORE_UNAVAILABLE);
-  }
-  if (error instanceof PhotoTooLargeError) return photoTooLarge(maxBytes);
-  if (error instanceof EmptyPhotoError) return new UploadRefused("empty", "The uploaded file is empty.");
-  if (error instanceof NoFilePartError) {
-    return new UploadRefused("no_file", "The upload has no part named file (multipart/form-data).");
-  }
-  if (error instanceof NotMultipartError) {
-    return new UploadRefused(
-      "not_multipart",
-      "The upload must be multipart/form-data with a part named file.",
-    );
-  }
-  return error;
-}
-
-function formatBytes(n: number): string {
-  if (n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} bytes`;
+  if (photoId === null) throw unauthorized();
+  metrics?.uploadStored(image.bytes);
+  return { filename: imageFilename(image), photoId };
 }
 
 // --- serving ---
