@@ -140,6 +140,8 @@ export interface ReturnRequestAnswer {
   /** Declined: HQ's reason, for the driver. */
   decline_reason: string | null;
   decided_by: string | null;
+  /** The driver's photo of the parts (GET /photos/:id), once it arrived. */
+  photo_id: number | null;
   parts: { id: number; part_no: string; description: string; flagged: boolean | null }[];
 }
 

@@ -7,10 +7,16 @@
  * and "Retry now" sends it at once. Once HQ has it, the panel asks for its state every few seconds
  * (passively: a poll is not the driver's activity, D23); approved, it searches again, so the parts show as
  * collectable; declined, it shows HQ's reason and lets the driver ask again.
+ *
+ * An optional photo of the parts goes after the request (docs/return-requests.md "Photo"): kept on the
+ * device (islands/_tablet_request_photo.ts) and sent to the request once HQ has it, with the same retries;
+ * the kept request stays until its photo is stored too.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ReturnOffer, ReturnRequestAnswer } from "@/components/tablet_jobs.ts";
-import { backoffMs, isRetryable, postJson } from "./_tablet_net.ts";
+import { backoffMs, isRetryable, postJson, prepareJpeg, uploadBlob } from "./_tablet_net.ts";
+import { dropRequestPhoto, keepRequestPhoto, keptRequestPhoto } from "./_tablet_request_photo.ts";
+import { readRequest, RequestPhotoPicker, RequestState } from "./_tablet_return_request_ui.tsx";
 
 /** How often an open request's state is read while the claim is on screen. */
 export const POLL_MS = 5000;
@@ -20,6 +26,10 @@ interface Draft {
   rego: string;
   parts: number[];
   note: string;
+  /** A photo is kept on the device under `clientKey` (islands/_tablet_request_photo.ts). */
+  hasPhoto?: boolean;
+  /** Set once HQ has the request: only its photo remains to send. */
+  requestId?: number;
 }
 
 const draftKey = (userId: number, claimNumber: string) => `pm:return-request:${userId}:${claimNumber}`;
@@ -40,28 +50,11 @@ function saveDraft(key: string, draft: Draft | null): void {
   } catch { /* storage full or blocked: the request is still sent from memory */ }
 }
 
-/** A passive GET of the request's state (`X-HQ-Live`: made by the page itself, routes/web/session.ts). */
-async function readRequest(id: number, csrf: string): Promise<ReturnRequestAnswer | null | "gone"> {
-  try {
-    const res = await fetch(`/tablet/api/return-requests/${id}`, {
-      headers: { accept: "application/json", "x-csrf-token": csrf, "x-hq-live": "1" },
-      credentials: "same-origin",
-    });
-    if (res.status === 404) return "gone";
-    if (!res.ok) return null;
-    return await res.json() as ReturnRequestAnswer;
-  } catch {
-    return null;
-  }
-}
-
 type Sending =
   | { state: "idle" }
   | { state: "sending" }
-  | { state: "waiting"; retryAt: number; attempts: number }
+  | { state: "waiting"; retryAt: number; attempts: number; what: "request" | "photo" }
   | { state: "refused"; message: string };
-
-const time = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
 export function ReturnRequestPanel(
   { offer, csrf, userId, onApproved }: {
@@ -76,15 +69,60 @@ export function ReturnRequestPanel(
   const [request, setRequest] = useState<ReturnRequestAnswer | null>(offer.request);
   const [selected, setSelected] = useState<Set<number>>(() => new Set(offer.parts.map((p) => p.id)));
   const [note, setNote] = useState("");
+  const [photo, setPhoto] = useState<{ blob: Blob; url: string } | null>(null);
   const [sending, setSending] = useState<Sending>({ state: "idle" });
   const [, tick] = useState(0);
   const draft = useRef<Draft | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const approvedOnce = useRef(false);
 
+  /** What happens to a kept request (and its photo) after a refusal or once everything is sent. */
+  function forget(d: Draft) {
+    draft.current = null;
+    saveDraft(key, null);
+    if (d.hasPhoto) void dropRequestPhoto(d.clientKey);
+  }
+
+  function retryLater(what: "request" | "photo", attempts: number, again: (attempts: number) => void) {
+    const wait = backoffMs(attempts + 1);
+    setSending({ state: "waiting", retryAt: Date.now() + wait, attempts: attempts + 1, what });
+    timer.current = setTimeout(() => again(attempts + 1), wait);
+  }
+
+  /** Sends the kept photo to the request HQ has. */
+  async function sendPhoto(attempts = 0) {
+    const d = draft.current;
+    if (!d?.requestId) return;
+    clearTimeout(timer.current);
+    const blob = await keptRequestPhoto(d.clientKey).catch(() => undefined);
+    if (!blob) return forget(d); // cleared with the site's data: nothing left to send
+    setSending({ state: "sending" });
+    const answer = await uploadBlob<ReturnRequestAnswer>(
+      `/tablet/api/return-requests/${d.requestId}/photo`,
+      blob,
+      csrf,
+      () => {},
+    );
+    if (answer.data) {
+      forget(d);
+      setSending({ state: "idle" });
+      setRequest(answer.data);
+      return;
+    }
+    if (answer.status === 401) return;
+    if (isRetryable(answer.status)) return retryLater("photo", attempts, sendPhoto);
+    // Refused (HQ decided meanwhile, not a photo): the request itself stands.
+    forget(d);
+    setSending({
+      state: "refused",
+      message: `Photo not sent: ${answer.message ?? `refused (${answer.status}).`}`,
+    });
+  }
+
   async function send(attempts = 0) {
     const d = draft.current;
     if (!d) return;
+    if (d.requestId) return sendPhoto(attempts);
     clearTimeout(timer.current);
     setSending({ state: "sending" });
     const answer = await postJson<ReturnRequestAnswer>("/tablet/api/return-requests", {
@@ -94,29 +132,33 @@ export function ReturnRequestPanel(
       client_key: d.clientKey,
     }, csrf);
     if (answer.data) {
-      draft.current = null;
-      saveDraft(key, null);
-      setSending({ state: "idle" });
       setRequest(answer.data);
+      if (d.hasPhoto) {
+        // HQ has the request; the photo follows (a joined request takes it too: the same parts).
+        draft.current = { ...d, requestId: answer.data.id };
+        saveDraft(key, draft.current);
+        return sendPhoto();
+      }
+      forget(d);
+      setSending({ state: "idle" });
       return;
     }
     if (answer.status === 401) return; // Signed out: the draft stays for this driver's next session.
-    if (isRetryable(answer.status)) {
-      const wait = backoffMs(attempts + 1);
-      setSending({ state: "waiting", retryAt: Date.now() + wait, attempts: attempts + 1 });
-      timer.current = setTimeout(() => send(attempts + 1), wait);
-      return;
-    }
+    if (isRetryable(answer.status)) return retryLater("request", attempts, send);
     // Refused (a part moved meanwhile, a note too long): nothing was recorded; the driver may change it.
-    draft.current = null;
-    saveDraft(key, null);
+    forget(d);
     setSending({ state: "refused", message: answer.message ?? `Not sent (${answer.status}).` });
   }
 
   // A request kept on this device (sent from a dead spot, then a reload): send it again.
   useEffect(() => {
     const kept = loadDraft(key);
-    if (kept && (!offer.request || offer.request.state !== "open")) {
+    if (kept?.requestId !== undefined) {
+      // Only the photo was left to send: to the request on screen, if it is still open.
+      draft.current = kept;
+      if (offer.request?.id === kept.requestId && offer.request.state === "open") void sendPhoto();
+      else forget(kept);
+    } else if (kept && (!offer.request || offer.request.state !== "open")) {
       draft.current = kept;
       setSelected(new Set(kept.parts));
       setNote(kept.note);
@@ -165,19 +207,30 @@ export function ReturnRequestPanel(
     }
   }, [request?.state]);
 
-  const ask = () => {
+  const ask = async () => {
     if (selected.size === 0) {
       setSending({ state: "refused", message: "Select at least one part to ask HQ to return." });
       return;
     }
-    draft.current = {
+    const d: Draft = {
       clientKey: crypto.randomUUID(),
       rego: offer.rego,
       parts: offer.parts.filter((p) => selected.has(p.id)).map((p) => p.id),
       note: note.trim(),
     };
-    saveDraft(key, draft.current);
+    if (photo) {
+      // Kept before anything is sent; a tablet that cannot keep it sends the request without it.
+      d.hasPhoto = await keepRequestPhoto(d.clientKey, photo.blob).then(() => true, () => false);
+    }
+    draft.current = d;
+    saveDraft(key, d);
     void send();
+  };
+
+  const choosePhoto = async (file: File) => {
+    const blob = await prepareJpeg(file);
+    if (photo) URL.revokeObjectURL(photo.url);
+    setPhoto({ blob, url: URL.createObjectURL(blob) });
   };
 
   const asking = sending.state === "sending" || sending.state === "waiting";
@@ -194,8 +247,8 @@ export function ReturnRequestPanel(
       {sending.state === "waiting" && (
         <div class="msg-info space-y-2" role="status" data-testid="return-request-waiting">
           <p>
-            Not sent yet: no connection. Kept on this tablet; trying again in{" "}
-            {Math.max(0, Math.ceil((sending.retryAt - Date.now()) / 1000))} s.
+            {sending.what === "photo" ? "Photo not sent yet" : "Not sent yet"}: no connection. Kept on this
+            tablet; trying again in {Math.max(0, Math.ceil((sending.retryAt - Date.now()) / 1000))} s.
           </p>
           <button
             type="button"
@@ -207,7 +260,7 @@ export function ReturnRequestPanel(
           </button>
         </div>
       )}
-      {sending.state === "sending" && <p role="status">Sending the request to HQ…</p>}
+      {sending.state === "sending" && <p role="status">Sending to HQ…</p>}
       {sending.state === "refused" && (
         <p class="msg-error" role="alert" data-testid="return-request-error">{sending.message}</p>
       )}
@@ -252,6 +305,14 @@ export function ReturnRequestPanel(
               onInput={(e) => setNote(e.currentTarget.value)}
             />
           </div>
+          <RequestPhotoPicker
+            photo={photo}
+            onFile={(file) => void choosePhoto(file)}
+            onRemove={() => {
+              if (photo) URL.revokeObjectURL(photo.url);
+              setPhoto(null);
+            }}
+          />
           <button type="button" class="btn btn-primary min-h-14 text-xl" onClick={ask}>
             Ask HQ to return these ({selected.size})
           </button>
@@ -259,35 +320,4 @@ export function ReturnRequestPanel(
       )}
     </section>
   );
-}
-
-function RequestState({ request }: { request: ReturnRequestAnswer }) {
-  const parts = request.parts.map((p) => p.part_no).join(", ");
-  switch (request.state) {
-    case "open":
-      return (
-        <p class="msg-info" role="status" data-testid="return-request-state" data-state="open">
-          Asked HQ at {time(request.requested_at)} ({request.requested_by}) to return{" "}
-          {parts}. Waiting for a dispatcher: this screen updates when HQ decides.
-        </p>
-      );
-    case "approved":
-      return (
-        <p class="msg-ok" role="status" data-testid="return-request-state" data-state="approved">
-          HQ approved the return of {parts}: they are flagged for pickup.
-        </p>
-      );
-    case "declined":
-      return (
-        <div
-          class="msg-error space-y-1"
-          role="alert"
-          data-testid="return-request-state"
-          data-state="declined"
-        >
-          <p>HQ declined the return of {parts}{request.decided_by ? ` (${request.decided_by})` : ""}:</p>
-          <p class="font-normal" data-testid="decline-reason">{request.decline_reason}</p>
-        </div>
-      );
-  }
 }

@@ -77,6 +77,8 @@ export interface ReturnRequest {
   decidedBy: string | null;
   decidedAt: Date | null;
   declineReason: string | null;
+  /** The driver's photo of the parts (docs/return-requests.md "Photo"); null until one arrives. */
+  photoId: number | null;
   parts: ReturnRequestPart[];
 }
 
@@ -95,6 +97,7 @@ async function withParts(db: Db, rows: ReturnRequestRow[]): Promise<ReturnReques
     decidedBy: r.decided_by_name,
     decidedAt: r.decided_at,
     declineReason: r.decline_reason,
+    photoId: r.photo_id,
     parts: parts.filter((p) => p.request_id === r.id).map((p) => ({
       id: p.part_id,
       partNo: p.part_no,

@@ -125,6 +125,7 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/tablet/api/ping": "tablet",
   "/tablet/api/search": "tablet",
   "/tablet/api/return-requests": "tablet",
+  "/tablet/api/return-requests/:id/photo": "tablet",
 };
 
 /** The registered routes of a method, as patterns (middleware's `ALL` entries left out). */

@@ -287,8 +287,8 @@ export async function deleteReplacedBefore(db: Db, cutoff: Date, limit: number):
 }
 
 /**
- * Whether `userId` took photo `photoId` (a staged row of theirs holds it) or drove a movement that shows
- * it (picked up or dropped off, the tablet receipt's rule: routes/tablet/receipt.tsx).
+ * Whether `userId` took photo `photoId` (a staged row or a return request of theirs holds it) or drove a
+ * movement that shows it (picked up or dropped off, the tablet receipt's rule: routes/tablet/receipt.tsx).
  */
 export async function isPhotoOfDriver(db: QueryRunner, photoId: number, userId: number): Promise<boolean> {
   const row = await db.selectFrom("photos as p").select("p.id").where("p.id", "=", photoId)
@@ -305,6 +305,10 @@ export async function isPhotoOfDriver(db: QueryRunner, photoId: number, userId: 
               w.or([w("d.pickup_photo_id", "=", photoId), w("d.delivery_photo_id", "=", photoId)])
             )
             .where((w) => w.or([w("m.picked_up_by", "=", userId), w("m.dropped_off_by", "=", userId)])),
+        ),
+        eb.exists(
+          eb.selectFrom("return_requests as r").select("r.id")
+            .whereRef("r.photo_id", "=", "p.id").where("r.requested_by", "=", userId),
         ),
       ])
     )

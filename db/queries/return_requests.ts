@@ -112,6 +112,7 @@ function requestsWithNames(db: Db) {
       "d.name as decided_by_name",
       "r.decided_at",
       "r.decline_reason",
+      "r.photo_id",
     ]);
 }
 
@@ -186,6 +187,22 @@ export async function decideReturnRequestIf(
     })
     .where("id", "=", id).where("state", "=", "open")
     .returning("claim_id").executeTakeFirst();
+}
+
+/**
+ * Puts the photo on the request if `userId` made it and it is still open (the one guard against a decision
+ * meanwhile). Returns whether it did.
+ */
+export async function setReturnRequestPhotoIf(
+  tx: Tx,
+  id: number,
+  userId: number,
+  photoId: number,
+): Promise<boolean> {
+  const row = await tx.updateTable("return_requests").set({ photo_id: photoId })
+    .where("id", "=", id).where("requested_by", "=", userId).where("state", "=", "open")
+    .returning("id").executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type Notice,
   NoticeBox,
   PageTitle,
+  PhotoThumb,
   StatusBadge,
   Table,
   tdClass,
@@ -201,6 +202,11 @@ function OpenRequest({ r, csrfToken, reason }: { r: ReturnRequest; csrfToken: st
         </span>
       </div>
       {r.note && <p class="mt-2 whitespace-pre-line rounded bg-slate-50 p-2 text-base">“{r.note}”</p>}
+      {r.photoId && (
+        <p class="mt-2" data-testid="return-request-photo">
+          <PhotoThumb id={r.photoId} alt={`The driver's photo for request #${r.id}`} />
+        </p>
+      )}
       <ul class="mt-2 flex flex-col gap-1 text-base" aria-label="Parts asked for">
         {r.parts.map((p) => (
           <li key={p.id} class="flex flex-wrap items-center gap-2">

@@ -34,19 +34,24 @@ import { dropOff } from "@/lib/movements/drop_off.ts";
 import { dropOffReverse } from "@/lib/movements/drop_off_reverse.ts";
 import { MAX_SUBMITTED_PARTS, type SubmittedPart } from "@/lib/movements/input.ts";
 import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
-import { photoTooLarge, storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
+import { storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
 import { type ClaimPart, matchingRegos, TABLET_ROLES } from "@/lib/tablet_data.ts";
 import { type FlowClaim, searchForFlow } from "@/lib/tablet_search.ts";
 import { idField, isId, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import { liveRoutes } from "@/routes/hq/live.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
-import { offerAnswer, returnRequestRoutes } from "@/routes/tablet/return_requests.ts";
+import { photoBodyApp, rawBody } from "@/routes/tablet/photo_body.ts";
+import {
+  offerAnswer,
+  returnRequestPhotoRoutes,
+  returnRequestRoutes,
+} from "@/routes/tablet/return_requests.ts";
 import { returnOfferFor } from "@/lib/return_requests.ts";
 import { type RunSheet, runSheetFor, type SheetLine } from "@/lib/run_sheet.ts";
 import { phoneHref } from "@/lib/places/details.ts";
 import { isOpenAt } from "@/lib/places/hours.ts";
-import { limitStreamedBody, smallBodies } from "@/routes/web/body_limits.ts";
+import { smallBodies } from "@/routes/web/body_limits.ts";
 import { withOwnMiddleware } from "@/routes/web/mount.ts";
 import { csrfProtect, type SessionEnv } from "@/routes/web/session.ts";
 import { TABLET_UPLOAD_REFUSAL_STATUS } from "@/routes/web/upload_refusals.ts";
@@ -257,18 +262,9 @@ function jsonRoutes(deps: AppDeps) {
   return app;
 }
 
-/** The photo endpoint: the body is the photo itself, streamed to storage under the photo cap. */
+/** A part's photo for a job: staged (2a) and stored (2b) in one request. */
 function photoRoutes(deps: AppDeps) {
-  const app = new Hono<SessionEnv>();
-  const maxBytes = deps.config.maxPhotoBytes;
-  app.use(
-    limitStreamedBody(deps, maxBytes, () => {
-      throw photoTooLarge(maxBytes);
-    }),
-    requireTabletUser(),
-    // The photo is the body: the token comes in the X-CSRF-Token header only (the body stays unread).
-    csrfProtect(deps, { headerOnly: true }),
-  );
+  const app = photoBodyApp(deps);
   app.post("/", async (c) => {
     const { job, rego, part_id } = parseInput(photoQuery, c.req.query());
     // 2a: checks the part may be photographed for this flow and creates the staged row (D17).
@@ -281,7 +277,7 @@ function photoRoutes(deps: AppDeps) {
     const stored = await storeStagedPhoto(deps, {
       recordId: staged.record_id,
       token: staged.token,
-      readFile: (sink) => sink(c.req.raw.body ?? ReadableStream.from<Uint8Array>([])),
+      readFile: rawBody(c),
     });
     return c.json({ image_id: staged.record_id, photo_id: stored.photoId });
   });
@@ -298,6 +294,7 @@ export function apiRoutes(deps: AppDeps) {
     return refusalAnswer(c, error);
   });
   app.route("/photos", photoRoutes(deps));
+  app.route("/return-requests", returnRequestPhotoRoutes(deps));
   app.route(
     "/",
     withOwnMiddleware(

@@ -5,12 +5,14 @@
  *
  *   POST /return-requests      {rego, parts: [id…], note?, client_key} → ReturnRequestAnswer (+ joined)
  *   GET  /return-requests/:id  → ReturnRequestAnswer (the tablet polls it while the claim is open)
+ *   POST /return-requests/:id/photo  (the photo as the body, returnRequestPhotoRoutes) → ReturnRequestAnswer
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import type { ReturnOffer as OfferAnswer, ReturnRequestAnswer } from "@/components/tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
+import { attachReturnRequestPhoto } from "@/lib/return_request_photo.ts";
 import {
   loadReturnRequest,
   requestReturn,
@@ -21,6 +23,9 @@ import {
 } from "@/lib/return_requests.ts";
 import { idField, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
+import { photoBodyApp, rawBody } from "@/routes/tablet/photo_body.ts";
+
+const NOT_FOUND = "Return request not found.";
 
 const requestSchema = z.object({
   rego: regoField,
@@ -40,6 +45,7 @@ export function requestAnswer(r: ReturnRequest): ReturnRequestAnswer {
     note: r.note,
     decline_reason: r.declineReason,
     decided_by: r.decidedBy,
+    photo_id: r.photoId,
     parts: r.parts.map((p) => ({
       id: p.id,
       part_no: p.partNo,
@@ -80,7 +86,31 @@ export function returnRequestRoutes(deps: AppDeps) {
   app.get("/:id", async (c) => {
     const id = parseId(c.req.param("id"));
     const request = id === null ? null : await loadReturnRequest(deps.db, id);
-    if (!request) return c.json({ message: "Return request not found." }, 404);
+    if (!request) {
+      await c.req.raw.body?.cancel().catch(() => {}); // not read: nothing of it is wanted
+      return c.json({ message: NOT_FOUND }, 404);
+    }
+    return c.json(requestAnswer(request));
+  });
+  return app;
+}
+
+/**
+ * The requesting driver's photo of the parts, after the request (docs/return-requests.md "Photo"), behind the
+ * photo cap (mounted by routes/tablet/api.ts beside the part photos). An unknown request, or one of another
+ * driver, is 404 like the GET.
+ */
+export function returnRequestPhotoRoutes(deps: AppDeps) {
+  const app = photoBodyApp(deps);
+  app.post("/:id/photo", async (c) => {
+    const id = parseId(c.req.param("id"));
+    const request = id === null
+      ? null
+      : await attachReturnRequestPhoto(deps, c.var.session!.user, id, rawBody(c));
+    if (!request) {
+      await c.req.raw.body?.cancel().catch(() => {}); // not read: nothing of it is wanted
+      return c.json({ message: NOT_FOUND }, 404);
+    }
     return c.json(requestAnswer(request));
   });
   return app;

@@ -1,15 +1,15 @@
 /**
  * No dead end at a shop, in real Chromium on the demo data (docs/return-requests.md): the driver on
  * Collect finds nothing flagged for return on ABC123 (its headlamp was delivered to North Smash Repairs),
- * asks HQ to return it with a note while the tablet is offline (kept, then sent when the network is back),
- * a dispatcher sees the request counted in the navigation and approves it with one click, and the driver's
+ * asks HQ to return it with a note and a photo while the tablet is offline (both kept, then sent when the
+ * network is back: the request, then its photo), a dispatcher sees the request counted in the navigation and approves it with one click, and the driver's
  * open screen turns into the collect job with the headlamp to pick up, which the driver then collects.
  * Screens are saved in test-output/screenshots/return_request_*.png.
  */
 import assert from "node:assert/strict";
 import { screenshot } from "@/testkit/browser.ts";
 import { DEMO, hqWorld, signInAs } from "./hq_setup.ts";
-import { chooseJob, confirmAndWaitForReceipt, openPage, photograph, signIn } from "./tablet_setup.ts";
+import { chooseJob, confirmAndWaitForReceipt, openPage, PHOTO, photograph, signIn } from "./tablet_setup.ts";
 
 const PART = "81110-0K530";
 
@@ -39,6 +39,8 @@ Deno.test({
       const choice = panel.getByTestId(`return-part-${PART}`);
       assert.equal(await choice.getByRole("checkbox").isChecked(), true, "every part listed is ticked");
       await panel.getByLabel("Note for HQ (optional)").fill("Shop has finished with the headlamp");
+      await panel.getByLabel("Photo for HQ (optional)").setInputFiles(PHOTO);
+      await panel.getByRole("img", { name: "Photo for HQ" }).waitFor();
       await screenshot(page, "return_request_01_offer");
 
       // A dead spot: the request is kept and retried; back online, it is sent at once.
@@ -47,9 +49,13 @@ Deno.test({
       await panel.getByTestId("return-request-waiting").waitFor();
       await screenshot(page, "return_request_02_offline");
       await page.context().setOffline(false);
-      await panel.locator('[data-testid="return-request-state"][data-state="open"]').waitFor({
-        timeout: 20_000,
-      });
+      await panel.locator('[data-testid="return-request-state"][data-state="open"]', {
+        hasText: "with a photo",
+      })
+        .waitFor({ timeout: 20_000 });
+      const request = await world.a.db.selectFrom("return_requests").select(["id", "photo_id"])
+        .executeTakeFirstOrThrow();
+      assert.ok(request.photo_id, "the photo followed the request");
       await screenshot(page, "return_request_03_waiting_for_hq");
 
       // The dispatcher's queue, counted in the navigation; one click approves.
@@ -62,6 +68,7 @@ Deno.test({
       await nav.getByRole("link", { name: /Return requests/ }).click();
       const card = hq.getByRole("listitem", { name: /Return request #\d+, ABC123/ });
       await card.getByText("Shop has finished with the headlamp").waitFor();
+      await card.getByRole("img", { name: `The driver's photo for request #${request.id}` }).waitFor();
       await screenshot(hq, "return_request_04_queue");
       await card.getByRole("button", { name: "Approve: flag 1 part for pick-up" }).click();
       await hq.getByText(/approved: 81110-0K530 flagged for pick-up\./).waitFor();

@@ -97,7 +97,12 @@ export class Tablet {
 
   async uploadPhoto(query: Record<string, string | number>, bytes: Uint8Array): Promise<Response> {
     const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-    return await this.request(`/tablet/api/photos?${q}`, {
+    return await this.postPhoto(`/tablet/api/photos?${q}`, bytes);
+  }
+
+  /** A photo as the raw body, as the tablet's pages send it. */
+  async postPhoto(path: string, bytes: Uint8Array): Promise<Response> {
+    return await this.request(path, {
       method: "POST",
       headers: { "content-type": "image/jpeg", "x-csrf-token": this.csrf },
       body: bytes as Uint8Array<ArrayBuffer>,
