@@ -23,6 +23,7 @@ import { startChild } from "@/bench/process.ts";
 import type { BenchRow } from "@/bench/report.ts";
 import { type BenchTarget, serviceEnv } from "@/bench/target.ts";
 import { demoDriverForm, enrolBenchTablet } from "@/bench/tablet_sign_in.ts";
+import { formerJobsPage } from "@/bench/former_jobs_page.tsx";
 import { systemClock } from "@/io/clock.ts";
 import { parseConfig, testConfig } from "@/io/config.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
@@ -31,6 +32,7 @@ import { enrolDevice } from "@/lib/devices.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
 import { importData } from "@/lib/import.ts";
 import { runSheetFor } from "@/lib/run_sheet.ts";
+import { IDLE_TIMEOUT_MS } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { deviceCookie } from "@/routes/web/device.ts";
@@ -219,20 +221,25 @@ export async function benchRunSheet(target: BenchTarget, claims: number): Promis
 
 // ---- The home's bytes on the wire ----
 
-/** Home and jobs page: the paths compared (the home is the sheet once the tablet shows it there). */
+/** The home (the run sheet and the jobs off it) and its JSON; the baseline is bench/former_jobs_page.tsx. */
 const HOME = "/tablet";
-const JOBS_PAGE = "/tablet";
 const SHEET = "/tablet/api/run-sheet";
 const COMPRESSED = "gzip, deflate, br, zstd";
 
-/** A page's HTML and the scripts and stylesheets it names, in bytes as served to a browser (brotli). */
-async function pageOnWire(get: (path: string) => Promise<Response>, path: string) {
+/**
+ * A page's HTML (fetched from `path`, or given) and the scripts and stylesheets it names, in bytes as served
+ * to a browser (brotli).
+ */
+async function pageOnWire(
+  get: (path: string) => Promise<Response>,
+  page: { path: string } | { html: string },
+) {
   const bytes = async (p: string) => {
     const res = await get(p);
     if (res.status !== 200) throw new Error(`bench: ${p} answered ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   };
-  const html = await bytes(path);
+  const html = "path" in page ? await bytes(page.path) : new TextEncoder().encode(page.html);
   const text = new TextDecoder().decode(html);
   const urls = [
     ...[...text.matchAll(/<script[^>]+src="([^"]+)"/g)].map((m) => m[1]),
@@ -273,8 +280,15 @@ export async function benchHomeBytes(): Promise<BenchRow[]> {
       Promise.resolve(app.request(`http://localhost${path}`, {
         headers: { cookie: `${session}; ${device}`, "accept-encoding": COMPRESSED },
       }));
-    const home = await pageOnWire(get, HOME);
-    const jobs = await pageOnWire(get, JOBS_PAGE);
+    const home = await pageOnWire(get, { path: HOME });
+    // The same banner as the home's: the signed-in driver, their CSRF token and idle time.
+    const homeText = await (await get(HOME)).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(homeText)?.[1];
+    const driver = await db.selectFrom("users").select(["id", "name", "role"])
+      .where("id", "=", Number((await demoDriverForm(db)).user_id)).executeTakeFirstOrThrow();
+    const jobs = await pageOnWire(get, {
+      html: await formerJobsPage({ user: driver, csrf, expiresInMs: IDLE_TIMEOUT_MS }),
+    });
     const sheetRes = await get(SHEET);
     if (sheetRes.status !== 200) throw new Error(`bench: ${SHEET} answered ${sheetRes.status}`);
     const json = (await sheetRes.arrayBuffer()).byteLength;
@@ -284,12 +298,13 @@ export async function benchHomeBytes(): Promise<BenchRow[]> {
     return [{
       figure: "tablet home on the wire: page, scripts, stylesheet and the sheet's JSON (KB)",
       service: kb(homeTotal),
-      vs: "same service, today's jobs page",
+      vs: "same service, the jobs page it replaced",
       baseline: kb(jobsTotal),
       ratio: homeTotal / jobsTotal,
       note:
         `${HOME}: HTML ${kb(home.html).toFixed(1)} KB + scripts and CSS ${kb(home.assets).toFixed(1)} KB ` +
-        `(brotli) + ${SHEET} ${kb(json).toFixed(1)} KB (demo data); ${JOBS_PAGE}: HTML ` +
+        `(brotli) + ${SHEET} ${kb(json).toFixed(1)} KB (demo data); the former jobs page (banner and three ` +
+        `jobs, bench/former_jobs_page.tsx): HTML ` +
         `${kb(jobs.html).toFixed(1)} KB + ${kb(jobs.assets).toFixed(1)} KB; HTML and JSON as the service ` +
         "sends them (uncompressed)",
     }];

@@ -33,6 +33,35 @@ export function headerOf(c: Context<SessionEnv>, deps: AppDeps, title?: string):
 }
 
 /**
+ * The three jobs, for work off the sheet. Before the run sheet this (under the header) was the whole home:
+ * the bench's baseline for the home's bytes on the wire (bench/run_sheet.ts) renders it alone.
+ */
+export function JobsMenu({ firstName }: { firstName: string }) {
+  return (
+    <section aria-labelledby="jobs-heading" class="space-y-3">
+      <h2 id="jobs-heading" class="text-2xl font-bold">
+        Off the sheet: what are you doing, {firstName}?
+      </h2>
+      <ul class="grid grid-cols-1 gap-4 lg:grid-cols-3" aria-label="Jobs">
+        {JOB_NAMES.map((name) => (
+          <li key={name}>
+            <a
+              href={`/tablet/${name}`}
+              class="card tablet-link flex h-full min-h-28 flex-col justify-center gap-2 text-slate-950 no-underline hover:border-blue-800 active:bg-blue-50"
+            >
+              <span class="text-2xl font-bold text-blue-900 underline underline-offset-4">
+                {JOBS[name].title}
+              </span>
+              <span class="text-lg font-normal">{JOBS[name].hint}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/**
  * The tablet's home: the run sheet (today's stops, the TabletRunSheet island, docs/tablet.md "The run
  * sheet"), then the three jobs for work off the sheet (a rego the sheet does not list).
  */
@@ -43,26 +72,7 @@ export function HomePage({ data }: { data: { header: TabletHeaderProps; timeZone
       <TabletHeader {...data.header} />
       <main id="main" class="mx-auto max-w-5xl space-y-6 p-4">
         <RunSheetIsland userId={user.id} csrf={data.header.csrf!} timeZone={data.timeZone} />
-        <section aria-labelledby="jobs-heading" class="space-y-3">
-          <h2 id="jobs-heading" class="text-2xl font-bold">
-            Off the sheet: what are you doing, {user.name.split(" ")[0]}?
-          </h2>
-          <ul class="grid grid-cols-1 gap-4 lg:grid-cols-3" aria-label="Jobs">
-            {JOB_NAMES.map((name) => (
-              <li key={name}>
-                <a
-                  href={`/tablet/${name}`}
-                  class="card tablet-link flex h-full min-h-28 flex-col justify-center gap-2 text-slate-950 no-underline hover:border-blue-800 active:bg-blue-50"
-                >
-                  <span class="text-2xl font-bold text-blue-900 underline underline-offset-4">
-                    {JOBS[name].title}
-                  </span>
-                  <span class="text-lg font-normal">{JOBS[name].hint}</span>
-                </a>
-              </li>
-            ))}
-          </ul>
-        </section>
+        <JobsMenu firstName={user.name.split(" ")[0]} />
       </main>
     </>
   );
