@@ -71,6 +71,9 @@ export const lineTextField = z.string().refine(isLineText, { message: CONTROL_PR
 export const textField = (max: number) =>
   z.string().trim().max(max).refine(isLineText, { message: CONTROL_PROBLEM });
 
+/** A name or key that must be given: `textField`, not empty once trimmed. */
+export const requiredTextField = (max: number) => textField(max).min(1, { message: "must not be empty" });
+
 /** Free text of at most `max` characters, trimmed and cleaned (see the text rules above). */
 export const freeTextField = (max: number) =>
   z.string().max(max).refine((s) => cleanFreeText(s) !== null, { message: CONTROL_PROBLEM })

@@ -11,12 +11,8 @@
  */
 import assert from "node:assert/strict";
 import type { AnnouncementRow } from "@/db/schema.ts";
-import {
-  HEARTBEAT_MS,
-  LEASE_MS,
-  POLL_INTERVAL_MS,
-  runAnnouncementWorkerOnce,
-} from "@/lib/announcements/worker.ts";
+import { HEARTBEAT_MS, LEASE_MS } from "@/lib/announcements/lease.ts";
+import { POLL_INTERVAL_MS, runAnnouncementWorkerOnce } from "@/lib/announcements/worker.ts";
 import { buildTestApp, type TestApp } from "@/testkit/app.ts";
 import { dbTest } from "@/testkit/db.ts";
 import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";

@@ -26,7 +26,8 @@ import { join } from "node:path";
 import { systemClock } from "@/io/clock.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
-import { LEASE_MS, POLL_INTERVAL_MS } from "@/lib/announcements/worker.ts";
+import { LEASE_MS } from "@/lib/announcements/lease.ts";
+import { POLL_INTERVAL_MS } from "@/lib/announcements/worker.ts";
 import { serverTest } from "@/testkit/db.ts";
 import {
   assertNoHalfMovement,

@@ -20,11 +20,8 @@
 import assert from "node:assert/strict";
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import {
-  announcementCountsSql,
-  insertAnnouncementsSql,
-  leaseChannelRowsSql,
-} from "@/db/queries/announcements.ts";
+import { announcementCountsSql, insertAnnouncementsSql } from "@/db/queries/announcements.ts";
+import { leaseChannelRowsSql } from "@/db/queries/announcement_worker.ts";
 import { notifyChangeSql, notifyChangeStatementSql } from "@/db/queries/changes.ts";
 import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeLeg2DropOffSql, writeNewMovementSql } from "@/db/queries/movements.ts";
@@ -101,7 +98,7 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
     announcementCountsSql(["pending", "delivered", "failed", "feed_only"]),
   ],
   "announcements.ts#insertAnnouncementsSql": () => [insertAnnouncementsSql(outbox, sql<number>`${1}::int`)],
-  "announcements.ts#leaseChannelRowsSql":
+  "announcement_worker.ts#leaseChannelRowsSql":
     () => [leaseChannelRowsSql(["parts_movement"], 10, at, at, crypto.randomUUID())],
   "changes.ts#notifyChangeSql": () => [notifyChangeSql("movements")],
   "changes.ts#notifyChangeStatementSql": () => [notifyChangeStatementSql("parts")],

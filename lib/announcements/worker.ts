@@ -26,16 +26,14 @@
 import { notifyChange } from "@/db/queries/changes.ts";
 import type { Db } from "@/db/client.ts";
 import type { AnnouncementRow, ChatChannel } from "@/db/schema.ts";
+import { announcementOf } from "@/db/queries/announcements.ts";
 import {
-  announcementOf,
-  leaseChannelRows,
-  lockDueChannelHeads,
   moveToFeedOnly,
   recordDelivered,
   recordFailedAttempt,
   releaseAnnouncements,
-  renewLease,
-} from "@/db/queries/announcements.ts";
+} from "@/db/queries/announcement_worker.ts";
+import { claimDueChannels, HEARTBEAT_MS, Lease, LEASE_MS } from "@/lib/announcements/lease.ts";
 import { nextAttemptAt, shouldGiveUp } from "@/lib/announcements/backoff.ts";
 import { formatChatBody } from "@/lib/announcements/formats.ts";
 import { onAnnouncementsWritten, webhookUrl } from "@/lib/announcements/outbox.ts";
@@ -48,14 +46,6 @@ export type WorkerDeps = Pick<AppDeps, "db" | "config" | "clock" | "metrics">;
 
 const log = logger("announcements");
 
-/**
- * How long a claim holds its rows without a renewal. With the 5 s poll, a dead worker's rows are taken
- * over within LEASE_MS + 5 s = 15 s. A post's own timeout (10 s) does not bound it: the heartbeat renews
- * while the post runs.
- */
-export const LEASE_MS = 10_000;
-/** How often a round renews its lease: a third of it, so one late or failed renewal does not lose it. */
-export const HEARTBEAT_MS = 3_000;
 /** The default poll interval: the first backoff step. */
 export const POLL_INTERVAL_MS = 5_000;
 
@@ -122,77 +112,6 @@ export async function runAnnouncementWorkerOnce(
   // The live dashboard (lib/live/): the feed's states changed (one NOTIFY per round that did something).
   await notifyChange(deps.db, "announcements");
   return result;
-}
-
-/**
- * One round's claim on its rows: a fresh token written into `lease_owner`, and the time the lease runs to
- * when not renewed. Every renewal and record of the round names the token.
- */
-class Lease {
-  readonly owner = crypto.randomUUID();
-  constructor(private readonly deps: WorkerDeps, private readonly ms: number) {}
-
-  /** The time a claim or renewal made now holds the rows until. */
-  until(): Date {
-    return new Date(this.deps.clock.now().getTime() + this.ms);
-  }
-
-  /** Extends the lease of the rows the round still holds; answers their ids. */
-  async renew(): Promise<Set<number>> {
-    return await renewLease(this.deps.db, this.owner, this.until());
-  }
-
-  /**
-   * Renews every `intervalMs` until stopped. A failed renewal is logged and tried again at the next beat:
-   * the pre-post check (`renew` before each post) is what keeps a worker from posting rows it lost.
-   */
-  beat(intervalMs: number): { stop(): Promise<void> } {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let running: Promise<void> = Promise.resolve();
-    const tick = () => {
-      running = this.renew().then(
-        () => {},
-        (error) =>
-          log.warn("Announcement lease renewal failed: {error}", {
-            error: error instanceof Error ? error.message : String(error),
-          }),
-      ).finally(() => {
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      });
-    };
-    timer = setTimeout(tick, intervalMs);
-    return {
-      async stop() {
-        stopped = true;
-        clearTimeout(timer);
-        await running;
-      },
-    };
-  }
-}
-
-/**
- * Claims, per channel whose head row is due, the head and up to `batch - 1` rows behind it, leasing them
- * to the round. One short transaction.
- */
-async function claimDueChannels(
-  deps: WorkerDeps,
-  batch: number,
-  lease: Lease,
-): Promise<Map<ChatChannel, AnnouncementRow[]>> {
-  const now = deps.clock.now();
-  const rows = await deps.db.transaction().execute(async (trx) => {
-    const channels = await lockDueChannelHeads(trx, now);
-    return channels.length === 0
-      ? []
-      : await leaseChannelRows(trx, channels, batch, now, lease.until(), lease.owner);
-  });
-  const byChannel = new Map<ChatChannel, AnnouncementRow[]>();
-  for (const row of rows.sort((a, b) => a.id - b.id)) {
-    byChannel.set(row.channel, [...byChannel.get(row.channel) ?? [], row]);
-  }
-  return byChannel;
 }
 
 async function postChannel(
