@@ -25,6 +25,7 @@ import * as runStops from "./20261222T1100_run_stops.ts";
 import * as returnRequestPhoto from "./20261223T0900_return_request_photo.ts";
 import * as shopLinks from "./20261223T1000_shop_links.ts";
 import * as shopActions from "./20261223T1100_shop_actions.ts";
+import * as searchBox from "./20261224T0900_search_box.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   "20261223T0900_return_request_photo": returnRequestPhoto,
   "20261223T1000_shop_links": shopLinks,
   "20261223T1100_shop_actions": shopActions,
+  "20261224T0900_search_box": searchBox,
 };
