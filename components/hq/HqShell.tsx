@@ -13,6 +13,7 @@ export type HqSection =
   | "trips"
   | "runs"
   | "return_requests"
+  | "problem_reports"
   | "announcements"
   | "exports"
   | "users"
@@ -36,6 +37,7 @@ const STAFF_LINKS: [HqSection, string, string][] = [
   ["runs", "/hq/runs", "Runs"],
   ["trips", "/hq/trips", "Open return trips"],
   ["return_requests", "/hq/return-requests", "Return requests"],
+  ["problem_reports", "/hq/problem-reports", "Shop problems"],
   ["announcements", "/hq/announcements", "Announcements"],
   ["exports", "/hq/exports", "Exports"],
 ];
@@ -68,18 +70,12 @@ function NavLink(
   );
 }
 
-<<<<<<< HEAD
-/** Builds the layout component for one request (it needs the viewer and the active section). */
-export function hqShell(viewer: HqViewer | null, active: HqSection) {
-  return function HqShell({ title, lang = "en", rootStyle, children }: LayoutProps) {
-=======
 /**
  * Builds the layout component for one request (it needs the viewer, the active section and, on the search
  * page, the text searched for).
  */
 export function hqShell(viewer: HqViewer | null, active: HqSection, searched = "") {
-  return function HqShell({ title, lang = "en", children }: LayoutProps) {
->>>>>>> h31-search
+  return function HqShell({ title, lang = "en", rootStyle, children }: LayoutProps) {
     return (
       <html lang={lang} style={rootStyle}>
         <head>

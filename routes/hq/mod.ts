@@ -19,6 +19,7 @@ import { movementsRoutes } from "@/routes/hq/movements.tsx";
 import { movementRoutes } from "@/routes/hq/movement.tsx";
 import { tripsRoutes } from "@/routes/hq/trips.tsx";
 import { returnRequestsRoutes } from "@/routes/hq/return_requests.tsx";
+import { problemReportRoutes } from "@/routes/hq/problem_reports.tsx";
 import { runsRoutes } from "@/routes/hq/runs.tsx";
 import { openReturnRequestCount } from "@/lib/return_requests.ts";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
@@ -75,6 +76,7 @@ function staffArea(deps: AppDeps) {
   app.route("/trips", tripsRoutes(deps));
   app.route("/runs", runsRoutes(deps));
   app.route("/return-requests", returnRequestsRoutes(deps));
+  app.route("/problem-reports", problemReportRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
   app.route("/claims", claimRoutes(deps));
