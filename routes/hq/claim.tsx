@@ -20,7 +20,8 @@ import { Live } from "@/components/hq/live.tsx";
 import { DepotTimeZone, linkClass } from "@/components/hq/ui.tsx";
 
 /** A claim number as the import accepts it (at most 100 characters, one line); anything else is unknown. */
-const claimNumberOf = (raw: string): string | null => raw.length <= 100 && isLineText(raw) ? raw : null;
+export const claimNumberOf = (raw: string): string | null =>
+  raw.length <= 100 && isLineText(raw) ? raw : null;
 
 /** On the dashboard, photos come from the photo routes (thumbnail shown, original on click). */
 const dashboardPhoto: PhotoLink = (leg) =>
@@ -106,6 +107,7 @@ function Actions({ number }: { number: string }) {
       <a class={linkClass} href={`${claimHref(number)}/evidence.zip`} download>
         Download the evidence pack (ZIP)
       </a>
+      <a class={linkClass} href={`${claimHref(number)}/labels`}>Labels</a>
       <span class="text-slate-600">Print this page for an A4 copy (one part per page).</span>
     </p>
   );
