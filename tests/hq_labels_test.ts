@@ -4,7 +4,6 @@
  * sizes; the claim page links to them and the parts list offers the ticks; refused queries are 400 pages.
  */
 import assert from "node:assert/strict";
-import { gzipSync } from "node:zlib";
 import { labelCode } from "@/lib/labels/code.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { appTest, type TestApp } from "@/testkit/app.ts";
@@ -72,8 +71,6 @@ appTest("hq labels: an A4 sheet holds 24 labels a page", async (a) => {
   const html = await (await d.get("/hq/claims/CLM-LBL%2F7/labels?size=a4")).text();
   const pages = html.split('<div class="label-page">').slice(1).map((p) => labelsOf(p).length);
   assert.deepEqual(pages, [24, 1]);
-  // The wire size of a full A4 page of labels, gzipped as served (reported in docs/labels.md).
-  console.log(`one A4 page of 24 labels: ${html.length} bytes, ${gzipSync(html).length} gzipped`);
 });
 
 appTest("hq labels: the parts ticked on the list, in the order ticked, each once", async (a) => {

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { PartStatus } from "@/db/schema.ts";
 import { labelCode } from "@/lib/labels/code.ts";
+import { SMALL_BODY_LIMIT } from "@/routes/web/body_limits.ts";
 import { appTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeRepairer } from "@/testkit/factories.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
@@ -163,4 +164,8 @@ appTest("label scan: the input is checked (zod) and a rego on screen must find i
   });
   assert.equal(res.status, 422);
   assert.deepEqual(await res.json(), { message: "Request body must be JSON." });
+  // Read under the tablet API's 64 KiB cap, as its other JSON endpoints.
+  const big = await t.postJson("/tablet/api/scan", { code: labelCode(1), pad: "x".repeat(SMALL_BODY_LIMIT) });
+  assert.equal(big.status, 413);
+  await big.body?.cancel();
 });

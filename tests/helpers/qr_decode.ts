@@ -3,6 +3,7 @@
  * here once. Its WebAssembly is read from the installed npm package beside its module, never fetched from
  * the CDN the package defaults to (tests run offline).
  */
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
 import { prepareZXingModule, readBarcodes } from "npm:zxing-wasm@3.1.4/reader";
 
 let ready: Promise<unknown> | undefined;
