@@ -2,9 +2,10 @@
  * Label sheets in Chromium (docs/labels.md): parts ticked on the parts list print as labels; each label's QR
  * code, rendered as printed (print media, the label's real size in millimetres), decodes to the code the
  * label shows in text; the 62 mm sheet prints to a PDF of one 62 × 29 mm page per label, the A4 sheet to A4
- * pages of 24; the Print button opens the print dialog.
+ * pages of 24; the Print button opens the print dialog; a live refresh of the parts list keeps the ticks.
  */
 import assert from "node:assert/strict";
+import { notifyChange } from "@/db/queries/changes.ts";
 import { labelCode } from "@/lib/labels/code.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { sessionCookie } from "@/routes/web/session.ts";
@@ -78,9 +79,21 @@ Deno.test({
         (await page.goto(`${served.baseUrl}/hq/parts?claim=CLM-QR-1&sort=part_no&dir=asc`))?.status(),
         200,
       );
-      for (const p of [parts[0], parts[1], parts[2]]) {
-        await page.getByRole("checkbox", { name: `Label for part ${p.part_no}` }).check();
-      }
+      await page.locator('body[data-live-state="listening"]').waitFor({ timeout: 10_000 });
+      const ticks = parts.slice(0, 3).map((p) =>
+        page.getByRole("checkbox", { name: `Label for part ${p.part_no}` })
+      );
+      for (const tick of ticks) await tick.check();
+      // A live refresh of the list (a part changed meanwhile) keeps the ticks.
+      await a.db.updateTable("parts_orders").set({ description: "Clip, changed" }).where(
+        "id",
+        "=",
+        parts[1].id,
+      )
+        .execute();
+      await notifyChange(a.db, "parts");
+      await page.getByText("Clip, changed").waitFor({ timeout: 10_000 });
+      for (const tick of ticks) assert.equal(await tick.isChecked(), true, "still ticked after the refresh");
       await page.getByLabel("Label size").selectOption("62mm");
       await page.getByRole("button", { name: "Print labels" }).click();
       await page.waitForURL((u) => u.pathname === "/hq/labels");
