@@ -86,29 +86,34 @@ appTest("hq labels: the parts ticked on the list, in the order ticked, each once
   assert.match(html, /label-sheet-62mm/);
 });
 
-appTest("hq labels: refused asks are 400 pages; an unknown claim or part is 404", async (a) => {
-  await claimWithParts(a, 1);
-  const d = await signedIn(a, "dispatcher");
-  const cases: [string, number, RegExp][] = [
-    ["/hq/labels", 400, /part is required: tick the parts to label first/],
-    ["/hq/labels?part=abc", 400, /part must be an ID/],
-    [
-      `/hq/labels?${Array.from({ length: 201 }, (_, i) => `part=${i + 1}`).join("&")}`,
-      400,
-      /at most 200 parts/,
-    ],
-    ["/hq/labels?part=1&size=a3", 400, /size must be one of a4, 62mm/],
-    ["/hq/claims/CLM-LBL%2F7/labels?size=letter", 400, /size must be one of a4, 62mm/],
-    ["/hq/labels?part=999999", 404, /This part does not exist/],
-    ["/hq/claims/NOPE/labels", 404, /This claim does not exist/],
-    ["/hq/claims/%00/labels", 404, /This claim does not exist/],
-  ];
-  for (const [path, status, text] of cases) {
-    const res = await d.get(path);
-    assert.equal(res.status, status, path);
-    assert.match(textOf(await res.text()), text, path);
-  }
-});
+appTest(
+  "hq labels: refused asks are 400 pages; an unknown claim or part is 404; a claim without parts, none",
+  async (a) => {
+    await claimWithParts(a, 1);
+    const d = await signedIn(a, "dispatcher");
+    const cases: [string, number, RegExp][] = [
+      ["/hq/labels", 400, /part is required: tick the parts to label first/],
+      ["/hq/labels?part=abc", 400, /part must be an ID/],
+      [
+        `/hq/labels?${Array.from({ length: 201 }, (_, i) => `part=${i + 1}`).join("&")}`,
+        400,
+        /at most 200 parts/,
+      ],
+      ["/hq/labels?part=1&size=a3", 400, /size must be one of a4, 62mm/],
+      ["/hq/claims/CLM-LBL%2F7/labels?size=letter", 400, /size must be one of a4, 62mm/],
+      ["/hq/labels?part=999999", 404, /This part does not exist/],
+      ["/hq/claims/NOPE/labels", 404, /This claim does not exist/],
+      ["/hq/claims/%00/labels", 404, /This claim does not exist/],
+    ];
+    await makeClaim(a.db, { claimNumber: "CLM-EMPTY", parts: [] });
+    cases.push(["/hq/claims/CLM-EMPTY/labels", 200, /Labels · claim CLM-EMPTY.* 0 labels\./]);
+    for (const [path, status, text] of cases) {
+      const res = await d.get(path);
+      assert.equal(res.status, status, path);
+      assert.match(textOf(await res.text()), text, path);
+    }
+  },
+);
 
 appTest(
   "hq labels: the claim page links to its labels; the parts list ticks parts for a sheet",

@@ -20,6 +20,7 @@ import {
 import { type HqContext, notFoundPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { claimHref } from "@/components/hq/part_cells.tsx";
 import { linkClass } from "@/components/hq/ui.tsx";
+import { claimByNumber } from "@/db/queries/claims.ts";
 import { labelledPartsByIds, labelledPartsOfClaim } from "@/db/queries/labels.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { ValidationError } from "@/lib/errors.ts";
@@ -67,7 +68,10 @@ export function labelRoutes(deps: AppDeps) {
       return refusedQueryPage(c, error, number === null ? "/hq/parts" : claimHref(number));
     }
     const parts = number === null ? [] : await labelledPartsOfClaim(deps.db, number);
-    if (parts.length === 0) return notFoundPage(c, "claim");
+    // A claim without parts (yet) has an empty sheet; only an unknown claim is a 404.
+    if (parts.length === 0 && (number === null || !await claimByNumber(deps.db, number))) {
+      return notFoundPage(c, "claim");
+    }
     return labelsPage(c, {
       title: `Labels · claim ${number}`,
       parts,
