@@ -56,6 +56,8 @@ const GET_RULES: Record<string, Rule> = {
   "/hq/announcements": "staff",
   "/hq/claims/:claim_number": "staff",
   "/hq/claims/:claim_number/evidence.zip": "staff",
+  "/hq/claims/:claim_number/labels": "staff",
+  "/hq/labels": "staff",
   "/hq/exports": "staff",
   "/hq/exports/movements.csv": "staff",
   "/hq/exports/parts.csv": "staff",
@@ -132,6 +134,7 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/tablet/api/photos": "tablet",
   "/tablet/api/ping": "tablet",
   "/tablet/api/search": "tablet",
+  "/tablet/api/scan": "tablet",
   "/tablet/api/return-requests": "tablet",
   "/tablet/api/return-requests/:id/photo": "tablet",
   "/hq/admin/places/repairers/:id/link": "admin",
@@ -215,6 +218,7 @@ function pathFor(pattern: string, w: World, names: string[]): string {
     .replace(":claim_number", encodeURIComponent(w.claimNumber))
     .replace("/hq/movements/:id", `/hq/movements/${w.movementId}`)
     .replace("/hq/parts/:id", `/hq/parts/${w.partId}`)
+    .replace(/^\/hq\/labels$/, `/hq/labels?part=${w.partId}`)
     .replace(`/tablet/movements/${ID}`, `/tablet/movements/${w.movementId}`)
     .replace(`/photos/${ID}`, `/photos/${w.photoId}`)
     .replace(":name", assetName)
