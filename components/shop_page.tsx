@@ -11,6 +11,8 @@ import { formatDepotTime } from "@/io/time_zone.ts";
 import type { ShopPageData } from "@/lib/shops/page.ts";
 import { PROBLEM_NOTE_MAX, PROBLEM_REASONS } from "@/lib/shops/problems.ts";
 
+const READY_FORM = "ready-for-collection";
+
 export interface ShopNotice {
   kind: "ok" | "error";
   text: string;
@@ -77,7 +79,7 @@ export function ShopPage({ data, reports, base, zone, notice, reportedId }: Shop
           {data.held.length === 0
             ? <Empty>None of our parts is at your shop now.</Empty>
             : (
-              <form method="post" action={`${base}/ready`} class="space-y-3">
+              <div class="space-y-3">
                 <p>Tick the parts you are done with and tell us: a driver collects them.</p>
                 <ul class="space-y-3">
                   {data.held.map((p) => (
@@ -89,6 +91,7 @@ export function ShopPage({ data, reports, base, zone, notice, reportedId }: Shop
                           name="part"
                           value={String(p.id)}
                           aria-label={p.part_no}
+                          form={READY_FORM}
                         />
                         <PartLine p={p} />
                       </label>
@@ -121,10 +124,16 @@ export function ShopPage({ data, reports, base, zone, notice, reportedId }: Shop
                     </li>
                   ))}
                 </ul>
-                <button type="submit" class="btn btn-primary min-h-14 w-full text-xl sm:w-auto">
-                  Ready for collection
-                </button>
-              </form>
+                {
+                  /* Its own form, not around the list: each part's problem report is a form of its own, and forms do
+                    not nest. The checkboxes join it by their `form` attribute. */
+                }
+                <form id={READY_FORM} method="post" action={`${base}/ready`}>
+                  <button type="submit" class="btn btn-primary min-h-14 w-full text-xl sm:w-auto">
+                    Ready for collection
+                  </button>
+                </form>
+              </div>
             )}
         </Section>
 

@@ -58,11 +58,17 @@ appTest(
     const res = await get(a, s.path);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("x-robots-tag"), "noindex, nofollow");
-    assert.equal(res.headers.get("referrer-policy"), "no-referrer");
+    // The path is the shop's secret: no other site is told it (the page links to none anyway).
+    assert.equal(res.headers.get("referrer-policy"), "same-origin");
     assert.equal(res.headers.get("cache-control"), "no-store");
     const html = await res.text();
     assert.match(html, new RegExp(`<h1[^>]*>${s.shop.name}</h1>`));
     for (const p of s.parts) assert.match(html, new RegExp(`data-testid="shop-part-${p.part_no}"`));
+    // Each checkbox joins the "Ready for collection" form by its `form` attribute (forms do not nest).
+    assert.equal(
+      html.match(/name="part" value="\d+" aria-label="[^"]+" form="ready-for-collection"/g)?.length,
+      2,
+    );
     assert.match(html, /WAY-1/);
     assert.doesNotMatch(html, /NOT-OURS/);
     assert.match(html, /Delivered [^<]* by /);

@@ -1,7 +1,9 @@
 /**
  * `/shop/<token>`: a repair shop's private page (docs/shop-page.md), no account and no session. The token in
  * the path is the shop's link (lib/shops/link.ts); an unknown one is a styled 404, a replaced or turned-off one
- * a 410 saying so. Every answer is `noindex`, not cached, and sends no Referer (the path is the secret).
+ * a 410 saying so. Every answer is `noindex` and not cached; the app's `Referrer-Policy: same-origin` keeps
+ * the path (the secret) from any other site (and `no-referrer` would make the browser send `Origin: null` on
+ * the page's own forms, which the origin check refuses).
  * Rate limited per client address; forms are checked for origin (csrfProtect: no session, so origin only).
  *
  *   GET  /shop/:token                      the page
@@ -13,7 +15,7 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { ShopLinkGone, type ShopNotice, ShopPage } from "@/components/shop_page.tsx";
-import { Layout } from "@/components/Layout.tsx";
+import { ShopLayout } from "@/components/ShopLayout.tsx";
 import { problemReportsOfShop } from "@/db/queries/shop_problems.ts";
 import { isPhotoOfShop } from "@/db/queries/shop_page.ts";
 import { ENVELOPE_ALLOWANCE, readFilePart } from "@/io/multipart.ts";
@@ -66,8 +68,7 @@ async function page(
 ) {
   c.header("X-Robots-Tag", "noindex, nofollow");
   c.header("Cache-Control", "no-store");
-  c.header("Referrer-Policy", "no-referrer");
-  return c.html(await renderPage(body, { title: `${title} · Parts Movement`, layout: Layout }), status);
+  return c.html(await renderPage(body, { title: `${title} · Parts Movement`, layout: ShopLayout }), status);
 }
 
 /** What a "Ready for collection" did, in the shop's words. */
