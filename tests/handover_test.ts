@@ -12,14 +12,15 @@ import { appTest } from "@/testkit/app.ts";
 import { makeClaim, makeHq, makeRepairer, stagePhoto } from "@/testkit/factories.ts";
 import { dropOffPayload } from "@/testkit/movements.ts";
 import { jpegPhoto } from "@/testkit/photos.ts";
-import { setPolicies, signaturePng } from "@/tests/helpers/handover.ts";
+import {
+  json,
+  leftPhoto,
+  photographed,
+  setPolicies,
+  signature,
+  signaturePng,
+} from "@/tests/helpers/handover.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
-
-async function json(res: Response, status = 200) {
-  assert.equal(res.status, status, await res.clone().text());
-  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
-  return await res.json();
-}
 
 async function setup(a: TestApp, status: PartStatus, registration = "ABC123") {
   await makeHq(a.db, "Crash Claim HQ - Main Depot");
@@ -34,22 +35,6 @@ async function setup(a: TestApp, status: PartStatus, registration = "ABC123") {
   await t.signIn(driver);
   return { shop, parts, driver, t };
 }
-
-/** Photographs each part for the job; the submission's parts[]. */
-async function photographed(t: Tablet, job: string, rego: string, ids: number[]) {
-  const items = [];
-  for (const id of ids) {
-    const res = await t.uploadPhoto({ job, rego, part_id: id }, await jpegPhoto());
-    items.push({ parts_order_id: id, confirm: true, image_id: (await json(res)).image_id });
-  }
-  return items;
-}
-
-const signature = async (t: Tablet) =>
-  (await json(await t.uploadHandoverImage("signature", await signaturePng())))
-    .image_id as number;
-const leftPhoto = async (t: Tablet) =>
-  (await json(await t.uploadHandoverImage("left", await jpegPhoto(), "image/jpeg"))).image_id as number;
 
 /** Counts of what a submission writes: movements, handovers, handover images taken. */
 async function written(a: TestApp) {
