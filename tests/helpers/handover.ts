@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import type { HandoverPolicy, MovementStage } from "@/db/schema.ts";
-import { setHandoverPolicy } from "@/lib/handover/policy.ts";
+import { setHandoverPolicies } from "@/lib/handover/policy.ts";
 import type { TestApp } from "@/testkit/app.ts";
 import { makeUser } from "@/testkit/factories.ts";
 import { jpegPhoto } from "@/testkit/photos.ts";
@@ -37,10 +37,7 @@ export async function signaturePng(
 
 /** Sets each leg's policy as an admin on /hq/admin/handover would. */
 export async function setPolicies(a: TestApp, policies: Partial<Record<MovementStage, HandoverPolicy>>) {
-  const admin = await makeUser(a.db, { role: "admin" });
-  for (const [leg, policy] of Object.entries(policies)) {
-    await setHandoverPolicy(a, admin, leg as MovementStage, policy);
-  }
+  await setHandoverPolicies(a, await makeUser(a.db, { role: "admin" }), policies);
 }
 
 /** No handover step on any leg: for tests about something else. */
