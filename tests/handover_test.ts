@@ -458,3 +458,32 @@ Deno.test("handover digest: docs/handover.md's worked example", async () => {
   assert.equal(digest, "ccfe2c93dcc7f414ad899c028adaecc5f6b2744718ca8ff7a283a2cb7e5f20a9");
   assert.ok(doc.includes(`Its digest is \`${digest}\``));
 });
+
+appTest(
+  "handover: a driver's unused handover images count against STAGED_PHOTOS_PER_USER on their own (409)",
+  async (a) => {
+    const { t, parts, shop } = await setup(a, "Arrived");
+    // Part photos do not count against the handover images' quota.
+    const items = await photographed(t, "deliver", "ABC123", parts.map((p) => p.id));
+    const first = await signature(t);
+    await signature(t, 4);
+    const refused = await json(
+      await t.uploadHandoverImage("signature", await signaturePng({ strokes: 5 })),
+      409,
+    );
+    assert.match(refused.message, /^Too many of your photos are waiting to be submitted \(2/);
+    assert.equal((await a.db.selectFrom("handover_images").select("id").execute()).length, 2);
+    // Taking one frees a place.
+    await json(
+      await t.postJson("/tablet/api/movements", {
+        job: "deliver",
+        rego: "ABC123",
+        repairer_id: shop.id,
+        parts: items,
+        handover: { receiver_name: "Sam", signature_image_id: first },
+      }),
+    );
+    await signature(t, 5);
+  },
+  { config: { stagedPhotosPerUser: 2 } },
+);
