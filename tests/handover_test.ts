@@ -428,7 +428,12 @@ appTest(
         }),
         status,
       );
+    const search = async () =>
+      (await json(await t.postJson("/tablet/api/search", { job: "return", rego: "XYZ 789" }))).handover
+        .policy;
+    assert.equal(await search(), "optional");
     await drop(ids[0], { receiver_name: "Hana at HQ", signature_image_id: await signature(t) });
+    assert.equal(await search(), "off", "the rest of the trip takes no handover step");
     assert.deepEqual(
       await drop(ids[1], { receiver_name: "Hana at HQ", signature_image_id: await signature(t, 5) }, 422),
       { message: "The return of this trip was already signed for." },

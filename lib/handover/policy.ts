@@ -5,7 +5,7 @@
 import type { HandoverPolicy, MovementStage, UnsignedReason, User } from "@/db/schema.ts";
 import { insertAuditEntry } from "@/db/queries/audit.ts";
 import type { QueryRunner } from "@/db/queries/compiled.ts";
-import { handoverPolicyRows, setPolicyOfLeg } from "@/db/queries/handovers.ts";
+import { handoverExists, handoverPolicyRows, setPolicyOfLeg } from "@/db/queries/handovers.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 
@@ -36,6 +36,22 @@ export async function handoverPolicies(db: QueryRunner): Promise<Record<Movement
   const policies = { ...DEFAULT_POLICY };
   for (const row of await handoverPolicyRows(db)) policies[row.leg] = row.policy;
   return policies;
+}
+
+/**
+ * The policy a submission of this leg meets now: the leg's, or `off` for a return trip whose return to HQ
+ * was already signed for in an earlier drop (the first drop's handover stands for the leg, lib/handover/record.ts).
+ */
+export async function policyFor(
+  db: QueryRunner,
+  leg: MovementStage,
+  tripId: number | null,
+): Promise<HandoverPolicy> {
+  const [policies, signed] = await Promise.all([
+    handoverPolicies(db),
+    tripId === null ? false : handoverExists(db, tripId, leg),
+  ]);
+  return signed ? "off" : policies[leg];
 }
 
 /** A policy as a form sends it; anything else is refused. */
