@@ -287,8 +287,9 @@ export async function deleteReplacedBefore(db: Db, cutoff: Date, limit: number):
 }
 
 /**
- * Whether `userId` took photo `photoId` (a staged row or a return request of theirs holds it) or drove a
- * movement that shows it (picked up or dropped off, the tablet receipt's rule: routes/tablet/receipt.tsx).
+ * Whether `userId` took photo `photoId` (a staged row, a return request or a handover image of theirs holds
+ * it), drove a movement that shows it (picked up or dropped off, the tablet receipt's rule:
+ * routes/tablet/receipt.tsx), or recorded the handover that shows it (docs/handover.md).
  */
 export async function isPhotoOfDriver(db: QueryRunner, photoId: number, userId: number): Promise<boolean> {
   const row = await db.selectFrom("photos as p").select("p.id").where("p.id", "=", photoId)
@@ -309,6 +310,15 @@ export async function isPhotoOfDriver(db: QueryRunner, photoId: number, userId: 
         eb.exists(
           eb.selectFrom("return_requests as r").select("r.id")
             .whereRef("r.photo_id", "=", "p.id").where("r.requested_by", "=", userId),
+        ),
+        eb.exists(
+          eb.selectFrom("handover_images as h").select("h.id")
+            .whereRef("h.photo_id", "=", "p.id").where("h.uploaded_by", "=", userId),
+        ),
+        eb.exists(
+          eb.selectFrom("handovers as h").select("h.movement_id")
+            .where((w) => w.or([w("h.signature_photo_id", "=", photoId), w("h.left_photo_id", "=", photoId)]))
+            .where("h.recorded_by", "=", userId),
         ),
       ])
     )

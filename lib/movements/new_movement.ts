@@ -7,7 +7,8 @@
  * reads the user and claim, locks the parts (id order) and reads what the checks need, then the movement,
  * all Deliver_Parts, the status flip (a conditional UPDATE), the history rows, the outbox rows and the live
  * dashboard's NOTIFY in one statement (data-modifying CTEs), COMMIT. A drop-off first tries two: the read
- * without locks, then that statement on its own (all or nothing).
+ * without locks, then that statement on its own (all or nothing). A tablet's submission takes the locked
+ * path, with the handover step's own statements in its transaction (lib/handover/record.ts).
  */
 import { type NewMovement, writeNewMovement } from "@/db/queries/movements.ts";
 import type { SubmissionRead } from "@/db/queries/submission_reads.ts";
@@ -20,10 +21,12 @@ import {
   lockedConfirmedParts,
   type MovementDeps,
 } from "@/lib/movements/checks.ts";
-import type { DeliveryPart, SubmittedPart } from "@/lib/movements/input.ts";
+import type { DeliveryPart, SubmittedPart, WithHandover } from "@/lib/movements/input.ts";
+import { recordHandover, takeHandover } from "@/lib/handover/record.ts";
 import { replayOf } from "@/lib/movements/replay.ts";
 import { handlerAuditOf, StaleRead, submit, submitOptimistically } from "@/lib/movements/submission.ts";
 import type { Actor } from "@/lib/users.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
 
 export interface NewMovementSpec {
   flow: Flow;
@@ -56,7 +59,7 @@ export async function submitNewMovement(
   deps: MovementDeps,
   actor: Actor,
   spec: NewMovementSpec,
-  input: { rego: string; parts: SubmittedPart[] },
+  input: { rego: string; parts: SubmittedPart[] } & WithHandover,
 ): Promise<NewMovementResult> {
   const { config, clock } = deps;
   const { flow } = spec;
@@ -71,8 +74,9 @@ export async function submitNewMovement(
     repairerId: spec.repairerId,
   };
   // A drop-off's write statement locks its parts itself (all or nothing), so it may skip the locks and the
-  // transaction; a reverse pickup must hold the claim row before it reads (lib/movements/submission.ts).
-  const run = spec.pickup ? submit : submitOptimistically;
+  // transaction; a reverse pickup must hold the claim row before it reads (lib/movements/submission.ts), and
+  // a tablet's handover is checked and recorded in the movement's transaction (docs/handover.md).
+  const run = spec.pickup || input.handover !== undefined ? submit : submitOptimistically;
   const result = await run(deps, actor, scope, async ({ trx, user, claim, read, confirmed }) => {
     const list = confirmed();
     const parts = lockedConfirmedParts(list, read.parts);
@@ -81,6 +85,13 @@ export async function submitNewMovement(
     checkBelongToClaim(list, parts, claim.id);
     const checked = checkStatusesAndPhotos(flow, list, parts, read.staged, user.id);
     const destination = spec.destination(read);
+    // A tablet's submission runs on the locked path (above): `trx` is its transaction.
+    const handover = input.handover === undefined ? null : await takeHandover(trx as Tx, {
+      leg: flow.stage,
+      userId: user.id,
+      movementId: null,
+      input: input.handover,
+    });
 
     const ids = checked.map((c) => c.part.id);
     const written = await writeNewMovement(trx, {
@@ -120,6 +131,10 @@ export async function submitNewMovement(
     // the locked path; the optimistic path's statement cannot get here with a difference).
     if (written.flipped !== ids.length || written.deliveryOf.size !== ids.length) {
       throw new Error("movement: a locked part changed status");
+    }
+    if (handover) {
+      const parts = checked.map((c) => ({ partId: c.part.id, photoId: c.photoId }));
+      await recordHandover(trx as Tx, handover, written.movementId, parts, now);
     }
     return {
       movementId: written.movementId,

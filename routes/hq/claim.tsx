@@ -2,14 +2,14 @@
  * `/hq/claims/:claim_number`: a claim's chain of custody (docs/dashboard.md "Claim page and evidence pack"),
  * printable on A4 (each page's margins carry the claim, its rego, the print time and the page's number), and
  * `/hq/claims/:claim_number/evidence.zip`: its evidence pack (lib/evidence/zip.ts), streamed: the original
- * photos, manifest.csv and manifest.json with each photo's recorded SHA-256, and this page as claim.html.
- * Staff only (mounted in the staff area of routes/hq/mod.ts).
+ * photos, the handovers' signatures and left-at photos, manifest.csv and manifest.json with each file's
+ * recorded SHA-256, and this page as claim.html. Staff only (mounted in the staff area of routes/hq/mod.ts).
  */
 import { join } from "node:path";
 import { Hono } from "hono";
 import { renderToString } from "preact-render-to-string";
 import type { AppDeps } from "@/lib/deps.ts";
-import { claimPage, type ClaimPageData } from "@/lib/dashboard/claim.ts";
+import { claimPage, type ClaimPageData, type Leg } from "@/lib/dashboard/claim.ts";
 import { type EvidenceFile, evidenceFiles, evidenceZip, manifests } from "@/lib/evidence/zip.ts";
 import { isLineText } from "@/lib/validation.ts";
 import { zoneNameLocale } from "@/io/time_zone.ts";
@@ -17,6 +17,7 @@ import { DIST_DIR, getAssets } from "@/render/assets.ts";
 import { island } from "@/render/islands.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { ClaimView, type PhotoLink } from "@/components/hq/claim_view.tsx";
+import { type HandoverImageLink, HandoverSummary } from "@/components/hq/handover.tsx";
 import { errorPage, hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { claimHref } from "@/components/hq/part_cells.tsx";
 import { Live } from "@/components/hq/live.tsx";
@@ -37,6 +38,11 @@ const printTitle = (data: ClaimPageData) =>
 /** On the dashboard, photos come from the photo routes (thumbnail shown, original on click). */
 const dashboardPhoto: PhotoLink = (leg) =>
   leg.photo ? { src: `/photos/${leg.photo.id}/thumb`, href: `/photos/${leg.photo.id}` } : null;
+
+/** A leg's "Receiver" cell: its handover (docs/handover.md), its images from `image`. */
+const receiverOf = (zone: string, image?: HandoverImageLink) => (leg: Leg) => (
+  <HandoverSummary handover={leg.handover} recordedVia={leg.recordedVia} zone={zone} image={image} />
+);
 
 export function claimRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
@@ -60,7 +66,7 @@ export function claimRoutes(deps: AppDeps) {
         <Actions number={number} zone={zone} />
         {/* Live (lib/live/): a leg, a status change or an announcement of any claim refreshes it in place. */}
         <Live topics={["movements", "parts", "announcements"]}>
-          <ClaimView data={data} zone={zone} photo={dashboardPhoto} links />
+          <ClaimView data={data} zone={zone} photo={dashboardPhoto} receiver={receiverOf(zone)} links />
         </Live>
       </>,
     );
@@ -81,10 +87,16 @@ export function claimRoutes(deps: AppDeps) {
         }; no pack was made. Tell an administrator.`,
       });
     }
-    const packed = new Map(files.map((f) => [f.leg, f.fileName]));
+    const packed = new Map(files.filter((f) => f.kind === "photo").map((f) => [f.leg, f.fileName]));
+    const handoverPacked = new Map(
+      files.filter((f) => f.kind !== "photo").map((f) => [`${f.kind} ${f.photo.id}`, f.fileName]),
+    );
     const { csv, json } = manifests(files, zone, data.claim.claim_number);
     const html = await printedCopy(data, zone, deps.clock.now(), (leg) => {
       const name = packed.get(leg);
+      return name ? { src: name, href: name } : null;
+    }, (image, kind) => {
+      const name = handoverPacked.get(`${kind} ${image.id}`);
       return name ? { src: name, href: name } : null;
     });
     const stem = data.claim.claim_number.replace(/[^A-Za-z0-9.+-]/g, "_");
@@ -129,7 +141,13 @@ function Actions({ number, zone }: { number: string; zone: string }) {
  * and prints offline, links relative). Printed, its pages carry the page's margins, stamped with the time
  * the pack was made (no script runs in the copy to stamp the time of printing).
  */
-async function printedCopy(data: ClaimPageData, zone: string, now: Date, photo: PhotoLink) {
+async function printedCopy(
+  data: ClaimPageData,
+  zone: string,
+  now: Date,
+  photo: PhotoLink,
+  handoverImage: HandoverImageLink,
+) {
   const assets = await getAssets();
   const styles = await Deno.readTextFile(join(DIST_DIR, assets.files["styles.css"]));
   const body = renderToString(
@@ -145,7 +163,7 @@ async function printedCopy(data: ClaimPageData, zone: string, now: Date, photo: 
       <body class="bg-white text-slate-900">
         <main class="mx-auto max-w-7xl px-4 py-6">
           <DepotTimeZone.Provider value={zone}>
-            <ClaimView data={data} zone={zone} photo={photo} />
+            <ClaimView data={data} zone={zone} photo={photo} receiver={receiverOf(zone, handoverImage)} />
           </DepotTimeZone.Provider>
         </main>
       </body>

@@ -16,6 +16,7 @@ import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import { ClaimLink, RegoLink } from "@/components/hq/part_cells.tsx";
+import { MovementHandovers } from "@/components/hq/handover.tsx";
 import {
   buttonClass,
   Csrf,
@@ -106,7 +107,15 @@ const VIA_LABEL = {
 } as const;
 
 const HISTORY_COLUMNS = ["When", "From", "To", "Who", "Via", "Reason"];
-const MOVEMENT_COLUMNS = ["Movement", "Status", "Picked up", "Dropped off", "Pickup photo", "Delivery photo"];
+const MOVEMENT_COLUMNS = [
+  "Movement",
+  "Status",
+  "Picked up",
+  "Dropped off",
+  "Pickup photo",
+  "Delivery photo",
+  "Handover",
+];
 
 function Page({ data }: { data: Data }) {
   const { part, history, movements } = data.detail;
@@ -192,6 +201,9 @@ function Page({ data }: { data: Data }) {
               </td>
               <td class={tdClass}>
                 <PhotoThumb id={m.delivery_photo_id} alt={`Delivery photo of ${part.part_no}`} />
+              </td>
+              <td class={tdClass}>
+                <MovementHandovers legs={data.handovers.get(m.id) ?? []} />
               </td>
             </tr>
           )}
