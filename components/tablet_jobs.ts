@@ -101,6 +101,8 @@ export interface FoundClaim {
   /** return: where the parts go and the open trip they are on. */
   hq_location?: { id: number; name: string };
   movement_id?: number;
+  /** The job's proof of handover (docs/handover.md): the admin's policy and the reasons "Nobody to sign" offers. */
+  handover: { policy: "required" | "optional" | "off"; reasons: { key: string; label: string }[] };
 }
 
 /** What /tablet/api/photos answers for a stored photo. */

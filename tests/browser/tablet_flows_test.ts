@@ -20,6 +20,7 @@ import {
   photograph,
   PNG,
   shoot,
+  sign,
   signIn,
   thumbnailsLoaded,
 } from "./tablet_setup.ts";
@@ -84,6 +85,7 @@ Deno.test({
           await shoot(page, "07_parts_photographed");
           await page.getByRole("button", { name: /^Review/ }).click();
           await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+          await sign(page);
           await shoot(page, "08_review");
           await page.getByRole("button", { name: "Confirm delivery" }).click();
           await page.waitForURL(/\/tablet\/movements\/\d+/);
@@ -228,6 +230,7 @@ Deno.test({
               "52119-0K040",
             )
               .execute();
+            await sign(page);
             await page.getByRole("button", { name: "Confirm delivery" }).click();
             const bumper = page.getByTestId("part-52119-0K040");
             await bumper.getByTestId("part-error").waitFor();
