@@ -3,7 +3,7 @@
  * answers: shared by the tablet's routes (routes/tablet) and its islands, which may import components/
  * (render/assets/js.ts). Pure data, and types only from server modules: safe on both sides.
  */
-import type { MovementStatus, MovementType, PartStatus } from "@/db/schema.ts";
+import type { HandoverPolicy, MovementStatus, MovementType, PartStatus } from "@/db/schema.ts";
 import type { FlowName } from "@/lib/flows.ts";
 
 export type JobName = "deliver" | "collect" | "return";
@@ -101,8 +101,18 @@ export interface FoundClaim {
   /** return: where the parts go and the open trip they are on. */
   hq_location?: { id: number; name: string };
   movement_id?: number;
-  /** The job's proof of handover (docs/handover.md): the admin's policy and the reasons "Nobody to sign" offers. */
-  handover: { policy: "required" | "optional" | "off"; reasons: { key: string; label: string }[] };
+  /** The job's handover step (docs/handover.md "Policy"): its policy and the reasons "Nobody to sign" offers. */
+  handover: HandoverStep;
+}
+
+export interface HandoverStep {
+  policy: HandoverPolicy;
+  reasons: { key: string; label: string }[];
+}
+
+/** What /tablet/api/handover-images answers for a stored signature or left-at photo. */
+export interface StoredHandoverImage {
+  image_id: number;
 }
 
 /** What /tablet/api/photos answers for a stored photo. */

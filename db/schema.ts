@@ -352,6 +352,44 @@ export interface RunStopsTable {
   updated_at: Timestamp;
 }
 
+export type HandoverPolicy = "required" | "optional" | "off";
+export type UnsignedReason = "shop_closed" | "left_at_agreed_place" | "receiver_refused";
+export type HandoverImageKind = "signature" | "left";
+
+/** An admin's handover policy for a leg (migration 20261224T0900_handovers); no row: the default. */
+export interface HandoverPoliciesTable {
+  leg: MovementStage;
+  policy: HandoverPolicy;
+  updated_by: number;
+  updated_at: Timestamp;
+}
+
+/** A signature or left-at photo a driver sent, unused until a submission takes it (docs/handover.md). */
+export interface HandoverImagesTable {
+  id: Generated<number>;
+  kind: HandoverImageKind;
+  photo_id: number;
+  uploaded_by: number;
+  uploaded_at: Timestamp;
+  /** The movement and leg that took it; null while unused. */
+  movement_id: ColumnType<number | null, number | null | undefined, number | null>;
+  leg: ColumnType<MovementStage | null, MovementStage | null | undefined, MovementStage | null>;
+}
+
+/** The handover of one movement leg (docs/handover.md "What is stored"). */
+export interface HandoversTable {
+  movement_id: number;
+  leg: MovementStage;
+  receiver_name: string | null;
+  signature_photo_id: number | null;
+  unsigned_reason: UnsignedReason | null;
+  left_photo_id: number | null;
+  recorded_at: Timestamp;
+  recorded_by: number;
+  /** SHA-256, lowercase hex, of the handover text (lib/handover/digest.ts). */
+  digest: string;
+}
+
 export const AUDIT_ACTIONS = [
   "user.create",
   "user.role",
@@ -374,6 +412,7 @@ export const AUDIT_ACTIONS = [
   "run.suggest",
   "import",
   "handler.movement",
+  "handover.policy",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -401,6 +440,9 @@ export interface Database {
   return_requests: ReturnRequestsTable;
   return_request_parts: ReturnRequestPartsTable;
   run_stops: RunStopsTable;
+  handover_policies: HandoverPoliciesTable;
+  handover_images: HandoverImagesTable;
+  handovers: HandoversTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;
@@ -415,6 +457,7 @@ export type DeliverPart = Selectable<DeliverPartsTable>;
 export type NewDeliverPartRow = Insertable<DeliverPartsTable>;
 export type UploadedImage = Selectable<UploadedImagesTable>;
 export type Photo = Selectable<PhotosTable>;
+export type Handover = Selectable<HandoversTable>;
 export type AnnouncementRow = Selectable<AnnouncementsTable>;
 export type PartStatusChange = Selectable<PartStatusHistoryTable>;
 export type NewHistoryRow = Insertable<PartStatusHistoryTable>;

@@ -19,9 +19,10 @@ let sharpLoad: Promise<Sharp | null> | undefined;
 
 /**
  * Loads sharp on first use rather than at import: a machine where the native binary cannot load still
- * serves uploads and originals, it only goes without thumbnails.
+ * serves uploads and originals, it only goes without thumbnails. The signature check (io/ink.ts) loads it
+ * here too.
  */
-function loadSharp(): Promise<Sharp | null> {
+export function loadSharp(): Promise<Sharp | null> {
   sharpLoad ??= import("sharp").then((mod) => {
     const sharp = mod.default;
     // Thumbnails are made once and stored; libvips' operation cache would only hold memory.

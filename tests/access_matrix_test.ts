@@ -122,6 +122,7 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/hq/admin/two-factor/users/:id/remove": "admin",
   "/tablet/api/movements": "tablet",
   "/tablet/api/photos": "tablet",
+  "/tablet/api/handover-images": "tablet",
   "/tablet/api/ping": "tablet",
   "/tablet/api/search": "tablet",
   "/tablet/api/return-requests": "tablet",

@@ -8,6 +8,7 @@ import type { TestApp } from "@/testkit/app.ts";
 import { appTest } from "@/testkit/app.ts";
 import { makeClaim, makeHq, makeRepairer } from "@/testkit/factories.ts";
 import { jpegPhoto, notAPhoto } from "@/testkit/photos.ts";
+import { handoversOff } from "@/tests/helpers/handover.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
 
 async function setup(a: TestApp, statuses: PartStatus[], registration = "ABC123") {
@@ -22,6 +23,8 @@ async function setup(a: TestApp, statuses: PartStatus[], registration = "ABC123"
   const driver = await makeDriver(a, { name: "Dana Driver" });
   const t = new Tablet(a);
   await t.signIn(driver);
+  // The handover step has its own tests (handover_test.ts).
+  await handoversOff(a);
   return { hq, shop, other, claim, parts, driver, t };
 }
 
@@ -68,6 +71,7 @@ appTest(
       ],
       repairer_id: shop.id,
       repairer_name: "North Smash Repairs",
+      handover: { policy: "off", reasons: found.handover.reasons },
     });
   },
 );

@@ -287,8 +287,9 @@ export async function deleteReplacedBefore(db: Db, cutoff: Date, limit: number):
 }
 
 /**
- * Whether `userId` took photo `photoId` (a staged row of theirs holds it) or drove a movement that shows
- * it (picked up or dropped off, the tablet receipt's rule: routes/tablet/receipt.tsx).
+ * Whether `userId` took photo `photoId` (a staged row of theirs holds it, or a handover image they sent) or
+ * drove a movement that shows it (picked up or dropped off, the tablet receipt's rule:
+ * routes/tablet/receipt.tsx), or recorded the handover that shows it (docs/handover.md).
  */
 export async function isPhotoOfDriver(db: QueryRunner, photoId: number, userId: number): Promise<boolean> {
   const row = await db.selectFrom("photos as p").select("p.id").where("p.id", "=", photoId)
@@ -305,6 +306,15 @@ export async function isPhotoOfDriver(db: QueryRunner, photoId: number, userId: 
               w.or([w("d.pickup_photo_id", "=", photoId), w("d.delivery_photo_id", "=", photoId)])
             )
             .where((w) => w.or([w("m.picked_up_by", "=", userId), w("m.dropped_off_by", "=", userId)])),
+        ),
+        eb.exists(
+          eb.selectFrom("handover_images as h").select("h.id")
+            .whereRef("h.photo_id", "=", "p.id").where("h.uploaded_by", "=", userId),
+        ),
+        eb.exists(
+          eb.selectFrom("handovers as h").select("h.movement_id")
+            .where((w) => w.or([w("h.signature_photo_id", "=", photoId), w("h.left_photo_id", "=", photoId)]))
+            .where("h.recorded_by", "=", userId),
         ),
       ])
     )

@@ -22,6 +22,7 @@ import {
 import type { DeliveryPart, DropOffReverseInput } from "@/lib/movements/input.ts";
 import { countedSubmission } from "@/lib/movements/outcomes.ts";
 import { replayOf } from "@/lib/movements/replay.ts";
+import { recordHandover, takeHandover } from "@/lib/handover/record.ts";
 import { handlerAuditOf, submit } from "@/lib/movements/submission.ts";
 import type { Actor } from "@/lib/users.ts";
 
@@ -97,6 +98,12 @@ async function recordDropOffReverse(
       }
     }
     const checked = checkStatusesAndPhotos(flow, list, parts, read.staged, user.id);
+    const handover = input.handover === undefined ? null : await takeHandover(trx, {
+      leg: flow.stage,
+      userId: user.id,
+      movementId: trip.id,
+      input: input.handover,
+    });
 
     const ids = checked.map((c) => c.part.id);
     const { deliveryOf, flipped, movementStatus } = await writeLeg2DropOff(trx, {
@@ -117,6 +124,10 @@ async function recordDropOffReverse(
     // one changes. Anything else is a bug and must not commit half a drop-off.
     if (deliveryOf.size !== ids.length || flipped !== ids.length) {
       throw new Error("drop-off: a locked part or its Deliver_Parts changed");
+    }
+    if (handover) {
+      const legParts = checked.map((c) => ({ partId: c.part.id, photoId: c.photoId }));
+      await recordHandover(trx, handover, trip.id, legParts, now);
     }
     return {
       wrote: true,

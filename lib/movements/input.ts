@@ -4,6 +4,16 @@
  * tablet: routes/tablet/api.ts).
  */
 
+import type { HandoverInput } from "@/lib/handover/record.ts";
+
+/**
+ * The tablet's handover step (docs/handover.md): null when the tablet sent none, absent (undefined) from
+ * the mobile app's handler, whose protocol has no handover, so no policy applies to it.
+ */
+export interface WithHandover {
+  handover?: HandoverInput | null;
+}
+
 /** Far more than a claim has; the handler's 64 KiB body limit is the real bound. */
 export const MAX_SUBMITTED_PARTS = 500;
 
@@ -15,19 +25,19 @@ export interface SubmittedPart {
   imageId: number | null;
 }
 
-export interface DropOffInput {
+export interface DropOffInput extends WithHandover {
   rego: string;
   /** null: none chosen, or not a usable ID (the use case answers `Choose a repair shop.`, D15). */
   repairShopId: number | null;
   parts: SubmittedPart[];
 }
 
-export interface PickUpReverseInput {
+export interface PickUpReverseInput extends WithHandover {
   rego: string;
   parts: SubmittedPart[];
 }
 
-export interface DropOffReverseInput {
+export interface DropOffReverseInput extends WithHandover {
   rego: string;
   movementId: number;
   parts: SubmittedPart[];

@@ -20,10 +20,12 @@ import {
   lockedConfirmedParts,
   type MovementDeps,
 } from "@/lib/movements/checks.ts";
-import type { DeliveryPart, SubmittedPart } from "@/lib/movements/input.ts";
+import type { DeliveryPart, SubmittedPart, WithHandover } from "@/lib/movements/input.ts";
+import { recordHandover, takeHandover } from "@/lib/handover/record.ts";
 import { replayOf } from "@/lib/movements/replay.ts";
 import { handlerAuditOf, StaleRead, submit, submitOptimistically } from "@/lib/movements/submission.ts";
 import type { Actor } from "@/lib/users.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
 
 export interface NewMovementSpec {
   flow: Flow;
@@ -56,7 +58,7 @@ export async function submitNewMovement(
   deps: MovementDeps,
   actor: Actor,
   spec: NewMovementSpec,
-  input: { rego: string; parts: SubmittedPart[] },
+  input: { rego: string; parts: SubmittedPart[] } & WithHandover,
 ): Promise<NewMovementResult> {
   const { config, clock } = deps;
   const { flow } = spec;
@@ -71,8 +73,9 @@ export async function submitNewMovement(
     repairerId: spec.repairerId,
   };
   // A drop-off's write statement locks its parts itself (all or nothing), so it may skip the locks and the
-  // transaction; a reverse pickup must hold the claim row before it reads (lib/movements/submission.ts).
-  const run = spec.pickup ? submit : submitOptimistically;
+  // transaction; a reverse pickup must hold the claim row before it reads (lib/movements/submission.ts), and
+  // a tablet's handover is checked and recorded in the movement's transaction (docs/handover.md).
+  const run = spec.pickup || input.handover !== undefined ? submit : submitOptimistically;
   const result = await run(deps, actor, scope, async ({ trx, user, claim, read, confirmed }) => {
     const list = confirmed();
     const parts = lockedConfirmedParts(list, read.parts);
@@ -81,6 +84,12 @@ export async function submitNewMovement(
     checkBelongToClaim(list, parts, claim.id);
     const checked = checkStatusesAndPhotos(flow, list, parts, read.staged, user.id);
     const destination = spec.destination(read);
+    const handover = input.handover === undefined ? null : await takeHandover(trx as Tx, {
+      leg: flow.stage,
+      userId: user.id,
+      movementId: null,
+      input: input.handover,
+    });
 
     const ids = checked.map((c) => c.part.id);
     const written = await writeNewMovement(trx, {
@@ -120,6 +129,10 @@ export async function submitNewMovement(
     // the locked path; the optimistic path's statement cannot get here with a difference).
     if (written.flipped !== ids.length || written.deliveryOf.size !== ids.length) {
       throw new Error("movement: a locked part changed status");
+    }
+    if (handover) {
+      const parts = checked.map((c) => ({ partId: c.part.id, photoId: c.photoId }));
+      await recordHandover(trx as Tx, handover, written.movementId, parts, now);
     }
     return {
       movementId: written.movementId,

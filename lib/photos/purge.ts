@@ -1,7 +1,9 @@
 /**
  * The photo purge (D19): staged rows (Parts_Uploaded_Images) older than 30 days go, with their tokens
  * (ON DELETE CASCADE); Deliver_Parts rows that used one keep their photo and lose only the staged link
- * (ON DELETE SET NULL), and so do staged rows a retake replaced (lib/photos/retakes.ts). Then photo rows nothing references any more (no staged row, no Deliver_Parts, no return request)
+ * (ON DELETE SET NULL), and so do staged rows a retake replaced (lib/photos/retakes.ts), and handover images
+ * no submission took (docs/handover.md). Then photo rows nothing references any more (no staged row, no
+ * Deliver_Parts, no return request, no handover image or handover)
  * and their files go; photos used by Deliver_Parts are kept for good. Last, files no photo row names
  * (an upload that lost a race or died between storing and recording) and leftovers in tmp/.
  *
@@ -11,6 +13,7 @@
  * onto its file, which refreshes its time) meanwhile is kept.
  * Runs daily inside the server (startPurgeSchedule) and on demand: `deno task purge`.
  */
+import { deleteUnusedHandoverImagesBefore } from "@/db/queries/handovers.ts";
 import { deleteReplacedBefore } from "@/db/queries/photos.ts";
 import {
   deletePhotoIfUnreferenced,
@@ -65,6 +68,12 @@ export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<Pu
   for (let n = BATCH; n === BATCH;) {
     const photoIds = await deleteReplacedBefore(db, new Date(start.getTime() - RETAKE_GRACE_MS), BATCH);
     n = photoIds.length;
+    report.stagedRows += n;
+  }
+
+  // 1c. Handover images no submission took (docs/handover.md "What is stored"), at the staged rows' age.
+  for (let n = BATCH; n === BATCH;) {
+    n = await deleteUnusedHandoverImagesBefore(db, cutoff, BATCH);
     report.stagedRows += n;
   }
 

@@ -8,7 +8,8 @@
  *
  *   POST /search      {job, rego}                                → FoundClaim (refused: {message, next_step?, regos?})
  *   POST /photos?job=&rego=&part_id=   body: the photo bytes      → {image_id, photo_id} (2a + 2b)
- *   POST /movements   {job, rego, repairer_id?, movement_id?, parts[]} → {movement_id, receipt_url}
+ *   POST /movements   {job, rego, repairer_id?, movement_id?, parts[], handover?} → {movement_id, receipt_url}
+ *   POST /handover-images?kind=signature|left   body: the image   → {image_id} (handover_images.ts)
  *   POST /ping        keeps the session alive (the idle warning's "Stay signed in")
  *   POST /return-requests, GET /return-requests/:id  asking HQ to flag parts for return (return_requests.ts)
  *   GET  /run-sheet   today's stops, the trips on the road, the work with no shop → RunSheetAnswer
@@ -17,7 +18,7 @@
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import type { User } from "@/db/schema.ts";
+import type { HandoverPolicy, User } from "@/db/schema.ts";
 import {
   type ApiRefusal,
   type FoundClaim,
@@ -34,6 +35,7 @@ import { dropOff } from "@/lib/movements/drop_off.ts";
 import { dropOffReverse } from "@/lib/movements/drop_off_reverse.ts";
 import { MAX_SUBMITTED_PARTS, type SubmittedPart } from "@/lib/movements/input.ts";
 import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
+import { handoverPolicies, unsignedReasonList } from "@/lib/handover/policy.ts";
 import { photoTooLarge, storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
 import { type ClaimPart, matchingRegos, TABLET_ROLES } from "@/lib/tablet_data.ts";
@@ -41,6 +43,7 @@ import { type FlowClaim, searchForFlow } from "@/lib/tablet_search.ts";
 import { idField, isId, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import { liveRoutes } from "@/routes/hq/live.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
+import { handoverField, handoverImageRoutes } from "@/routes/tablet/handover_images.ts";
 import { offerAnswer, returnRequestRoutes } from "@/routes/tablet/return_requests.ts";
 import { returnOfferFor } from "@/lib/return_requests.ts";
 import { type RunSheet, runSheetFor, type SheetLine } from "@/lib/run_sheet.ts";
@@ -73,6 +76,7 @@ const movementSchema = z.object({
   // A return finishes the open trip its search found.
   movement_id: idField.optional(),
   parts: partsField,
+  handover: handoverField,
 });
 type MovementRequest = z.output<typeof movementSchema>;
 
@@ -101,7 +105,7 @@ const offeredPart = ({ id, part_no, description, qty }: ClaimPart) => ({ id, par
  * What every job's answer says of the claim a search found: its rego, number, the parts offered with their
  * quantity, and the claim's other parts (not movable in this job now) with their status in a driver's words.
  */
-function foundClaim(job: JobName, rego: string, claim: FlowClaim): FoundClaim {
+function foundClaim(job: JobName, rego: string, claim: FlowClaim, policy: HandoverPolicy): FoundClaim {
   return {
     job,
     rego,
@@ -110,6 +114,7 @@ function foundClaim(job: JobName, rego: string, claim: FlowClaim): FoundClaim {
     not_ready: claim.otherParts.map((p) => ({ ...offeredPart(p), status: PART_STATUS_WORDS[p.status] })),
     ...(claim.repairer ? { repairer_id: claim.repairer.id, repairer_name: claim.repairer.name } : {}),
     ...(claim.trip ? { hq_location: claim.trip.hqLocation, movement_id: claim.trip.id } : {}),
+    handover: { policy, reasons: unsignedReasonList() },
   };
 }
 
@@ -153,7 +158,10 @@ async function findForJob(
   rego: string,
 ): Promise<FoundClaim | ApiRefusal> {
   const found = await searchForFlow(deps.db, user, JOBS[job].flow, rego);
-  if (!("mismatch" in found)) return foundClaim(job, rego, found);
+  if (!("mismatch" in found)) {
+    const policies = await handoverPolicies(deps.db);
+    return foundClaim(job, rego, found, policies[FLOWS[JOBS[job].flow].stage]);
+  }
   if (found.mismatch === "no_return_trip") return { message: "Return trip not found." };
   return {
     message:
@@ -168,12 +176,23 @@ const SUBMIT: Record<
   (deps: AppDeps, user: User, m: MovementRequest) => Promise<{ movementId: number }>
 > = {
   deliver: (deps, user, m) =>
-    dropOff(deps, { user }, { rego: m.rego, repairShopId: m.repairer_id, parts: m.parts }),
-  collect: (deps, user, m) => pickUpReverse(deps, { user }, { rego: m.rego, parts: m.parts }),
+    dropOff(deps, { user }, {
+      rego: m.rego,
+      repairShopId: m.repairer_id,
+      parts: m.parts,
+      handover: m.handover,
+    }),
+  collect: (deps, user, m) =>
+    pickUpReverse(deps, { user }, { rego: m.rego, parts: m.parts, handover: m.handover }),
   return: (deps, user, m) => {
     // The search hands the page the open trip; a return without one has nothing to finish.
     if (m.movement_id === undefined) throw new DomainError("not_found", "Return trip not found.");
-    return dropOffReverse(deps, { user }, { rego: m.rego, movementId: m.movement_id, parts: m.parts });
+    return dropOffReverse(deps, { user }, {
+      rego: m.rego,
+      movementId: m.movement_id,
+      parts: m.parts,
+      handover: m.handover,
+    });
   },
 };
 
@@ -298,6 +317,7 @@ export function apiRoutes(deps: AppDeps) {
     return refusalAnswer(c, error);
   });
   app.route("/photos", photoRoutes(deps));
+  app.route("/handover-images", handoverImageRoutes(deps));
   app.route(
     "/",
     withOwnMiddleware(

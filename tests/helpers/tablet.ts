@@ -95,6 +95,15 @@ export class Tablet {
     });
   }
 
+  /** Sends a handover image (docs/handover.md); `type` is the content type the tablet declares. */
+  async uploadHandoverImage(kind: string, bytes: Uint8Array, type = "image/png"): Promise<Response> {
+    return await this.request(`/tablet/api/handover-images?kind=${encodeURIComponent(kind)}`, {
+      method: "POST",
+      headers: { "content-type": type, "x-csrf-token": this.csrf },
+      body: bytes as Uint8Array<ArrayBuffer>,
+    });
+  }
+
   async uploadPhoto(query: Record<string, string | number>, bytes: Uint8Array): Promise<Response> {
     const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
     return await this.request(`/tablet/api/photos?${q}`, {
