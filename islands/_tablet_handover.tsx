@@ -9,9 +9,9 @@
  * every chunk of the build, so it opens in a dead spot too.
  */
 import type { RefObject } from "preact";
-import type { JobName } from "@/components/tablet_jobs.ts";
+import type { HandoverStep, JobName } from "@/components/tablet_jobs.ts";
 import type { FlowStore } from "./_tablet_store.ts";
-import { type HandoverOffer, NAME_MAX } from "./_tablet_handover_rules.ts";
+import { NAME_MAX } from "./_tablet_handover_rules.ts";
 import { CameraButton, PhotoStatusLine } from "./_tablet_parts.tsx";
 import { type PadHandle, SignatureField } from "./_tablet_signature.tsx";
 
@@ -22,9 +22,9 @@ const WHO_SIGNS: Record<JobName, string> = {
   return: "The person at HQ receiving the parts types their name and signs.",
 };
 
-export function HandoverStep(props: {
+export function HandoverSection(props: {
   jobName: JobName;
-  offer: HandoverOffer;
+  offer: HandoverStep;
   store: FlowStore;
   pad: RefObject<PadHandle | null>;
 }) {
@@ -66,7 +66,7 @@ export function HandoverStep(props: {
   );
 }
 
-function NobodyToSign({ offer, store: s }: { offer: HandoverOffer; store: FlowStore }) {
+function NobodyToSign({ offer, store: s }: { offer: HandoverStep; store: FlowStore }) {
   const h = s.handover;
   const left = s.left.photo;
   return (
@@ -103,6 +103,7 @@ function NobodyToSign({ offer, store: s }: { offer: HandoverOffer; store: FlowSt
               </label>
             ))}
           </fieldset>
+          <p class="field-label" aria-hidden="true">Photo of where the parts were left</p>
           <div class="flex flex-wrap items-center gap-4" data-testid="left-photo">
             {left?.preview && (
               <img

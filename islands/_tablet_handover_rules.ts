@@ -3,10 +3,9 @@
  * still missing before the driver may confirm, and the submission's `handover` built from the records
  * kept on the device. The server checks the same policy again inside the movement's transaction.
  */
-import type { FoundClaim } from "@/components/tablet_jobs.ts";
-import type { HandoverImageKind, QueuedHandover, QueuedPhoto } from "./_tablet_queue_db.ts";
-
-export type HandoverOffer = FoundClaim["handover"];
+import type { HandoverStep } from "@/components/tablet_jobs.ts";
+import type { HandoverImageKind } from "@/db/schema.ts";
+import type { QueuedHandover, QueuedPhoto } from "./_tablet_queue_db.ts";
 
 /** The longest receiver's name the server takes. */
 export const NAME_MAX = 100;
@@ -22,15 +21,15 @@ export const emptyHandover = (): QueuedHandover => ({
  * The job asks for a handover. A claim found before the policy existed carries none (a movement kept on
  * the tablet across the release): it is sent without one, as before.
  */
-export const asksHandover = (offer: HandoverOffer | undefined): offer is HandoverOffer =>
+export const asksHandover = (offer: HandoverStep | undefined): offer is HandoverStep =>
   offer !== undefined && offer.policy !== "off";
 
 /** "Nobody to sign" applies: the policy allows it and the driver chose it. */
-const unsigned = (offer: HandoverOffer, h: QueuedHandover) => offer.policy === "optional" && h.nobody;
+const unsigned = (offer: HandoverStep, h: QueuedHandover) => offer.policy === "optional" && h.nobody;
 
 /** The handover image the submission names: the signature, or the photo of where the parts were left. */
 export function imageKindOf(
-  offer: HandoverOffer | undefined,
+  offer: HandoverStep | undefined,
   h: QueuedHandover,
 ): HandoverImageKind | undefined {
   if (!asksHandover(offer)) return undefined;
@@ -42,7 +41,7 @@ export function imageKindOf(
  * of where the parts were left is on the device (not refused).
  */
 export function handoverMissing(
-  offer: HandoverOffer | undefined,
+  offer: HandoverStep | undefined,
   h: QueuedHandover,
   leftKept: boolean,
 ): string | null {
@@ -65,7 +64,7 @@ export type HandoverBody =
  * stops the movement when its image was refused.
  */
 export function handoverBody(
-  offer: HandoverOffer | undefined,
+  offer: HandoverStep | undefined,
   h: QueuedHandover | undefined,
   images: QueuedPhoto[],
 ): { body?: HandoverBody; refusal?: string } {

@@ -15,7 +15,12 @@
  * Tabs: a Web Lock per driver lets one tab send at a time; a BroadcastChannel tells the other tabs to
  * re-read the queue and to look for work.
  */
-import type { JobName, StoredPhoto, SubmittedMovement } from "@/components/tablet_jobs.ts";
+import type {
+  JobName,
+  StoredHandoverImage,
+  StoredPhoto,
+  SubmittedMovement,
+} from "@/components/tablet_jobs.ts";
 import { backoffMs, isRetryable, postJson, uploadBlob } from "./_tablet_net.ts";
 import { handoverBody } from "./_tablet_handover_rules.ts";
 import {
@@ -210,18 +215,18 @@ function createQueue(userId: number, csrf: string) {
         rego: photo.rego,
         part_id: `${photo.partId}`,
       })}`;
-    const answer = await uploadBlob<Partial<StoredPhoto>>(url, photo.blob!, csrf, (f) => {
+    const answer = await uploadBlob<StoredPhoto | StoredHandoverImage>(url, photo.blob!, csrf, (f) => {
       transfer.progress = f;
       emit({ type: "progress" }, false);
     });
     const stored = answer.data;
-    if (stored?.image_id !== undefined) {
+    if (stored) {
       // The server has the photo: only its ids stay, for the submission that will name it.
       await updatePhoto(photo.key, (p) => ({
         ...p,
         blob: undefined,
         imageId: stored.image_id,
-        photoId: stored.photo_id,
+        photoId: "photo_id" in stored ? stored.photo_id : undefined,
       }));
       return "done";
     }

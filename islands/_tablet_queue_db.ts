@@ -15,6 +15,7 @@
 import { type DBSchema, type IDBPDatabase, openDB } from "idb";
 import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
 import type { PointGroup } from "signature_pad";
+import type { HandoverImageKind } from "@/db/schema.ts";
 
 export interface QueuedPhoto {
   key: string;
@@ -40,8 +41,6 @@ export interface QueuedPhoto {
 }
 
 export type MovementState = "draft" | "queued" | "refused";
-
-export type HandoverImageKind = "signature" | "left";
 
 /**
  * The handover as the driver is filling it in. The signature is kept as the pad's strokes (so a reload

@@ -6,11 +6,11 @@
  * part twice. The receipt opens when the server has it; a refusal sends the driver back to the parts.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { FoundClaim, Job, JobName } from "@/components/tablet_jobs.ts";
+import type { FoundClaim, HandoverStep, Job, JobName } from "@/components/tablet_jobs.ts";
 import type { Queue } from "./_tablet_queue.ts";
 import type { FlowStore } from "./_tablet_store.ts";
 import { ActionBar, type HeadingRef, type Sending, StepHeading } from "./_tablet_flow_ui.tsx";
-import { asksHandover, handoverMissing, type HandoverOffer, imageKindOf } from "./_tablet_handover_rules.ts";
+import { asksHandover, handoverMissing, imageKindOf } from "./_tablet_handover_rules.ts";
 import type { PadHandle } from "./_tablet_signature.tsx";
 
 type HandoverModule = typeof import("./_tablet_handover.tsx");
@@ -190,12 +190,13 @@ export function ReviewStep(props: {
               <button type="button" class="btn btn-secondary" onClick={loadAgain}>Try again</button>
             </div>
           )
-          : <handover.HandoverStep jobName={props.jobName} offer={found.handover} store={s} pad={pad} />
+          : <handover.HandoverSection jobName={props.jobName} offer={found.handover} store={s} pad={pad} />
+      )}
+      {(missing ?? padProblem) && (
+        // Under the handover, not in the action bar: the bar keeps to its height (docs/tablet.md "Layout").
+        <p id="confirm-needs" class="msg-info" data-testid="confirm-needs">{missing ?? padProblem}</p>
       )}
       <ActionBar store={s} sending={sending}>
-        {(missing ?? padProblem) && (
-          <p id="confirm-needs" class="font-semibold" data-testid="confirm-needs">{missing ?? padProblem}</p>
-        )}
         <div class="flex flex-wrap gap-3">
           {saved
             ? (
@@ -232,7 +233,7 @@ export function ReviewStep(props: {
 }
 
 /** The handover of a movement saved on the tablet, in the review's summary. */
-export function HandoverSummary({ offer, store }: { offer: HandoverOffer; store: FlowStore }) {
+export function HandoverSummary({ offer, store }: { offer: HandoverStep; store: FlowStore }) {
   const h = store.handover;
   return (
     <p class="text-xl" data-testid="review-handover">

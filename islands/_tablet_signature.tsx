@@ -59,10 +59,12 @@ export function SignatureField(props: {
   const [note, setNote] = useState<string | null>(null);
 
   useEffect(() => {
+    // The element itself, not the ref: a resize may still be reported after the pad left the page (a
+    // detached canvas has no size, so it is ignored).
+    const c = canvas.current!;
     let size = "";
     /** Sizes the canvas to its box at the screen's ratio and draws the strokes again. */
     const fit = (strokes: StrokeGroup[]) => {
-      const c = canvas.current!;
       const p = pad.current!;
       const ratio = Math.min(MAX_RATIO, Math.max(1, globalThis.devicePixelRatio || 1));
       const [w, h] = [c.offsetWidth, c.offsetHeight];
@@ -79,19 +81,19 @@ export function SignatureField(props: {
       if (fitted !== strokes) onStrokes.current(fitted ?? []);
     };
     // Thick enough to read when drawn with a gloved finger.
-    pad.current = new SignaturePad(canvas.current!, { minWidth: 1.5, maxWidth: 4, penColor: "#000" });
+    pad.current = new SignaturePad(c, { minWidth: 1.5, maxWidth: 4, penColor: "#000" });
     pad.current.addEventListener("endStroke", () => {
       setNote(null);
       onStrokes.current(pad.current!.toData());
     });
     fit(props.strokes);
     const observer = new ResizeObserver(() => fit(pad.current!.toData()));
-    observer.observe(canvas.current!);
+    observer.observe(c);
     props.handle.current = {
       toPng: () =>
         pad.current!.isEmpty()
           ? Promise.resolve(null)
-          : new Promise((resolve) => canvas.current!.toBlob(resolve, "image/png")),
+          : new Promise((resolve) => c.toBlob(resolve, "image/png")),
     };
     setReady(true);
     return () => {

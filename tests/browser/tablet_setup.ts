@@ -186,7 +186,10 @@ export async function signaturePad(page: Page) {
  * the DevTools protocol, as a touch screen sends them).
  */
 export async function drawSignature(page: Page, by: "mouse" | "touch" = "mouse"): Promise<void> {
-  const box = (await (await signaturePad(page)).boundingBox())!;
+  const pad = await signaturePad(page);
+  // In the middle of the screen, clear of the sticky header and action bar (a driver scrolls there too).
+  await pad.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  const box = (await pad.boundingBox())!;
   const points = [[0.1, 0.6], [0.2, 0.3], [0.3, 0.7], [0.4, 0.35], [0.5, 0.65], [0.6, 0.3], [0.7, 0.6]]
     .map(([x, y]) => ({ x: box.x + box.width * x, y: box.y + box.height * y }));
   if (by === "mouse") {
