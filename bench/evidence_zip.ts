@@ -45,8 +45,10 @@ function filesOf(keys: string[]): EvidenceFile[] {
       driver: "Bench Driver",
       place: "Bench Panels",
       photo: { id: i + 1, sha256: key, bytes: PHOTO_BYTES, contentType: "image/jpeg" },
+      handover: null,
+      recordedVia: "tablet",
     };
-    return { fileName: `PN-${i >> 1}_${leg.leg}.jpg`, leg, photo: leg.photo! };
+    return { kind: "photo", fileName: `PN-${i >> 1}_${leg.leg}.jpg`, leg, photo: leg.photo! };
   });
 }
 

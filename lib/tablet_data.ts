@@ -11,6 +11,7 @@ import { activeRepairersByName } from "@/db/queries/places.ts";
 import { activeDrivers } from "@/db/queries/users.ts";
 import type { MovementStatus, MovementType, PartStatus, Role } from "@/db/schema.ts";
 import { LISTED_VEHICLES } from "@/lib/claims.ts";
+import { handoversOfMovementLegs, type MovementLegHandover } from "@/lib/handover/shown.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 
 /** Who may use the tablet (D24): drivers make movements; an admin may too (covering a shift, testing). */
@@ -90,10 +91,12 @@ export interface Receipt {
   picked_up_by_id: number;
   dropped_off_by_id: number | null;
   parts: ReceiptPart[];
+  /** The handover of each leg so far (docs/handover.md). */
+  handovers: MovementLegHandover[];
 }
 
 /**
- * A movement with its parts and photo ids, for the receipt page; null when there is none. The repair shop
+ * A movement with its parts, photo ids and handovers, for the receipt page; null when there is none. The repair shop
  * is the movement's place: a delivery's shop, or the shop a return trip was picked up from.
  */
 export async function loadReceipt(db: Db, movementId: number): Promise<Receipt | null> {
@@ -101,6 +104,12 @@ export async function loadReceipt(db: Db, movementId: number): Promise<Receipt |
   if (!row) return null;
   const { picked_up_by_name, dropped_off_by_name, hq_name, ...movement } = row;
   const parts = await movementParts(db, movementId);
+  const returned = movement.movement_type === "reverse" && parts.some((p) => p.delivery);
+  const handovers = await handoversOfMovementLegs(db, [{
+    id: movementId,
+    type: movement.movement_type,
+    returned,
+  }]);
   return {
     ...movement,
     picked_up_by: picked_up_by_name,
@@ -112,5 +121,6 @@ export async function loadReceipt(db: Db, movementId: number): Promise<Receipt |
       qty: qty_ordered,
       delivered: delivery,
     })),
+    handovers: handovers.get(movementId)!,
   };
 }

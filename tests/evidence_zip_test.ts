@@ -98,14 +98,19 @@ appTest(
         "sha256",
         "bytes",
         "part_no",
+        "part_id",
         "leg",
         "movement_id",
         "driver",
         "place",
         "time",
+        "receiver_name",
+        "handover_time",
+        "handover_digest",
+        "unsigned_reason",
       ]);
       assert.deepEqual(
-        csv.slice(1).map((r) => [r[0], r[1], Number(r[2]), r[3], r[4], Number(r[5]), r[6], r[7], r[8]]),
+        csv.slice(1).map((r) => [r[0], r[1], Number(r[2]), r[3], r[5], Number(r[6]), r[7], r[8], r[9]]),
         rows.map((
           r,
         ) => [r.file, r.sha256, r.bytes, r.part_no, r.leg, r.movement_id, r.driver, r.place, r.time]),
@@ -157,6 +162,8 @@ Deno.test("evidence zip: file names are sanitised and unique; legs without a pho
     driver: "D",
     place: "P",
     photo: photo ? { id: 1, sha256: "a".repeat(64), bytes: 3, contentType: "image/png" } : null,
+    handover: null,
+    recordedVia: "tablet",
   });
   const names = evidenceFiles([leg("../x y", true), leg("../x y", true), leg("none", false)], "UTC")
     .map((f) => f.fileName);

@@ -4,22 +4,24 @@
  * images' ownership and single use, and the mobile app's path unchanged.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import type { PartStatus } from "@/db/schema.ts";
-import { handoverDigest } from "@/lib/handover/digest.ts";
+import { handoverDigest, handoverText } from "@/lib/handover/digest.ts";
 import { SIGNATURE_MAX_BYTES } from "@/lib/handover/images.ts";
 import type { TestApp } from "@/testkit/app.ts";
 import { appTest } from "@/testkit/app.ts";
 import { makeClaim, makeHq, makeRepairer, stagePhoto } from "@/testkit/factories.ts";
 import { dropOffPayload } from "@/testkit/movements.ts";
-import { jpegPhoto } from "@/testkit/photos.ts";
-import { setPolicies, signaturePng } from "@/tests/helpers/handover.ts";
+import { jpegPhoto, loadFixture } from "@/testkit/photos.ts";
+import {
+  json,
+  leftPhoto,
+  photographed,
+  setPolicies,
+  signature,
+  signaturePng,
+} from "@/tests/helpers/handover.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
-
-async function json(res: Response, status = 200) {
-  assert.equal(res.status, status, await res.clone().text());
-  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
-  return await res.json();
-}
 
 async function setup(a: TestApp, status: PartStatus, registration = "ABC123") {
   await makeHq(a.db, "Crash Claim HQ - Main Depot");
@@ -34,22 +36,6 @@ async function setup(a: TestApp, status: PartStatus, registration = "ABC123") {
   await t.signIn(driver);
   return { shop, parts, driver, t };
 }
-
-/** Photographs each part for the job; the submission's parts[]. */
-async function photographed(t: Tablet, job: string, rego: string, ids: number[]) {
-  const items = [];
-  for (const id of ids) {
-    const res = await t.uploadPhoto({ job, rego, part_id: id }, await jpegPhoto());
-    items.push({ parts_order_id: id, confirm: true, image_id: (await json(res)).image_id });
-  }
-  return items;
-}
-
-const signature = async (t: Tablet) =>
-  (await json(await t.uploadHandoverImage("signature", await signaturePng())))
-    .image_id as number;
-const leftPhoto = async (t: Tablet) =>
-  (await json(await t.uploadHandoverImage("left", await jpegPhoto(), "image/jpeg"))).image_id as number;
 
 /** Counts of what a submission writes: movements, handovers, handover images taken. */
 async function written(a: TestApp) {
@@ -70,14 +56,16 @@ async function expectedDigest(
   a: TestApp,
   movementId: number,
   leg: "direct_dropoff" | "reverse_pickup" | "reverse_dropoff",
+  /** The parts the handover was signed for (all of the movement's when not given). */
+  partIds?: number[],
 ) {
   const h = await a.db.selectFrom("handovers").selectAll().where("movement_id", "=", movementId)
     .where("leg", "=", leg).executeTakeFirstOrThrow();
   const key = async (id: number | null) =>
     id === null ? null : (await a.db.selectFrom("photos").select("storage_key").where("id", "=", id)
       .executeTakeFirstOrThrow()).storage_key;
-  const rows = await a.db.selectFrom("deliver_parts").selectAll().where("movement_id", "=", movementId)
-    .execute();
+  const rows = (await a.db.selectFrom("deliver_parts").selectAll().where("movement_id", "=", movementId)
+    .execute()).filter((r) => !partIds || partIds.includes(r.part_id));
   const parts = [];
   for (const r of rows) {
     const photo = leg === "reverse_dropoff" ? r.delivery_photo_id : r.pickup_photo_id;
@@ -365,4 +353,59 @@ appTest("handover: the mobile app's submissions take no handover step, whatever 
   const answer = await a.call(dropOffPayload(driver.email, "ABC123", shop, [item]));
   assert.equal(answer.result.status, "success", JSON.stringify(answer));
   assert.deepEqual(await written(a), { movements: 1, handovers: 0, used: 0 });
+});
+
+appTest(
+  "handover: a return trip handed in in two drops keeps the first drop's handover for the leg",
+  async (a) => {
+    const { t, parts } = await setup(a, "Pending Repair Shop Pick-Up", "XYZ 789");
+    const ids = parts.map((p) => p.id);
+    await setPolicies(a, { reverse_pickup: "off" });
+    const picked = await json(
+      await t.postJson("/tablet/api/movements", {
+        job: "collect",
+        rego: "XYZ 789",
+        parts: await photographed(t, "collect", "XYZ 789", ids),
+      }),
+    );
+    const drop = async (id: number, handover: unknown, status = 200) =>
+      await json(
+        await t.postJson("/tablet/api/movements", {
+          job: "return",
+          rego: "XYZ 789",
+          movement_id: picked.movement_id,
+          parts: await photographed(t, "return", "XYZ 789", [id]),
+          handover,
+        }),
+        status,
+      );
+    await drop(ids[0], { receiver_name: "Hana at HQ", signature_image_id: await signature(t) });
+    assert.deepEqual(
+      await drop(ids[1], { receiver_name: "Hana at HQ", signature_image_id: await signature(t, 5) }, 422),
+      { message: "The return of this trip was already signed for." },
+    );
+    await drop(ids[1], null);
+    const rows = await a.db.selectFrom("handovers").selectAll().execute();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].receiver_name, "Hana at HQ");
+    const { digest } = await expectedDigest(a, picked.movement_id, "reverse_dropoff", [ids[0]]);
+    assert.equal(rows[0].digest, digest, "the digest covers the parts of the drop it was signed for");
+  },
+);
+
+Deno.test("handover digest: docs/handover.md's worked example", async () => {
+  const sha = async (file: string) => createHash("sha256").update(await loadFixture(file)).digest("hex");
+  const input = {
+    movementId: 7,
+    leg: "direct_dropoff" as const,
+    parts: [{ partId: 15, sha256: await sha("photo.webp") }, { partId: 12, sha256: await sha("photo.jpg") }],
+    signatureSha256: await sha("photo.png"),
+    leftSha256: null,
+  };
+  const text = handoverText(input);
+  const doc = await Deno.readTextFile(new URL("../docs/handover.md", import.meta.url));
+  assert.ok(doc.includes("```\n" + text + "```"), "the doc shows the text, parts in ascending id");
+  const digest = handoverDigest(input);
+  assert.equal(digest, "ccfe2c93dcc7f414ad899c028adaecc5f6b2744718ca8ff7a283a2cb7e5f20a9");
+  assert.ok(doc.includes(`Its digest is \`${digest}\``));
 });

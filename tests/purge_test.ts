@@ -5,6 +5,7 @@ import { appTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makePhoto, makeUser, stagePhoto } from "@/testkit/factories.ts";
 import { jpegPhoto, pngPhoto, webpPhoto } from "@/testkit/photos.ts";
 import { captureLogs } from "@/tests/helpers/observed.ts";
+import { insertHandoverImage } from "@/db/queries/handovers.ts";
 
 const DAY = 24 * 3600_000;
 
@@ -313,5 +314,56 @@ appTest(
     assert.equal(report.stagedRows, 1);
     assert.equal(report.photoRows, 1);
     assert.equal(await a.storage.exists(key), false);
+  },
+);
+
+appTest(
+  "purge: a handover image no submission took goes after 30 days with its photo; one a handover took stays",
+  async (a) => {
+    const s = await setup(a);
+    const staged = await stage(a, s);
+    const delivery = await deliverWith(a, s, staged.id, staged.photo_id!);
+    const unused = await makePhoto(a.db, a.storage, await pngPhoto());
+    const taken = await makePhoto(a.db, a.storage, await webpPhoto());
+    const unusedId = await insertHandoverImage(a.db, {
+      kind: "signature",
+      photoId: unused.id,
+      userId: s.user.id,
+      at: a.clock.now(),
+    });
+    const takenId = await insertHandoverImage(a.db, {
+      kind: "signature",
+      photoId: taken.id,
+      userId: s.user.id,
+      at: a.clock.now(),
+    });
+    await a.db.updateTable("handover_images").set({
+      movement_id: delivery.movement_id,
+      leg: "direct_dropoff",
+    })
+      .where("id", "=", takenId).execute();
+    await a.db.insertInto("handovers").values({
+      movement_id: delivery.movement_id,
+      leg: "direct_dropoff",
+      receiver_name: "Sam",
+      signature_photo_id: taken.id,
+      recorded_at: a.clock.now(),
+      recorded_by: s.user.id,
+      digest: "0".repeat(64),
+    }).execute();
+    a.clock.advance(29 * DAY);
+    assert.equal((await purgePhotos(a)).photoRows, 0, "younger than 30 days: kept");
+    a.clock.advance(2 * DAY);
+
+    const report = await purgePhotos(a);
+    // The part's staged row and the unused handover image go; the photos the movement and handover use stay.
+    assert.equal(report.stagedRows, 2);
+    assert.equal(report.photoRows, 1);
+    const left = await a.db.selectFrom("handover_images").select("id").execute();
+    assert.deepEqual(left.map((r) => r.id), [takenId]);
+    assert.notEqual(unusedId, takenId);
+    assert.deepEqual(await ids(a, "photos"), [staged.photo_id, taken.id].sort((x, y) => x! - y!));
+    assert.equal(await a.storage.exists(unused.storage_key), false);
+    assert.ok(await a.storage.exists(taken.storage_key));
   },
 );

@@ -18,6 +18,7 @@ export type HqSection =
   | "places"
   | "tablets"
   | "import"
+  | "handover"
   | "audit"
   | "none";
 
@@ -42,6 +43,7 @@ const ADMIN_LINKS: [HqSection, string, string][] = [
   ["users", "/hq/admin/users", "Users"],
   ["places", "/hq/admin/places", "Repair shops & HQ"],
   ["tablets", "/hq/admin/tablets", "Tablets"],
+  ["handover", "/hq/admin/handover", "Handover"],
   ["import", "/hq/admin/import", "Import"],
   ["audit", "/hq/admin/audit", "Audit trail"],
 ];

@@ -7,6 +7,7 @@
  */
 import type { ComponentChildren } from "preact";
 import type { ClaimPageData, Leg, TimelineEvent } from "@/lib/dashboard/claim.ts";
+import { type HandoverImageLink, HandoverSummary } from "@/components/hq/handover.tsx";
 import {
   DetailItem,
   linkClass,
@@ -28,15 +29,17 @@ export const LEG_LABEL: Record<Leg["leg"], string> = {
 };
 
 const VIA_LABEL = { import: "import", dashboard: "dashboard", movement: "movement" } as const;
-const LEG_COLUMNS = ["Leg", "When", "Driver", "Place", "Movement", "Photo"];
+const LEG_COLUMNS = ["Leg", "When", "Driver", "Place", "Movement", "Photo", "Handover"];
 const PART_COLUMNS = ["Part", "Description", "Qty", "Status"];
 const TIMELINE_COLUMNS = ["When", "Event", "Details"];
 
 export function ClaimView(
-  { data, zone, photo, actions, links = false }: {
+  { data, zone, photo, handoverImage, actions, links = false }: {
     data: ClaimPageData;
     zone: string;
     photo: PhotoLink;
+    /** Where a handover's signature or left-at photo is shown from (the dashboard's photo routes by default). */
+    handoverImage?: HandoverImageLink;
     /** The page's links (download, back); none in the printed copy. */
     actions?: ComponentChildren;
     /** Parts and movements link to their dashboard pages (not in the ZIP's copy, which is read offline). */
@@ -116,6 +119,14 @@ export function ClaimView(
                 </td>
                 <td class={tdClass}>
                   <LegPhoto leg={l} photo={photo} />
+                </td>
+                <td class={tdClass}>
+                  <HandoverSummary
+                    handover={l.handover}
+                    recordedVia={l.recordedVia}
+                    zone={zone}
+                    image={handoverImage}
+                  />
                 </td>
               </tr>
             )}

@@ -140,6 +140,7 @@ export interface HandoverRow {
   signature_photo_id: number | null;
   signature_key: string | null;
   signature_bytes: number | null;
+  signature_type: string | null;
   left_photo_id: number | null;
   left_key: string | null;
   left_bytes: number | null;
@@ -164,6 +165,7 @@ export async function handoversOfMovements(db: QueryRunner, movementIds: number[
       "h.signature_photo_id",
       "s.storage_key as signature_key",
       "s.byte_size as signature_bytes",
+      "s.content_type as signature_type",
       "h.left_photo_id",
       "l.storage_key as left_key",
       "l.byte_size as left_bytes",

@@ -19,17 +19,16 @@ import { claimByNumber } from "@/db/queries/claims.ts";
 import { historyOfClaim } from "@/db/queries/history.ts";
 import { carriedPartsOfClaim } from "@/db/queries/movement_reads.ts";
 import { partsOfClaimNumber } from "@/db/queries/parts.ts";
+import { type HandoverOfLeg, handoversOfLegs } from "@/lib/handover/shown.ts";
+import { type LegPhoto, photoOf } from "@/lib/photos/stored.ts";
 
-/** A stored photo: its storage key is the SHA-256 of its bytes, recorded when it was stored. */
-export interface LegPhoto {
-  id: number;
-  sha256: string;
-  bytes: number;
-  contentType: string;
-}
+export type { LegPhoto };
 
-/** One leg of one part: picked up or dropped off, by whom, where and when, with its photo. */
-export interface Leg {
+/**
+ * One leg of one part: picked up or dropped off, by whom, where and when, with its photo, and the handover
+ * of its movement leg (docs/handover.md), shared by the leg's parts.
+ */
+export interface Leg extends HandoverOfLeg {
   partId: number;
   partNo: string;
   movementId: number;
@@ -70,10 +69,7 @@ export type TimelineEvent =
 const KIND_ORDER: Record<TimelineEvent["kind"], number> = { created: 0, leg: 1, status: 2, announcement: 3 };
 
 type CarriedRow = Awaited<ReturnType<typeof carriedPartsOfClaim>>[number];
-
-function photoOf(id: number | null, key: string | null, bytes: number | null, type: string | null) {
-  return id === null || key === null ? null : { id, sha256: key, bytes: bytes ?? 0, contentType: type ?? "" };
-}
+type CarriedLeg = Omit<Leg, keyof HandoverOfLeg>;
 
 /**
  * The legs of one carried part. A direct drop-off is one leg (the part was delivered where it was picked
@@ -81,7 +77,7 @@ function photoOf(id: number | null, key: string | null, bytes: number | null, ty
  * place (the claim's repair shop when it was picked up, stored on the movement) and, once dropped off, its
  * drop-off at HQ.
  */
-function legsOf(r: CarriedRow): Leg[] {
+function legsOf(r: CarriedRow): CarriedLeg[] {
   const base = { partId: r.part_id, partNo: r.part_no, movementId: r.id, movementType: r.movement_type };
   const pickup = photoOf(r.pickup_photo_id, r.pickup_key, r.pickup_bytes, r.pickup_type);
   const delivery = photoOf(r.delivery_photo_id, r.delivery_key, r.delivery_bytes, r.delivery_type);
@@ -95,7 +91,7 @@ function legsOf(r: CarriedRow): Leg[] {
       photo: delivery ?? pickup,
     }];
   }
-  const legs: Leg[] = [{
+  const legs: CarriedLeg[] = [{
     ...base,
     leg: "reverse_pickup",
     at: new Date(r.pick_up_at),
@@ -126,7 +122,8 @@ export async function claimPage(db: Db, claimNumber: string) {
     carriedPartsOfClaim(db, claim.id),
     announcementsOfClaim(db, claim.id),
   ]);
-  const legs = carried.flatMap(legsOf);
+  const handoverOf = await handoversOfLegs(db, carried.map((r) => r.id));
+  const legs: Leg[] = carried.flatMap(legsOf).map((l) => ({ ...l, ...handoverOf(l.movementId, l.leg) }));
   const timeline: TimelineEvent[] = [
     { kind: "created", at: new Date(claim.created_at) },
     ...history.map((h) => ({

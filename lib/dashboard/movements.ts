@@ -11,6 +11,7 @@ import {
 import { listMovers } from "@/db/queries/users.ts";
 import type { KeysetWindow } from "@/db/queries/paging.ts";
 import type { ListSort } from "@/db/queries/sorting.ts";
+import { handoversOfMovementLegs } from "@/lib/handover/shown.ts";
 
 /** One page of movements in the asked order, and the people the driver filter offers. */
 export async function movementsPage(
@@ -29,8 +30,15 @@ export async function movementsPage(
 export type MovementsPageData = Awaited<ReturnType<typeof movementsPage>>;
 export type MovementRow = MovementsPageData["rows"][number];
 
-/** One movement with its parts, photos and announcements; null when there is none. */
-export const movementPage = (db: Db, id: number) => movementDetail(db, id);
+/** One movement with its parts, photos, announcements and the handover of each leg; null when there is none. */
+export async function movementPage(db: Db, id: number) {
+  const detail = await movementDetail(db, id);
+  if (!detail) return null;
+  const { movement: m, parts } = detail;
+  const returned = m.movement_type === "reverse" && parts.some((p) => p.delivery);
+  const handovers = await handoversOfMovementLegs(db, [{ id: m.id, type: m.movement_type, returned }]);
+  return { ...detail, handovers: handovers.get(m.id)! };
+}
 
 export type MovementPageData = NonNullable<Awaited<ReturnType<typeof movementPage>>>;
 

@@ -6,6 +6,7 @@ import { listRepairers } from "@/db/queries/places.ts";
 import { openReturnTripOf } from "@/db/queries/movements.ts";
 import type { KeysetWindow } from "@/db/queries/paging.ts";
 import { transitionsFrom } from "@/lib/part_status.ts";
+import { handoversOfMovementLegs } from "@/lib/handover/shown.ts";
 
 /** One page of parts in the asked order, and the repair shops the filter offers. */
 export async function partsPage(
@@ -25,15 +26,24 @@ export type PartsPageData = Awaited<ReturnType<typeof partsPage>>;
 
 /**
  * One part with its claim, history and movements, the status changes a dispatcher may make now, and the
- * open return trip carrying it (its status is then not the dashboard's to change); null when there is none.
+ * open return trip carrying it (its status is then not the dashboard's to change), the handovers of its
+ * movements' legs (docs/handover.md); null when there is none.
  */
 export async function partPage(db: Db, id: number) {
   const detail = await partDetail(db, id);
   if (!detail) return null;
-  const openTrip = detail.part.status === "Picked Up from Repair Shop"
-    ? await openReturnTripOf(db, id)
-    : null;
-  return { detail, transitions: transitionsFrom(detail.part.status), openTrip };
+  const [openTrip, handovers] = await Promise.all([
+    detail.part.status === "Picked Up from Repair Shop" ? openReturnTripOf(db, id) : null,
+    handoversOfMovementLegs(
+      db,
+      detail.movements.map((m) => ({
+        id: m.id,
+        type: m.movement_type,
+        returned: m.delivery_photo_id !== null,
+      })),
+    ),
+  ]);
+  return { detail, transitions: transitionsFrom(detail.part.status), openTrip, handovers };
 }
 
 export type PartPageData = NonNullable<Awaited<ReturnType<typeof partPage>>>;

@@ -1,8 +1,9 @@
 /**
  * A claim's evidence pack (docs/dashboard.md "Claim page and evidence pack"): one ZIP with the original photo
- * of every leg of every part, named `<part no>_<leg>_<time>.jpg`, a `manifest.csv` and `manifest.json`
- * listing each file with the SHA-256 recorded when the photo was stored (its storage key), and the printable
- * page as HTML.
+ * of every leg of every part, named `<part no>_<leg>_<time>.jpg`, each handover's signature
+ * (`signatures/<movement>_<leg>.png`) or photo of where the parts were left (`left/<movement>_<leg>.jpg`,
+ * docs/handover.md "Evidence pack"), a `manifest.csv` and `manifest.json` listing each file with the SHA-256
+ * recorded when it was stored (its storage key) and the handover of its leg, and the printable page as HTML.
  *
  * Streamed, never built in memory: a pull-driven generator reads one photo at a time from the store and
  * hands fflate's output on as the client takes it, so memory stays at a few chunks however many photos the
@@ -13,8 +14,13 @@ import type { PhotoStore } from "@/io/photo_storage.ts";
 import { isoInZone } from "@/io/time_zone.ts";
 import type { Leg, LegPhoto } from "@/lib/dashboard/claim.ts";
 
-/** One photo of the pack: the leg it shows (the same object as in the page's data) and its file name. */
+/**
+ * One file of the pack: a part's photo of a leg, or a handover's signature or left-at photo; the leg it
+ * belongs to (the same object as in the page's data; for a handover's image, the first leg of its movement
+ * leg) and its file name.
+ */
 export interface EvidenceFile {
+  kind: "photo" | "signature" | "left";
   fileName: string;
   leg: Leg;
   photo: LegPhoto;
@@ -43,7 +49,28 @@ export function evidenceFiles(legs: Leg[], zone: string): EvidenceFile[] {
     let fileName = `${stem}.${ext}`;
     for (let n = 2; used.has(fileName); n++) fileName = `${stem}-${n}.${ext}`;
     used.add(fileName);
-    files.push({ fileName, leg, photo: leg.photo });
+    files.push({ kind: "photo", fileName, leg, photo: leg.photo });
+  }
+  return [...files, ...handoverFiles(legs)];
+}
+
+/** Each movement leg's handover image once: `signatures/<movement>_<leg>.png`, `left/<movement>_<leg>.jpg`. */
+function handoverFiles(legs: Leg[]): EvidenceFile[] {
+  const seen = new Set<string>();
+  const files: EvidenceFile[] = [];
+  for (const leg of legs) {
+    const h = leg.handover;
+    const key = `${leg.movementId}_${leg.leg}`;
+    if (!h || seen.has(key)) continue;
+    seen.add(key);
+    if (h.signature) {
+      const ext = EXTENSIONS[h.signature.contentType] ?? "png";
+      files.push({ kind: "signature", fileName: `signatures/${key}.${ext}`, leg, photo: h.signature });
+    }
+    if (h.left) {
+      const ext = EXTENSIONS[h.left.contentType] ?? "jpg";
+      files.push({ kind: "left", fileName: `left/${key}.${ext}`, leg, photo: h.left });
+    }
   }
   return files;
 }
@@ -53,24 +80,38 @@ const MANIFEST_COLUMNS = [
   "sha256",
   "bytes",
   "part_no",
+  "part_id",
   "leg",
   "movement_id",
   "driver",
   "place",
   "time",
+  "receiver_name",
+  "handover_time",
+  "handover_digest",
+  "unsigned_reason",
 ];
 
+/**
+ * One row per file. A part's photo row names its part; a handover image's row names none (it stands for
+ * every part of its movement leg). Each row carries its leg's handover, empty when it has none.
+ */
 function manifestRows(files: EvidenceFile[], zone: string) {
-  return files.map(({ fileName, leg, photo }) => ({
+  return files.map(({ kind, fileName, leg, photo }) => ({
     file: fileName,
     sha256: photo.sha256,
     bytes: photo.bytes,
-    part_no: leg.partNo,
+    part_no: kind === "photo" ? leg.partNo : null,
+    part_id: kind === "photo" ? leg.partId : null,
     leg: leg.leg,
     movement_id: leg.movementId,
     driver: leg.driver,
     place: leg.place,
     time: isoInZone(leg.at, zone),
+    receiver_name: leg.handover?.receiverName ?? null,
+    handover_time: leg.handover ? isoInZone(leg.handover.at, zone) : null,
+    handover_digest: leg.handover?.digest ?? null,
+    unsigned_reason: leg.handover?.unsignedReason ?? null,
   }));
 }
 

@@ -7,6 +7,7 @@ import { insertAuditEntry } from "@/db/queries/audit.ts";
 import type { QueryRunner } from "@/db/queries/compiled.ts";
 import { handoverPolicyRows, setPolicyOfLeg } from "@/db/queries/handovers.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { DomainError } from "@/lib/errors.ts";
 
 export const HANDOVER_POLICIES: readonly HandoverPolicy[] = ["required", "optional", "off"];
 
@@ -37,24 +38,40 @@ export async function handoverPolicies(db: QueryRunner): Promise<Record<Movement
   return policies;
 }
 
-/** Sets a leg's policy, audited `handover.policy` with the policy before and after. */
-export async function setHandoverPolicy(
+/** A policy as a form sends it; anything else is refused. */
+export function checkPolicy(value: string): HandoverPolicy {
+  if (!(HANDOVER_POLICIES as readonly string[]).includes(value)) {
+    throw new DomainError("invalid", "Choose required, optional or off for each job.");
+  }
+  return value as HandoverPolicy;
+}
+
+/**
+ * Sets the legs' policies in one transaction, each change audited `handover.policy` with the policy before
+ * and after; a leg whose policy stays as it was writes nothing. Every value is checked before anything is
+ * written.
+ */
+export async function setHandoverPolicies(
   deps: Pick<AppDeps, "db" | "clock">,
   admin: Pick<User, "id">,
-  leg: MovementStage,
-  policy: HandoverPolicy,
+  policies: Partial<Record<MovementStage, string>>,
 ): Promise<void> {
+  const checked = Object.entries(policies).map(([leg, value]) =>
+    [leg as MovementStage, checkPolicy(value!)] as const
+  );
   const at = deps.clock.now();
   await deps.db.transaction().execute(async (tx) => {
-    const before = await setPolicyOfLeg(tx, { leg, policy, by: admin.id, at }) ?? DEFAULT_POLICY[leg];
-    if (before === policy) return;
-    await insertAuditEntry(tx, {
-      actorId: admin.id,
-      action: "handover.policy",
-      subject: `handover_policy:${leg}`,
-      before: { leg, policy: before },
-      after: { leg, policy },
-      at,
-    });
+    for (const [leg, policy] of checked) {
+      const before = await setPolicyOfLeg(tx, { leg, policy, by: admin.id, at }) ?? DEFAULT_POLICY[leg];
+      if (before === policy) continue;
+      await insertAuditEntry(tx, {
+        actorId: admin.id,
+        action: "handover.policy",
+        subject: `handover_policy:${leg}`,
+        before: { leg, policy: before },
+        after: { leg, policy },
+        at,
+      });
+    }
   });
 }

@@ -1,8 +1,8 @@
 /**
  * `/hq/claims/:claim_number`: a claim's chain of custody (docs/dashboard.md "Claim page and evidence pack"),
  * printable on A4, and `/hq/claims/:claim_number/evidence.zip`: its evidence pack (lib/evidence/zip.ts),
- * streamed: the original photos, manifest.csv and manifest.json with each photo's recorded SHA-256, and this
- * page as claim.html. Staff only (mounted in the staff area of routes/hq/mod.ts).
+ * streamed: the original photos, the handovers' signatures and left-at photos, manifest.csv and manifest.json
+ * with each file's recorded SHA-256, and this page as claim.html. Staff only (mounted in the staff area of routes/hq/mod.ts).
  */
 import { join } from "node:path";
 import { Hono } from "hono";
@@ -14,6 +14,7 @@ import { isLineText } from "@/lib/validation.ts";
 import { DIST_DIR, getAssets } from "@/render/assets.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { ClaimView, type PhotoLink } from "@/components/hq/claim_view.tsx";
+import type { HandoverImageLink } from "@/components/hq/handover.tsx";
 import { errorPage, hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { claimHref } from "@/components/hq/part_cells.tsx";
 import { Live } from "@/components/hq/live.tsx";
@@ -70,10 +71,16 @@ export function claimRoutes(deps: AppDeps) {
         }; no pack was made. Tell an administrator.`,
       });
     }
-    const packed = new Map(files.map((f) => [f.leg, f.fileName]));
+    const packed = new Map(files.filter((f) => f.kind === "photo").map((f) => [f.leg, f.fileName]));
+    const handoverPacked = new Map(
+      files.filter((f) => f.kind !== "photo").map((f) => [`${f.kind} ${f.photo.id}`, f.fileName]),
+    );
     const { csv, json } = manifests(files, zone, data.claim.claim_number);
     const html = await printedCopy(data, zone, (leg) => {
       const name = packed.get(leg);
+      return name ? { src: name, href: name } : null;
+    }, (image, kind) => {
+      const name = handoverPacked.get(`${kind} ${image.id}`);
       return name ? { src: name, href: name } : null;
     });
     const stem = data.claim.claim_number.replace(/[^A-Za-z0-9.+-]/g, "_");
@@ -115,7 +122,12 @@ function Actions({ number }: { number: string }) {
  * The page as a file of its own, beside its photos and the dashboard's stylesheet in the ZIP (so it opens
  * and prints offline, links relative).
  */
-async function printedCopy(data: ClaimPageData, zone: string, photo: PhotoLink) {
+async function printedCopy(
+  data: ClaimPageData,
+  zone: string,
+  photo: PhotoLink,
+  handoverImage: HandoverImageLink,
+) {
   const assets = await getAssets();
   const styles = await Deno.readTextFile(join(DIST_DIR, assets.files["styles.css"]));
   const body = renderToString(
@@ -128,7 +140,7 @@ async function printedCopy(data: ClaimPageData, zone: string, photo: PhotoLink) 
       <body class="bg-white text-slate-900">
         <main class="mx-auto max-w-7xl px-4 py-6">
           <DepotTimeZone.Provider value={zone}>
-            <ClaimView data={data} zone={zone} photo={photo} />
+            <ClaimView data={data} zone={zone} photo={photo} handoverImage={handoverImage} />
           </DepotTimeZone.Provider>
         </main>
       </body>

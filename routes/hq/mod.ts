@@ -29,6 +29,7 @@ import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminTwoFactorRoutes } from "@/routes/hq/admin_two_factor.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
+import { adminHandoverRoutes } from "@/routes/hq/admin_handover.tsx";
 import { adminAuditRoutes } from "@/routes/hq/admin_audit.tsx";
 import { adminImportRoutes, IMPORT_MAX_BYTES, tooLarge } from "@/routes/hq/admin_import.tsx";
 import { bufferedBodies, SMALL_BODY_LIMIT, smallBodies } from "@/routes/web/body_limits.ts";
@@ -56,6 +57,7 @@ function adminArea(deps: AppDeps) {
   app.route("/two-factor", behind(adminTwoFactorRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/places", behind(adminPlacesRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/tablets", behind(adminTabletsRoutes(deps), formBodies(deps), csrfProtect(deps)));
+  app.route("/handover", behind(adminHandoverRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/audit", behind(adminAuditRoutes(deps), formBodies(deps), csrfProtect(deps)));
   // The CSV file and the form around it.
   const importBodies = bufferedBodies(deps, IMPORT_MAX_BYTES + SMALL_BODY_LIMIT, (c) => tooLarge(c));

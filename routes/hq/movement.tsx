@@ -8,6 +8,7 @@ import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
+import { MovementHandovers } from "@/components/hq/handover.tsx";
 import { PartCells } from "@/components/hq/part_cells.tsx";
 import {
   DetailItem,
@@ -95,6 +96,10 @@ function Page({ data }: { data: MovementPageData }) {
               </tr>
             )}
           </Table>
+        </Section>
+
+        <Section id="handover" title="Handover" class="mb-8">
+          <MovementHandovers legs={data.handovers} />
         </Section>
 
         <Section id="announcements" title="Announcements">

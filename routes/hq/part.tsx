@@ -16,6 +16,7 @@ import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import { ClaimLink, RegoLink } from "@/components/hq/part_cells.tsx";
+import { MovementHandovers } from "@/components/hq/handover.tsx";
 import {
   buttonClass,
   Csrf,
@@ -101,7 +102,15 @@ interface Data extends PartPageData {
 const VIA_LABEL = { import: "Import", dashboard: "Dashboard", movement: "Movement" } as const;
 
 const HISTORY_COLUMNS = ["When", "From", "To", "Who", "Via", "Reason"];
-const MOVEMENT_COLUMNS = ["Movement", "Status", "Picked up", "Dropped off", "Pickup photo", "Delivery photo"];
+const MOVEMENT_COLUMNS = [
+  "Movement",
+  "Status",
+  "Picked up",
+  "Dropped off",
+  "Pickup photo",
+  "Delivery photo",
+  "Handover",
+];
 
 function Page({ data }: { data: Data }) {
   const { part, history, movements } = data.detail;
@@ -187,6 +196,9 @@ function Page({ data }: { data: Data }) {
               </td>
               <td class={tdClass}>
                 <PhotoThumb id={m.delivery_photo_id} alt={`Delivery photo of ${part.part_no}`} />
+              </td>
+              <td class={tdClass}>
+                <MovementHandovers legs={data.handovers.get(m.id) ?? []} />
               </td>
             </tr>
           )}

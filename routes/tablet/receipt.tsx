@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { TabletHeaderProps } from "@/components/TabletHeader.tsx";
 import { TabletHeader } from "@/components/TabletHeader.tsx";
 import { TabletLayout } from "@/components/TabletLayout.tsx";
+import { MovementHandovers } from "@/components/hq/handover.tsx";
 import { formatDepotTime } from "@/io/time_zone.ts";
 import { JOBS, MOVEMENT_STATUS_WORDS, PART_STATUS_WORDS } from "@/components/tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
@@ -95,6 +96,10 @@ export function ReceiptPage(
           {r.dropped_off_at && <dt class="font-semibold">Dropped off</dt>}
           {r.dropped_off_at && <dd>{r.dropped_off_by}, {when(r.dropped_off_at)}</dd>}
         </dl>
+        <section class="card" aria-labelledby="handover-title" data-testid="receipt-handover">
+          <h2 id="handover-title" class="text-xl font-semibold">Handover</h2>
+          <MovementHandovers legs={r.handovers} zone={data.timeZone} />
+        </section>
         <ul class="space-y-3" aria-label="Parts">
           {r.parts.map((p) => (
             <li

@@ -2,11 +2,15 @@
  * Handover test data (docs/handover.md): signature pads as the tablet sends them (a PNG with strokes, a blank
  * one) and the policy per leg, set as an admin would.
  */
+import assert from "node:assert/strict";
 import sharp from "sharp";
 import type { HandoverPolicy, MovementStage } from "@/db/schema.ts";
-import { setHandoverPolicy } from "@/lib/handover/policy.ts";
+import { setHandoverPolicies } from "@/lib/handover/policy.ts";
 import type { TestApp } from "@/testkit/app.ts";
 import { makeUser } from "@/testkit/factories.ts";
+import { jpegPhoto } from "@/testkit/photos.ts";
+import type { Tablet } from "@/tests/helpers/tablet.ts";
+import { concat, enc } from "@/tests/helpers/multipart.ts";
 
 /**
  * A signature pad's PNG: transparent, with a dark stroke of `strokes` diagonal lines unless blank. `noise`
@@ -33,12 +37,37 @@ export async function signaturePng(
 
 /** Sets each leg's policy as an admin on /hq/admin/handover would. */
 export async function setPolicies(a: TestApp, policies: Partial<Record<MovementStage, HandoverPolicy>>) {
-  const admin = await makeUser(a.db, { role: "admin" });
-  for (const [leg, policy] of Object.entries(policies)) {
-    await setHandoverPolicy(a, admin, leg as MovementStage, policy);
-  }
+  await setHandoverPolicies(a, await makeUser(a.db, { role: "admin" }), policies);
 }
 
 /** No handover step on any leg: for tests about something else. */
 export const handoversOff = (a: TestApp) =>
   setPolicies(a, { direct_dropoff: "off", reverse_pickup: "off", reverse_dropoff: "off" });
+
+/** A JSON answer of the tablet API, asserting its status and type. */
+export async function json(res: Response, status = 200) {
+  assert.equal(res.status, status, await res.clone().text());
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+  return await res.json();
+}
+
+/** Photographs each part for the job (distinct bytes per part and job); the submission's parts[]. */
+export async function photographed(t: Tablet, job: string, rego: string, ids: number[]) {
+  const items = [];
+  for (const id of ids) {
+    const res = await t.uploadPhoto(
+      { job, rego, part_id: id },
+      concat(await jpegPhoto(), enc(`${job} ${id}`)),
+    );
+    items.push({ parts_order_id: id, confirm: true, image_id: (await json(res)).image_id });
+  }
+  return items;
+}
+
+/** Sends a signature (strokes on a transparent pad); its staged image id. */
+export const signature = async (t: Tablet, strokes = 3) =>
+  (await json(await t.uploadHandoverImage("signature", await signaturePng({ strokes })))).image_id as number;
+
+/** Sends a photo of where the parts were left; its staged image id. */
+export const leftPhoto = async (t: Tablet) =>
+  (await json(await t.uploadHandoverImage("left", await jpegPhoto(), "image/jpeg"))).image_id as number;
