@@ -379,7 +379,13 @@ appTest(
         }),
         status,
       );
+    const policyOfSearch = async () =>
+      (await json(await t.postJson("/tablet/api/search", { job: "return", rego: "XYZ 789" }))).handover
+        .policy;
+    assert.equal(await policyOfSearch(), "optional");
     await drop(ids[0], { receiver_name: "Hana at HQ", signature_image_id: await signature(t) });
+    // The tablet's search says so: the later drop's review asks for nothing.
+    assert.equal(await policyOfSearch(), "off");
     assert.deepEqual(
       await drop(ids[1], { receiver_name: "Hana at HQ", signature_image_id: await signature(t, 5) }, 422),
       { message: "The return of this trip was already signed for." },

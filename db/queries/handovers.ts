@@ -96,8 +96,12 @@ export async function photoKeysOf(db: QueryRunner, photoIds: number[]): Promise<
 }
 
 /** Whether a handover of this movement leg is recorded already (a return trip handed in in parts). */
-export async function handoverExists(trx: Tx, movementId: number, leg: MovementStage): Promise<boolean> {
-  const row = await trx.selectFrom("handovers").select("movement_id")
+export async function handoverExists(
+  db: QueryRunner,
+  movementId: number,
+  leg: MovementStage,
+): Promise<boolean> {
+  const row = await db.selectFrom("handovers").select("movement_id")
     .where("movement_id", "=", movementId).where("leg", "=", leg).executeTakeFirst();
   return row !== undefined;
 }

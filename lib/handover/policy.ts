@@ -5,7 +5,7 @@
 import type { HandoverPolicy, MovementStage, UnsignedReason, User } from "@/db/schema.ts";
 import { insertAuditEntry } from "@/db/queries/audit.ts";
 import type { QueryRunner } from "@/db/queries/compiled.ts";
-import { handoverPolicyRows, setPolicyOfLeg } from "@/db/queries/handovers.ts";
+import { handoverExists, handoverPolicyRows, setPolicyOfLeg } from "@/db/queries/handovers.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
 
@@ -36,6 +36,19 @@ export async function handoverPolicies(db: QueryRunner): Promise<Record<Movement
   const policies = { ...DEFAULT_POLICY };
   for (const row of await handoverPolicyRows(db)) policies[row.leg] = row.policy;
   return policies;
+}
+
+/**
+ * The policy a tablet's search answers for a leg: "off" for a return trip signed for at an earlier drop,
+ * whose later drops send no handover (docs/handover.md "Policy").
+ */
+export async function policyOfSearch(
+  db: QueryRunner,
+  leg: MovementStage,
+  tripId: number | undefined,
+): Promise<HandoverPolicy> {
+  if (tripId !== undefined && await handoverExists(db, tripId, leg)) return "off";
+  return (await handoverPolicies(db))[leg];
 }
 
 /** A policy as a form sends it; anything else is refused. */

@@ -35,7 +35,7 @@ import { dropOff } from "@/lib/movements/drop_off.ts";
 import { dropOffReverse } from "@/lib/movements/drop_off_reverse.ts";
 import { MAX_SUBMITTED_PARTS, type SubmittedPart } from "@/lib/movements/input.ts";
 import { pickUpReverse } from "@/lib/movements/pick_up_reverse.ts";
-import { handoverPolicies, unsignedReasonList } from "@/lib/handover/policy.ts";
+import { policyOfSearch, unsignedReasonList } from "@/lib/handover/policy.ts";
 import { photoTooLarge, storeStagedPhoto, UploadRefused } from "@/lib/photos/upload.ts";
 import { createUploadToken } from "@/lib/photos/upload_tokens.ts";
 import { type ClaimPart, matchingRegos, TABLET_ROLES } from "@/lib/tablet_data.ts";
@@ -159,8 +159,8 @@ async function findForJob(
 ): Promise<FoundClaim | ApiRefusal> {
   const found = await searchForFlow(deps.db, user, JOBS[job].flow, rego);
   if (!("mismatch" in found)) {
-    const policies = await handoverPolicies(deps.db);
-    return foundClaim(job, rego, found, policies[FLOWS[JOBS[job].flow].stage]);
+    const policy = await policyOfSearch(deps.db, FLOWS[JOBS[job].flow].stage, found.trip?.id);
+    return foundClaim(job, rego, found, policy);
   }
   if (found.mismatch === "no_return_trip") return { message: "Return trip not found." };
   return {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Page } from "@/testkit/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { launchBrowser } from "@/testkit/browser.ts";
-import { setHandoverPolicy } from "@/lib/handover/policy.ts";
+import { setHandoverPolicies } from "@/lib/handover/policy.ts";
 import type { MovementStage } from "@/db/schema.ts";
 import {
   chooseJob,
@@ -55,7 +55,7 @@ async function contentType(d: Demo, photoId: number | null) {
 async function setPolicy(d: Demo, leg: MovementStage, policy: "required" | "optional" | "off") {
   const admin = await d.a.db.selectFrom("users").select("id").where("email", "=", "admin@depot.example")
     .executeTakeFirstOrThrow();
-  await setHandoverPolicy(d.a, admin, leg, policy);
+  await setHandoverPolicies(d.a, admin, { [leg]: policy });
 }
 
 /** The offline pages' failed loads are the point of a dead spot; anything else is a fault. */

@@ -226,11 +226,19 @@ export async function sign(
   await drawSignature(page, by);
 }
 
-/** Reviews, has the receiver sign, confirms and waits for the receipt; returns the movement id. */
-export async function confirmAndWaitForReceipt(page: Page, button: string) {
+/**
+ * Reviews, has the receiver sign (`receiver`; null: the job asks for no handover, and the review shows
+ * none), confirms and waits for the receipt; returns the movement id.
+ */
+export async function confirmAndWaitForReceipt(
+  page: Page,
+  button: string,
+  receiver: string | null = "Pat Receiver",
+) {
   await page.getByRole("button", { name: /^Review/ }).click();
   await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
-  await sign(page);
+  if (receiver === null) assert.equal(await page.getByTestId("handover").count(), 0, "no handover asked");
+  else await sign(page, receiver);
   await page.getByRole("button", { name: button }).click();
   await page.waitForURL(/\/tablet\/movements\/\d+/);
   return Number(await page.getByTestId("movement-id").textContent().then((t) => t!.replace("#", "")));
