@@ -141,7 +141,13 @@ Deno.test({
             assert.equal(sent.receiver_name, "Pat Receiver");
             assert.equal(typeof sent.signature_image_id, "number");
 
-            await page.getByText(/Signed by Pat Receiver/).first().waitFor();
+            const receipt = page.getByTestId("receipt-handover");
+            await receipt.getByText(/Signed by Pat Receiver/).waitFor();
+            const drawn = await receipt.getByRole("img", { name: "Signature of Pat Receiver" })
+              .evaluate((img: HTMLImageElement) =>
+                img.decode().then(() => img.naturalWidth > 0, () => false)
+              );
+            assert.ok(drawn, "the receipt shows the signature");
             await shoot(page, "31_receipt_signed");
             const [handover, ...more] = await handoversOf(d);
             assert.equal(more.length, 0, "recorded once");
@@ -192,7 +198,7 @@ Deno.test({
 
             await online(d, context);
             await page.waitForURL(/\/tablet\/movements\/\d+/, { timeout: 30_000 });
-            await page.getByText(/Signed by Lee at Southside/).first().waitFor();
+            await page.getByTestId("receipt-handover").getByText(/Signed by Lee at Southside/).waitFor();
             const [handover, ...more] = await handoversOf(d);
             assert.equal(more.length, 0);
             assert.equal(handover.leg, "reverse_pickup");
@@ -234,7 +240,7 @@ Deno.test({
             await shoot(page, "32_handover_nobody_to_sign");
             await confirm.click();
             await page.waitForURL(/\/tablet\/movements\/\d+/, { timeout: 30_000 });
-            await page.getByText(/Nobody to sign: Shop closed/).first().waitFor();
+            await page.getByTestId("receipt-handover").getByText(/Nobody to sign: Shop closed/).waitFor();
             const [handover] = await handoversOf(d);
             assert.equal(handover.unsigned_reason, "shop_closed");
             assert.equal(handover.receiver_name, null);

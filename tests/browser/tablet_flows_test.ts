@@ -90,7 +90,7 @@ Deno.test({
           await page.getByRole("button", { name: "Confirm delivery" }).click();
           await page.waitForURL(/\/tablet\/movements\/\d+/);
           assert.equal(await page.getByTestId("receipt-title").textContent(), "Delivered to the repair shop");
-          assert.equal(await thumbnailsLoaded(page), 2);
+          assert.equal(await thumbnailsLoaded(page), 3, "both parts' photos and the signature");
           await shoot(page, "09_receipt");
 
           const parts = await d.a.db.selectFrom("parts_orders").select(["part_no", "status"])
@@ -202,7 +202,11 @@ Deno.test({
             assert.equal(again, movementId);
             await page.getByText(/· Trip finished, all parts back at HQ$/).waitFor();
             assert.equal(await page.getByText(/Delivered/).count(), 0, "a return is never Delivered");
-            assert.equal(await thumbnailsLoaded(page), 4, "pickup and drop-off photos of both parts");
+            assert.equal(
+              await thumbnailsLoaded(page),
+              6,
+              "pickup and drop-off photos of both parts, the signatures at the shop and at HQ",
+            );
             const statuses = await d.a.db.selectFrom("parts_orders").select("status")
               .where("part_no", "in", ["87940-0K010", "75310-0K020"]).execute();
             assert.deepEqual(statuses.map((x) => x.status), ["Returned to HQ", "Returned to HQ"]);
@@ -251,7 +255,7 @@ Deno.test({
             await bumper.getByRole("checkbox").uncheck();
             await confirmAndWaitForReceipt(page, "Confirm delivery");
             await page.getByText("Eastern Panel & Paint").waitFor();
-            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 2); // title + headlamp
+            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 3); // title + headlamp + handover
             assert.deepEqual(p.errors, []);
           });
         },

@@ -255,7 +255,7 @@ Deno.test({
             await page.getByRole("button", { name: /^Review/ }).click();
             await page.getByRole("button", { name: "Confirm delivery" }).click();
             await page.waitForURL(/\/tablet\/movements\/\d+/, { timeout: 30_000 });
-            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 2); // title + headlamp
+            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 3); // title + headlamp + handover
             assert.equal((await movementsOf(d)).length, 1);
             assert.deepEqual(errors, []);
           });
