@@ -233,7 +233,7 @@ export function ReviewStep(props: {
 }
 
 /** The handover of a movement saved on the tablet, in the review's summary. */
-export function HandoverSummary({ offer, store }: { offer: HandoverStep; store: FlowStore }) {
+function HandoverSummary({ offer, store }: { offer: HandoverStep; store: FlowStore }) {
   const h = store.handover;
   return (
     <p class="text-xl" data-testid="review-handover">

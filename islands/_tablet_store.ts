@@ -219,6 +219,8 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
      * receiver's signature as drawn now (`signature`, a PNG) when the handover is signed.
      */
     async confirm(signature?: Blob): Promise<void> {
+      if (store.state !== "draft") return; // a second tap while the first is being saved
+      store.state = "queued";
       const unused = store.parts.filter((p) => !p.confirmed && p.photo).map((p) => p.photo!.key);
       for (const p of store.parts) if (!p.confirmed) p.photo = undefined;
       // Only the handover image the submission names stays; a signature is made again at each confirm.
@@ -227,11 +229,11 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
         if (r.kind && (r.kind !== kind || r.kind === "signature")) unused.push(r.key);
       }
       if (kind === "signature" && signature) {
+        // On the device before the movement is queued: the sender never sees one without the other.
         const bytes = signature.size;
         const base = { userId: queue.userId, movementKey: store.key, job, rego: store.found!.rego };
         await putPhoto({ ...base, key: newKey(), kind, blob: signature, bytes, createdAt: Date.now() });
       }
-      store.state = "queued";
       await save(Date.now());
       await forget(unused);
       queue.kick();
