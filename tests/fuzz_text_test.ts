@@ -152,6 +152,12 @@ appTest(
       rego: "FUZ123",
       repairer_id: repairer.id,
       parts: [{ parts_order_id: part.id, confirm: true, image_id: "" }],
+      handover: {
+        receiver_name: "Sam",
+        signature_image_id: 1,
+        unsigned_reason: "shop_closed",
+        left_image_id: 1,
+      },
     };
     const photo = { job: "deliver", rego: "FUZ123", part_id: String(part.id) };
     const targets: Target[] = [
@@ -166,6 +172,10 @@ appTest(
         `photos?${p}`,
         (v) => tablet.uploadPhoto({ ...photo, [p]: v }, new Uint8Array([0xff, 0xd8, 0xff])),
       ]),
+      [
+        "handover-images?kind",
+        (v) => tablet.uploadHandoverImage(v, new Uint8Array([0x89, 0x50, 0x4e, 0x47])),
+      ],
       ["/tablet/deliver?rego", (v) => tablet.request(`/tablet/deliver?rego=${encodeURIComponent(v)}`)],
       ["/tablet/sign-in?reason", (v) => tablet.request(`/tablet/sign-in?reason=${encodeURIComponent(v)}`)],
     ];

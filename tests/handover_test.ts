@@ -9,7 +9,7 @@ import type { PartStatus } from "@/db/schema.ts";
 import { handoverDigest, handoverText } from "@/lib/handover/digest.ts";
 import { SIGNATURE_MAX_BYTES } from "@/lib/handover/images.ts";
 import type { TestApp } from "@/testkit/app.ts";
-import { appTest } from "@/testkit/app.ts";
+import { appTest, serverAppTest } from "@/testkit/app.ts";
 import { makeClaim, makeHq, makeRepairer, stagePhoto } from "@/testkit/factories.ts";
 import { dropOffPayload } from "@/testkit/movements.ts";
 import { jpegPhoto, loadFixture } from "@/testkit/photos.ts";
@@ -22,6 +22,7 @@ import {
   signaturePng,
 } from "@/tests/helpers/handover.ts";
 import { makeDriver, Tablet } from "@/tests/helpers/tablet.ts";
+import { lockWaiters, whileHolding } from "@/tests/helpers/races.ts";
 
 async function setup(a: TestApp, status: PartStatus, registration = "ABC123") {
   await makeHq(a.db, "Crash Claim HQ - Main Depot");
@@ -341,6 +342,54 @@ appTest("handover: two submissions racing for one signature — exactly one reco
   assert.deepEqual(await written(a), { movements: 1, handovers: 1, used: 1 });
 });
 
+serverAppTest(
+  "handover: two submissions queued on one staged signature — the first records it, the second reads it used",
+  async (a) => {
+    const { t, shop, parts } = await setup(a, "Arrived");
+    const { parts: more } = await makeClaim(a.db, {
+      registration: "DEF456",
+      management: shop.id,
+      parts: [{ status: "Arrived", part_no: "PN-9" }],
+    });
+    const sig = await signature(t);
+    const handover = { receiver_name: "Sam", signature_image_id: sig };
+    const first = {
+      job: "deliver",
+      rego: "ABC123",
+      repairer_id: shop.id,
+      parts: await photographed(t, "deliver", "ABC123", [parts[0].id]),
+      handover,
+    };
+    const second = {
+      ...first,
+      rego: "DEF456",
+      parts: await photographed(t, "deliver", "DEF456", [more[0].id]),
+    };
+    // The image's row is held while both submissions queue behind it; the lock queue decides the order.
+    const [one, two] = await whileHolding(a.db, async (trx) => {
+      await trx.selectFrom("handover_images").select("id").where("id", "=", sig).forUpdate().execute();
+    }, async (release) => {
+      const one = t.postJson("/tablet/api/movements", first);
+      await lockWaiters(a.db, 1);
+      const two = t.postJson("/tablet/api/movements", second);
+      await lockWaiters(a.db, 2);
+      release();
+      return [await one, await two] as const;
+    });
+    const won = await json(one);
+    assert.deepEqual(await json(two, 422), {
+      message: "The signature was already used by another movement. Send it again.",
+    });
+    const image = await a.db.selectFrom("handover_images").selectAll().where("id", "=", sig)
+      .executeTakeFirstOrThrow();
+    assert.equal(image.movement_id, won.movement_id);
+    assert.deepEqual(await written(a), { movements: 1, handovers: 1, used: 1 });
+    const other = await a.db.selectFrom("parts_orders").select("status").where("id", "=", more[0].id)
+      .executeTakeFirstOrThrow();
+    assert.equal(other.status, "Arrived", "the refused submission wrote nothing");
+  },
+);
+
 appTest("handover: the mobile app's submissions take no handover step, whatever the policy", async (a) => {
   const { parts, shop, driver } = await setup(a, "Arrived");
   const image = await stagePhoto(a, {
@@ -415,3 +464,32 @@ Deno.test("handover digest: docs/handover.md's worked example", async () => {
   assert.equal(digest, "ccfe2c93dcc7f414ad899c028adaecc5f6b2744718ca8ff7a283a2cb7e5f20a9");
   assert.ok(doc.includes(`Its digest is \`${digest}\``));
 });
+
+appTest(
+  "handover: a driver's unused handover images count against STAGED_PHOTOS_PER_USER on their own (409)",
+  async (a) => {
+    const { t, parts, shop } = await setup(a, "Arrived");
+    // Part photos do not count against the handover images' quota.
+    const items = await photographed(t, "deliver", "ABC123", parts.map((p) => p.id));
+    const first = await signature(t);
+    await signature(t, 4);
+    const refused = await json(
+      await t.uploadHandoverImage("signature", await signaturePng({ strokes: 5 })),
+      409,
+    );
+    assert.match(refused.message, /^Too many of your photos are waiting to be submitted \(2/);
+    assert.equal((await a.db.selectFrom("handover_images").select("id").execute()).length, 2);
+    // Taking one frees a place.
+    await json(
+      await t.postJson("/tablet/api/movements", {
+        job: "deliver",
+        rego: "ABC123",
+        repairer_id: shop.id,
+        parts: items,
+        handover: { receiver_name: "Sam", signature_image_id: first },
+      }),
+    );
+    await signature(t, 5);
+  },
+  { config: { stagedPhotosPerUser: 2 } },
+);

@@ -29,7 +29,7 @@ export const LEG_LABEL: Record<Leg["leg"], string> = {
 };
 
 const VIA_LABEL = { import: "import", dashboard: "dashboard", movement: "movement" } as const;
-const LEG_COLUMNS = ["Leg", "When", "Driver", "Place", "Movement", "Photo", "Handover"];
+const LEG_COLUMNS = ["Leg", "When", "Driver", "Place", "Movement", "Photo"];
 const PART_COLUMNS = ["Part", "Description", "Qty", "Status"];
 const TIMELINE_COLUMNS = ["When", "Event", "Details"];
 
@@ -106,7 +106,7 @@ export function ClaimView(
             )}
             empty="This part has not been moved."
           >
-            {(l) => (
+            {(l) => [
               <tr key={`${l.movementId}-${l.leg}`} data-leg={l.leg}>
                 <td class={tdClass}>{LEG_LABEL[l.leg]}</td>
                 <TimeCell at={l.at} />
@@ -120,7 +120,10 @@ export function ClaimView(
                 <td class={tdClass}>
                   <LegPhoto leg={l} photo={photo} />
                 </td>
-                <td class={tdClass}>
+              </tr>,
+              // The leg's handover under it, across the row: no wider a table on A4.
+              <tr key={`${l.movementId}-${l.leg}-handover`} data-handover-of={l.leg}>
+                <td class={tdClass} colSpan={LEG_COLUMNS.length}>
                   <HandoverSummary
                     handover={l.handover}
                     recordedVia={l.recordedVia}
@@ -128,8 +131,8 @@ export function ClaimView(
                     image={handoverImage}
                   />
                 </td>
-              </tr>
-            )}
+              </tr>,
+            ]}
           </Table>
         </section>
       ))}

@@ -52,6 +52,13 @@ export async function insertHandoverImage(
   return row.id;
 }
 
+/** How many handover images `userId` sent that no submission took yet (docs/photos.md "Quotas"). */
+export async function unusedHandoverImagesOf(db: QueryRunner, userId: number): Promise<number> {
+  const row = await db.selectFrom("handover_images").select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("uploaded_by", "=", userId).where("movement_id", "is", null).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export interface LockedHandoverImage {
   id: number;
   kind: HandoverImageKind;

@@ -6,8 +6,9 @@
  * SIGNATURE_MAX_BYTES holding some ink: a blank pad is refused.
  */
 import type { HandoverImageKind, User } from "@/db/schema.ts";
-import { insertHandoverImage } from "@/db/queries/handovers.ts";
-import { upsertPhoto } from "@/db/queries/photos.ts";
+import { insertHandoverImage, unusedHandoverImagesOf } from "@/db/queries/handovers.ts";
+import { lockStagedQuota, upsertPhoto } from "@/db/queries/photos.ts";
+import { checkStagedQuota } from "@/lib/photos/quota.ts";
 import { inkPixels } from "@/io/ink.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
@@ -44,6 +45,15 @@ async function checkSignature(storage: AppDeps["storage"], image: CheckedImage):
 }
 
 /**
+ * A driver's handover images not yet taken by a submission count against STAGED_PHOTOS_PER_USER on their
+ * own (a driver with many parts photographed can still have the receiver sign).
+ */
+async function checkQuota(deps: Pick<AppDeps, "db" | "config">, user: Pick<User, "id">): Promise<void> {
+  const uploaderPhotos = await unusedHandoverImagesOf(deps.db, user.id);
+  checkStagedQuota(deps.config, { uploaderPhotos, totalBytes: 0 }, 0);
+}
+
+/**
  * Stores a handover image for `user`; returns its staged id. Throws UploadRefused (the photo refusals) or a
  * DomainError (a signature that is blank); nothing is recorded then (a file stored before a refusal is left
  * to the purge, like any refused upload's).
@@ -55,6 +65,8 @@ export async function stageHandoverImage(
   readFile: ImageReader,
 ): Promise<number> {
   const maxBytes = kind === "signature" ? SIGNATURE_MAX_BYTES : deps.config.maxPhotoBytes;
+  // Before a byte of the body is read, and again under the quota's lock when recording (lib/photos/quota.ts).
+  await checkQuota(deps, user);
   const image = await stageCheckedImage(deps.storage, maxBytes, readFile).catch((error) => {
     if (kind === "signature" && error instanceof UploadRefused && error.reason === "too_large") {
       throw signatureTooLarge();
@@ -64,6 +76,8 @@ export async function stageHandoverImage(
   if (kind === "signature") await checkSignature(deps.storage, image);
   const at = deps.clock.now();
   return await deps.db.transaction().execute(async (tx) => {
+    await lockStagedQuota(tx);
+    await checkQuota({ ...deps, db: tx }, user);
     const photoId = await upsertPhoto(tx, { ...image, createdAt: at });
     return await insertHandoverImage(tx, { kind, photoId, userId: user.id, at });
   });

@@ -7,7 +7,8 @@
  * reads the user and claim, locks the parts (id order) and reads what the checks need, then the movement,
  * all Deliver_Parts, the status flip (a conditional UPDATE), the history rows, the outbox rows and the live
  * dashboard's NOTIFY in one statement (data-modifying CTEs), COMMIT. A drop-off first tries two: the read
- * without locks, then that statement on its own (all or nothing).
+ * without locks, then that statement on its own (all or nothing). A tablet's submission takes the locked
+ * path, with the handover step's own statements in its transaction (lib/handover/record.ts).
  */
 import { type NewMovement, writeNewMovement } from "@/db/queries/movements.ts";
 import type { SubmissionRead } from "@/db/queries/submission_reads.ts";
@@ -84,6 +85,7 @@ export async function submitNewMovement(
     checkBelongToClaim(list, parts, claim.id);
     const checked = checkStatusesAndPhotos(flow, list, parts, read.staged, user.id);
     const destination = spec.destination(read);
+    // A tablet's submission runs on the locked path (above): `trx` is its transaction.
     const handover = input.handover === undefined ? null : await takeHandover(trx as Tx, {
       leg: flow.stage,
       userId: user.id,

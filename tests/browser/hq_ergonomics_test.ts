@@ -136,6 +136,7 @@ Deno.test({
         ["/hq/admin/users", "admin_users"],
         ["/hq/admin/places", "admin_places"],
         ["/hq/admin/tablets", "admin_tablets"],
+        ["/hq/admin/handover", "admin_handover"],
         ["/hq/admin/import", "admin_import"],
         ["/hq/parts/999999", "not_found", 404],
         ["/hq/parts?sort=nope", "refused_query", 400],
