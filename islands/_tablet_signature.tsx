@@ -88,7 +88,12 @@ export function SignatureField(props: {
     });
     fit(props.strokes);
     const observer = new ResizeObserver(() => fit(pad.current!.toData()));
-    observer.observe(c);
+    try {
+      // In device pixels, so a new pixel ratio (zoom, another screen) resizes the canvas too.
+      observer.observe(c, { box: "device-pixel-content-box" });
+    } catch {
+      observer.observe(c); // a browser without that box: CSS size changes only
+    }
     props.handle.current = {
       toPng: () =>
         pad.current!.isEmpty()

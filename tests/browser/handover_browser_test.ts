@@ -109,15 +109,27 @@ Deno.test({
             const ink = await inkedPixels(page);
             assert.ok(ink > 100, `ink: ${ink} pixels`);
 
-            // Turned to portrait the pad is narrower: the strokes are drawn again, shrunk to fit.
-            await page.setViewportSize(PORTRAIT);
-            await page.waitForFunction(() => {
-              const c = document.querySelector<HTMLCanvasElement>('canvas[aria-label="Signature"]')!;
-              return c.width === Math.round(c.offsetWidth * Math.min(2, devicePixelRatio));
+            // Turned to portrait on a sharper screen (pixel ratio 2): the canvas follows both, the strokes
+            // drawn again (shrunk to fit where they would fall outside).
+            const cdp = await page.context().newCDPSession(page);
+            await cdp.send("Emulation.setDeviceMetricsOverride", {
+              ...PORTRAIT,
+              deviceScaleFactor: 2,
+              mobile: false,
             });
+            await page.waitForFunction(
+              () => {
+                const c = document.querySelector<HTMLCanvasElement>('canvas[aria-label="Signature"]')!;
+                return devicePixelRatio === 2 && c.width === c.offsetWidth * 2 && c.offsetWidth < 800;
+              },
+              undefined,
+              { timeout: 15_000 },
+            );
             assert.ok(await inkedPixels(page) > 100, "the signature is still there");
             assert.equal(await page.getByTestId("pad-cleared").count(), 0);
             assert.ok(await confirm.isEnabled());
+            await cdp.send("Emulation.clearDeviceMetricsOverride");
+            await cdp.detach();
             await page.setViewportSize(LANDSCAPE);
             await shoot(page, "30_handover_signed");
 
