@@ -7,8 +7,8 @@
  * original success, D16). A rule failure is shown next to the part it names and nothing is lost.
  *
  * This module holds which step shows; each step lives beside it: _tablet_search.tsx,
- * _tablet_parts_step.tsx, _tablet_review.tsx (frame pieces in _tablet_flow_ui.tsx, the store and its
- * hooks in _tablet_store.ts and _tablet_flow_hooks.ts).
+ * _tablet_parts_step.tsx, _tablet_review.tsx with the handover under it (_tablet_handover.tsx; frame
+ * pieces in _tablet_flow_ui.tsx, the store and its hooks in _tablet_store.ts and _tablet_flow_hooks.ts).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type FoundClaim, type JobName, JOBS } from "@/components/tablet_jobs.ts";
@@ -16,7 +16,8 @@ import { useFlowStore, useLeaveGuard, useTickWhile } from "./_tablet_flow_hooks.
 import { ClaimCard, FLOW_HEADING_ID } from "./_tablet_flow_ui.tsx";
 import { SearchStep, useClaimSearch } from "./_tablet_search.tsx";
 import { checkBeforeReview, PartsStep, type Repairer } from "./_tablet_parts_step.tsx";
-import { refusalText, ReviewStep, useSubmission } from "./_tablet_review.tsx";
+import { loadHandover, refusalText, ReviewStep, useSubmission } from "./_tablet_review.tsx";
+import { asksHandover } from "./_tablet_handover_rules.ts";
 
 export interface TabletFlowProps {
   job: JobName;
@@ -47,6 +48,7 @@ export default function TabletFlow(props: TabletFlowProps) {
 
   const search = useClaimSearch(props.job, props.csrf, props.rego ?? "", async (claim: FoundClaim) => {
     const preselected = claim.repairer_id;
+    if (asksHandover(claim.handover)) void loadHandover().catch(() => {});
     await s.load(claim, props.repairers?.some((r) => r.id === preselected) ? String(preselected) : "");
     setFormError(null);
     setStep("parts");
@@ -61,6 +63,7 @@ export default function TabletFlow(props: TabletFlowProps) {
     // The link is read from the address too: a page the service worker kept was rendered for another.
     const rego = linkRego() ?? props.rego;
     s.resume(rego).then((m) => {
+      if (m && asksHandover(m.found.handover)) void loadHandover().catch(() => {});
       if (m) setStep(m.state === "queued" ? "review" : "parts");
       else if (rego) search.search(rego);
       if (m?.state === "refused") setFormError(refusalText(s));
@@ -137,8 +140,8 @@ export default function TabletFlow(props: TabletFlowProps) {
           sending={sending}
           headingRef={heading}
           onBack={() => setStep("parts")}
-          onSubmit={async () => {
-            await submit();
+          onSubmit={async (signature) => {
+            await submit(signature);
             rerender();
           }}
           onRetry={() => queue.kick()}

@@ -2,7 +2,8 @@
  * One part's card in the TabletFlow island: the toggle, the quantity, its photo and the photo's upload
  * state. Faults are red; a photo still on its way (waiting for the network, uploading) is amber, never red.
  */
-import type { PartState, PhotoState } from "./_tablet_store.ts";
+import type { PhotoState } from "./_tablet_photo_state.ts";
+import type { PartState } from "./_tablet_store.ts";
 
 /** A photo taken and not yet stored or refused: something to wait for, not a fault. */
 export const onItsWay = (photo?: PhotoState) =>
@@ -11,7 +12,7 @@ export const onItsWay = (photo?: PhotoState) =>
 
 const seconds = (at?: number) => Math.max(0, Math.ceil(((at ?? 0) - Date.now()) / 1000));
 
-function CameraButton(
+export function CameraButton(
   { label, primary, onFile }: { label: string; primary?: boolean; onFile: (file: File) => void },
 ) {
   return (
@@ -37,7 +38,7 @@ function CameraButton(
   );
 }
 
-function PhotoStatusLine({ photo }: { photo: PhotoState }) {
+export function PhotoStatusLine({ photo }: { photo: PhotoState }) {
   switch (photo.status) {
     case "preparing":
       return <p>Preparing the photo…</p>;

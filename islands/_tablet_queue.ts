@@ -15,8 +15,14 @@
  * Tabs: a Web Lock per driver lets one tab send at a time; a BroadcastChannel tells the other tabs to
  * re-read the queue and to look for work.
  */
-import type { JobName, StoredPhoto, SubmittedMovement } from "@/components/tablet_jobs.ts";
+import type {
+  JobName,
+  StoredHandoverImage,
+  StoredPhoto,
+  SubmittedMovement,
+} from "@/components/tablet_jobs.ts";
 import { backoffMs, isRetryable, postJson, uploadBlob } from "./_tablet_net.ts";
+import { handoverBody } from "./_tablet_handover_rules.ts";
 import {
   deleteMovement,
   getMovement,
@@ -120,7 +126,8 @@ function createQueue(userId: number, csrf: string) {
   async function refresh(): Promise<void> {
     const [photos, movements] = await Promise.all([photosOf(userId), movementsOf(userId)]);
     queue.summary = {
-      photos: photos.filter((p) => p.blob).length,
+      // A signature goes with its movement (counted there); the photo of where parts were left is a photo.
+      photos: photos.filter((p) => p.blob && p.kind !== "signature").length,
       movements: movements.filter((m) => m.state === "queued").length,
       refused: movements.filter((m) => m.state === "refused").map((m) => m.job),
       stopped: queue.summary.stopped,
@@ -201,8 +208,14 @@ function createQueue(userId: number, csrf: string) {
     status === 401 || status === 403 ? "stop" : isRetryable(status) ? "retry" : undefined;
 
   async function sendPhoto(photo: QueuedPhoto, transfer: Transfer): Promise<Outcome> {
-    const query = new URLSearchParams({ job: photo.job, rego: photo.rego, part_id: String(photo.partId) });
-    const answer = await uploadBlob<StoredPhoto>(`/tablet/api/photos?${query}`, photo.blob!, csrf, (f) => {
+    const url = photo.kind
+      ? `/tablet/api/handover-images?kind=${photo.kind}`
+      : `/tablet/api/photos?${new URLSearchParams({
+        job: photo.job,
+        rego: photo.rego,
+        part_id: `${photo.partId}`,
+      })}`;
+    const answer = await uploadBlob<StoredPhoto | StoredHandoverImage>(url, photo.blob!, csrf, (f) => {
       transfer.progress = f;
       emit({ type: "progress" }, false);
     });
@@ -213,7 +226,7 @@ function createQueue(userId: number, csrf: string) {
         ...p,
         blob: undefined,
         imageId: stored.image_id,
-        photoId: stored.photo_id,
+        photoId: "photo_id" in stored ? stored.photo_id : undefined,
       }));
       return "done";
     }
@@ -222,7 +235,7 @@ function createQueue(userId: number, csrf: string) {
     await updatePhoto(photo.key, (p) => ({
       ...p,
       error: answer.message || `The photo was refused (${answer.status}).`,
-      partError: answer.partId === p.partId,
+      partError: p.partId !== undefined && answer.partId === p.partId,
     }));
     return "done";
   }
@@ -243,6 +256,16 @@ function createQueue(userId: number, csrf: string) {
         image_id: part.confirmed ? photo!.imageId! : null,
       });
     }
+    const handover = handoverBody(
+      m.found.handover,
+      m.handover,
+      photos.filter((p) => p.movementKey === m.key),
+    );
+    if (handover.refusal) {
+      // Its handover image was refused (a blank signature…): the driver sees why and does it again.
+      await refuse(m, { message: handover.refusal });
+      return "done";
+    }
     // Built from the stored record alone, so every resend is the same submission: the server answers a
     // repeat of an applied one with its original success (D16) and records nothing twice.
     const body = {
@@ -251,6 +274,7 @@ function createQueue(userId: number, csrf: string) {
       repairer_id: m.job === "deliver" ? Number(m.repairerId) : undefined,
       movement_id: m.found.movement_id,
       parts,
+      handover: handover.body,
     };
     const answer = await postJson<SubmittedMovement>("/tablet/api/movements", body, csrf, {
       timeoutMs: 30_000,

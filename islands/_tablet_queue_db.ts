@@ -6,20 +6,26 @@
  *
  * Two stores:
  * - `photos`: the downscaled JPEG (`blob`) until the server stored it, then only its ids (`imageId`,
- *   `photoId`) until the movement that uses it is acknowledged;
+ *   `photoId`) until the movement that uses it is acknowledged; the handover's images (the receiver's
+ *   signature, the photo of where the parts were left: `kind`) are kept the same way;
  * - `movements`: a draft (what the driver is doing on a job page: the claim found, the choices, which
- *   photo is whose), a confirmed submission waiting to be sent (`queued`), or one the server refused
- *   later (`refused`, with the message and the part it names).
+ *   photo is whose, the handover), a confirmed submission waiting to be sent (`queued`), or one the
+ *   server refused later (`refused`, with the message and the part it names).
  */
 import { type DBSchema, type IDBPDatabase, openDB } from "idb";
 import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
+import type { PointGroup } from "signature_pad";
+import type { HandoverImageKind } from "@/db/schema.ts";
 
 export interface QueuedPhoto {
   key: string;
   userId: number;
   /** The movement (draft or submission) the photo belongs to. */
   movementKey: string;
-  partId: number;
+  /** The part photographed; absent for a handover image. */
+  partId?: number;
+  /** A handover image (docs/handover.md): sent to /tablet/api/handover-images instead of /photos. */
+  kind?: HandoverImageKind;
   job: JobName;
   rego: string;
   /** The photo itself, until the server has stored it. */
@@ -36,6 +42,22 @@ export interface QueuedPhoto {
 
 export type MovementState = "draft" | "queued" | "refused";
 
+/**
+ * The handover as the driver is filling it in. The signature is kept as the pad's strokes (so a reload
+ * keeps what was drawn) until the confirmation turns it into the PNG record (`kind` "signature").
+ */
+export interface QueuedHandover {
+  receiverName: string;
+  /** signature_pad's point groups, in CSS pixels of the pad they were drawn on. */
+  strokes: StrokeGroup[];
+  /** "Nobody to sign" (optional policy only), with the reason's key; the photo is the "left" record. */
+  nobody: boolean;
+  reason: string;
+}
+
+/** One stroke of the pad: its points and its pen options. */
+export type StrokeGroup = PointGroup;
+
 export interface QueuedMovement {
   key: string;
   userId: number;
@@ -47,6 +69,7 @@ export interface QueuedMovement {
   parts: { id: number; confirmed: boolean; photoKey?: string }[];
   /** A refusal of the confirmed submission: the message and the part it names. */
   error?: { message: string; partId?: number };
+  handover?: QueuedHandover;
   createdAt: number;
   /** When the driver confirmed it (the order submissions are sent in). */
   queuedAt?: number;

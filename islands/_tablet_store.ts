@@ -10,6 +10,8 @@ import { prepareJpeg } from "./_tablet_net.ts";
 import { sameRego } from "./_run_sheet.ts";
 import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
 import { type Queue, storageRoom } from "./_tablet_queue.ts";
+import { emptyHandover, imageKindOf } from "./_tablet_handover_rules.ts";
+import { type PhotoState, photoStateOf, type PhotoStatus } from "./_tablet_photo_state.ts";
 import {
   deleteMovement,
   deletePhotos,
@@ -18,23 +20,11 @@ import {
   photosOf,
   putMovement,
   putPhoto,
+  type QueuedHandover,
   type QueuedMovement,
   type QueuedPhoto,
   updatePhoto,
 } from "./_tablet_queue_db.ts";
-
-export type PhotoStatus = "preparing" | "queued" | "uploading" | "waiting" | "done" | "failed";
-
-export interface PhotoState {
-  /** The photo's record in the queue. */
-  key: string;
-  preview: string;
-  status: PhotoStatus;
-  progress: number;
-  /** When the next automatic try starts (status "waiting"). */
-  retryAt?: number;
-  error?: string;
-}
 
 export interface PartState {
   id: number;
@@ -46,6 +36,9 @@ export interface PartState {
   error?: string;
 }
 
+/** A photo of a part (its id), or of where the parts were left when nobody signs (the handover). */
+export type PhotoTarget = number | "left";
+
 /** Shown before the camera opens when the device is nearly out of room for photos. */
 export const STORAGE_LOW =
   "This tablet is nearly out of room for photos. Connect to Wi-Fi so the waiting photos can be sent before you take more.";
@@ -54,14 +47,14 @@ const STORAGE_FULL =
 
 /**
  * The store of one flow page. A closure rather than a class: esbuild lowers class fields for the es2020
- * target with runtime helpers, which the island build refuses as non-island imports.
+ * target with runtime helpers, bytes every job page would load.
  */
 export function createFlowStore(queue: Queue, job: JobName, onChange: () => void) {
   /** Photo records of the current movement, as last read from the device. */
   let records = new Map<string, QueuedPhoto>();
   /** Object URLs of the photos shown, by record key (a stored photo shows its server thumbnail). */
   const previews = new Map<string, string>();
-  const preparing = new Map<number, string>();
+  const preparing = new Map<PhotoTarget, string>();
 
   const store = {
     /** The current movement's record key (a draft until confirmed). */
@@ -70,6 +63,12 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
     found: null as FoundClaim | null,
     repairerId: "",
     parts: [] as PartState[],
+    /** The receiver's name and signature, or why nobody signed (docs/handover.md). */
+    handover: emptyHandover(),
+    /** The photo of where the parts were left (nobody to sign). */
+    left: {} as { photo?: PhotoState; error?: string },
+    /** The server's message when it refused the movement for no part in particular. */
+    refusal: undefined as string | undefined,
     /** The device is nearly out of room for photos. */
     storageLow: false,
 
@@ -95,7 +94,7 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
 
     /** Photos taken for this vehicle (starting again drops them). */
     get hasWork(): boolean {
-      return store.parts.some((p) => p.photo);
+      return store.parts.some((p) => p.photo) || store.left.photo !== undefined;
     },
 
     /** A photo is being shrunk and is not on the device yet. */
@@ -127,6 +126,7 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
       store.found = found;
       store.repairerId = repairerId;
       store.parts = found.parts.map((p) => ({ ...p, confirmed: false }));
+      store.handover = emptyHandover();
       await save();
     },
 
@@ -154,26 +154,33 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
       await save();
     },
 
-    /** A new photo (or a retake) for a part: shrink it, keep it on the device, then queue its upload. */
-    async takePhoto(id: number, file: File): Promise<void> {
-      const part = store.part(id);
-      if (!part || !store.found) return;
+    /** The driver changed the handover (kept on the device at once, strokes included). */
+    async setHandover(change: Partial<QueuedHandover>): Promise<void> {
+      store.handover = { ...store.handover, ...change };
+      onChange();
+      await save();
+    },
+
+    /** A new photo (or a retake): shrink it, keep it on the device, then queue its upload. */
+    async takePhoto(target: PhotoTarget, file: File): Promise<void> {
+      const slot = slotOf(target);
+      if (!slot || !store.found) return;
       const temporary = URL.createObjectURL(file);
       const mark = newKey();
-      preparing.set(id, mark);
-      part.error = undefined;
-      part.photo = { key: mark, preview: temporary, status: "preparing", progress: 0 };
+      preparing.set(target, mark);
+      slot.error = undefined;
+      slot.photo = { key: mark, preview: temporary, status: "preparing", progress: 0 };
       onChange();
       const blob = await prepareJpeg(file);
       URL.revokeObjectURL(temporary);
-      if (preparing.get(id) !== mark) return; // retaken meanwhile
-      preparing.delete(id);
+      if (preparing.get(target) !== mark) return; // retaken meanwhile
+      preparing.delete(target);
       const { free } = await storageRoom();
       const photo: QueuedPhoto = {
         key: mark,
         userId: queue.userId,
         movementKey: store.key,
-        partId: id,
+        ...(target === "left" ? { kind: "left" } : { partId: target }),
         job,
         rego: store.found.rego,
         blob,
@@ -184,12 +191,12 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
         if (free < blob.size) throw new DOMException(STORAGE_FULL, "QuotaExceededError");
         await putPhoto(photo);
       } catch {
-        part.photo = undefined;
-        part.error = STORAGE_FULL;
+        slot.photo = undefined;
+        slot.error = STORAGE_FULL;
         onChange();
         return;
       }
-      const old = partRecord(id)?.key;
+      const old = recordOf(target)?.key;
       records.set(mark, photo);
       previews.set(mark, URL.createObjectURL(blob));
       await save();
@@ -207,11 +214,26 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
       queue.kick();
     },
 
-    /** The driver confirmed: the draft becomes a submission in the queue (sent when it can be). */
-    async confirm(): Promise<void> {
+    /**
+     * The driver confirmed: the draft becomes a submission in the queue (sent when it can be), with the
+     * receiver's signature as drawn now (`signature`, a PNG) when the handover is signed.
+     */
+    async confirm(signature?: Blob): Promise<void> {
+      if (store.state !== "draft") return; // a second tap while the first is being saved
+      store.state = "queued";
       const unused = store.parts.filter((p) => !p.confirmed && p.photo).map((p) => p.photo!.key);
       for (const p of store.parts) if (!p.confirmed) p.photo = undefined;
-      store.state = "queued";
+      // Only the handover image the submission names stays; a signature is made again at each confirm.
+      const kind = imageKindOf(store.found?.handover, store.handover);
+      for (const r of records.values()) {
+        if (r.kind && (r.kind !== kind || r.kind === "signature")) unused.push(r.key);
+      }
+      if (kind === "signature" && signature) {
+        // On the device before the movement is queued: the sender never sees one without the other.
+        const bytes = signature.size;
+        const base = { userId: queue.userId, movementKey: store.key, job, rego: store.found!.rego };
+        await putPhoto({ ...base, key: newKey(), kind, blob: signature, bytes, createdAt: Date.now() });
+      }
       await save(Date.now());
       await forget(unused);
       queue.kick();
@@ -229,13 +251,15 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
     store.key = m.key;
     store.found = m.found;
     store.repairerId = m.repairerId;
+    store.handover = m.handover ?? emptyHandover();
     const chosen = new Map(m.parts.map((p) => [p.id, p]));
     store.parts = m.found.parts.map((p) => ({ ...p, confirmed: chosen.get(p.id)?.confirmed ?? false }));
     if (m.state === "refused") {
-      // Back to the driver: a draft again, the server's message next to the part it names.
+      // Back to the driver: a draft again, the server's message next to the part it names (or above all).
       store.state = "draft";
       const part = m.error?.partId === undefined ? undefined : store.part(m.error.partId);
       if (part) part.error = m.error!.message;
+      else store.refusal = m.error?.message;
       await putMovement({ ...m, state: "draft", error: undefined });
       await queue.changed();
     } else store.state = m.state;
@@ -247,9 +271,13 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
     previews.clear();
     preparing.clear();
     records = new Map();
+    store.left = {};
+    store.refusal = undefined;
   }
 
-  const partRecord = (id: number) => [...records.values()].find((r) => r.partId === id);
+  const slotOf = (t: PhotoTarget) => t === "left" ? store.left : store.part(t);
+  const recordOf = (t: PhotoTarget) =>
+    [...records.values()].find((r) => t === "left" ? r.kind === "left" : r.partId === t);
 
   async function forget(keys: string[]): Promise<void> {
     for (const k of keys) {
@@ -275,6 +303,7 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
         confirmed: p.confirmed,
         photoKey: p.photo?.status === "preparing" ? undefined : p.photo?.key,
       })),
+      handover: store.handover,
       createdAt: Date.now(),
       queuedAt,
     });
@@ -290,31 +319,14 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
   }
 
   function recompute(): void {
-    for (const part of store.parts) {
-      if (preparing.has(part.id)) continue;
-      const record = partRecord(part.id);
-      part.photo = record ? photoState(record) : undefined;
-      if (record?.partError && record.error) part.error = record.error;
+    for (const target of [...store.parts.map((p) => p.id), "left" as const]) {
+      const slot = slotOf(target)!;
+      if (preparing.has(target)) continue;
+      const record = recordOf(target);
+      slot.photo = record ? photoStateOf(record, previews, queue.transfers.get(record.key)) : undefined;
+      if (record?.partError && record.error) slot.error = record.error;
     }
     onChange();
-  }
-
-  function photoState(record: QueuedPhoto): PhotoState {
-    let preview = previews.get(record.key);
-    if (!preview) {
-      preview = record.blob ? URL.createObjectURL(record.blob) : `/photos/${record.photoId}/thumb`;
-      if (record.blob) previews.set(record.key, preview);
-    }
-    const base = { key: record.key, preview, progress: 0 };
-    if (record.imageId !== undefined) return { ...base, status: "done", progress: 1 };
-    if (record.error) {
-      return { ...base, status: "failed", error: record.partError ? undefined : record.error };
-    }
-    const transfer = queue.transfers.get(record.key);
-    if (!transfer) return { ...base, status: "queued" };
-    return transfer.state === "sending"
-      ? { ...base, status: "uploading", progress: transfer.progress }
-      : { ...base, status: "waiting", retryAt: transfer.retryAt };
   }
 
   async function checkRoom(): Promise<void> {

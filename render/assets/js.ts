@@ -139,13 +139,14 @@ async function bundle({ root, distDir }: AssetProject, islandPaths: Map<string, 
 
 // Islands run in the browser and may use the island folders, components/ and npm packages; anything
 // else in the repository is server code (database, config, secrets) that must not ship to the tablet.
-// Type-only imports are erased by esbuild and never show up here.
+// Type-only imports are erased by esbuild and never show up here; "<runtime>" is esbuild's own helpers
+// (an npm package's class fields lowered for the es2020 target).
 function checkBrowserInputs(metafile: esbuildTypes.Metafile, islandDirs: string[]): void {
   const browserDirs = [...islandDirs, "components"].map((d) => d + "/");
   const allowed = (p: string) =>
     // node_modules paths are realpaths, so they can sit outside the root ("../x/node_modules/").
     p.includes(":") || /(^|\/)node_modules\//.test(p) || p === "render/island_boot.ts" ||
-    browserDirs.some((d) => p.startsWith(d));
+    p === "<runtime>" || browserDirs.some((d) => p.startsWith(d));
   for (const [path, meta] of Object.entries(metafile.inputs)) {
     for (const imp of meta.imports) {
       if (!allowed(imp.path)) {

@@ -19,6 +19,7 @@ import {
   PHOTO,
   photograph,
   shoot,
+  sign,
   signIn,
 } from "./tablet_setup.ts";
 import { assignStop, planTwoStops } from "./run_sheet_plan.ts";
@@ -119,6 +120,7 @@ Deno.test({
         await photograph(page, "87940-0K010", PHOTO, false);
         await photograph(page, "75310-0K020", PHOTO, false);
         await page.getByRole("button", { name: /^Review/ }).click();
+        await sign(page);
         await page.getByRole("button", { name: "Confirm pickup" }).click();
         await page.getByTestId("saved-on-tablet").waitFor();
         // The stop goes on: its next claim, and the way back to the sheet.
@@ -183,6 +185,7 @@ Deno.test({
         await hydrated(page, "TabletFlow");
         await photograph(page, "68101-0K010", PHOTO, false);
         await page.getByRole("button", { name: /^Review/ }).click();
+        await sign(page);
         await page.getByRole("button", { name: "Confirm delivery" }).click();
         await page.getByTestId("saved-on-tablet").waitFor();
 
@@ -194,6 +197,7 @@ Deno.test({
         assert.equal(await page.getByTestId("saved-on-tablet").count(), 0);
         await photograph(page, "81150-0K530", PHOTO, false);
         await page.getByRole("button", { name: /^Review/ }).click();
+        await sign(page);
         await page.getByRole("button", { name: "Confirm delivery" }).click();
         await page.getByTestId("saved-on-tablet").waitFor();
         await page.getByTestId("stop-nav").getByRole("link", { name: "Back to today's run" }).click();

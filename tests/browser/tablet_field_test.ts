@@ -19,6 +19,7 @@ import {
   PHOTO,
   photograph,
   shoot,
+  sign,
   signIn,
 } from "./tablet_setup.ts";
 
@@ -186,6 +187,7 @@ Deno.test({
               assert.ok(h.header + h.bar <= LANDSCAPE.height / 5, `header ${h.header} + bar ${h.bar} px`);
             }
 
+            await sign(page);
             // The dashboard takes the headlamp (the lower part) back before the confirmation.
             await d.a.db.updateTable("parts_orders").set({ status: "Ordered" })
               .where("part_no", "=", "81110-0K530").execute();

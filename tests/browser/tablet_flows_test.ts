@@ -20,6 +20,7 @@ import {
   photograph,
   PNG,
   shoot,
+  sign,
   signIn,
   thumbnailsLoaded,
 } from "./tablet_setup.ts";
@@ -84,19 +85,21 @@ Deno.test({
           await shoot(page, "07_parts_photographed");
           await page.getByRole("button", { name: /^Review/ }).click();
           await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+          await sign(page);
           await shoot(page, "08_review");
           await page.getByRole("button", { name: "Confirm delivery" }).click();
           await page.waitForURL(/\/tablet\/movements\/\d+/);
           assert.equal(await page.getByTestId("receipt-title").textContent(), "Delivered to the repair shop");
-          assert.equal(await thumbnailsLoaded(page), 2);
+          assert.equal(await thumbnailsLoaded(page), 3, "both parts' photos and the signature");
           await shoot(page, "09_receipt");
 
           const parts = await d.a.db.selectFrom("parts_orders").select(["part_no", "status"])
             .where("part_no", "in", ["52119-0K040", "81110-0K530"]).orderBy("part_no").execute();
           assert.deepEqual(parts.map((x) => x.status), Array(2).fill("Delivered to Repair Shop directly"));
-          // The uploaded photos were scaled in the browser and sent as JPEG.
-          const types = await d.a.db.selectFrom("photos").select("content_type").execute();
-          assert.deepEqual(types.map((x) => x.content_type), ["image/jpeg", "image/jpeg"]);
+          // The uploaded photos were scaled in the browser and sent as JPEG; the signature is a PNG.
+          const types = await d.a.db.selectFrom("photos").select("content_type").orderBy("content_type")
+            .execute();
+          assert.deepEqual(types.map((x) => x.content_type), ["image/jpeg", "image/jpeg", "image/png"]);
 
           await page.getByRole("button", { name: "Finish and sign out" }).click();
           await page.waitForURL(/\/tablet\/sign-in\?reason=signed_out/);
@@ -194,11 +197,16 @@ Deno.test({
               "only the part still on the truck",
             );
             await photograph(page, "75310-0K020");
-            const again = await confirmAndWaitForReceipt(page, "Confirm return to HQ");
+            // The trip was signed for at HQ at its first drop (docs/handover.md "Policy").
+            const again = await confirmAndWaitForReceipt(page, "Confirm return to HQ", null);
             assert.equal(again, movementId);
             await page.getByText(/· Trip finished, all parts back at HQ$/).waitFor();
             assert.equal(await page.getByText(/Delivered/).count(), 0, "a return is never Delivered");
-            assert.equal(await thumbnailsLoaded(page), 4, "pickup and drop-off photos of both parts");
+            assert.equal(
+              await thumbnailsLoaded(page),
+              6,
+              "pickup and drop-off photos of both parts, the signatures at the shop and at HQ",
+            );
             const statuses = await d.a.db.selectFrom("parts_orders").select("status")
               .where("part_no", "in", ["87940-0K010", "75310-0K020"]).execute();
             assert.deepEqual(statuses.map((x) => x.status), ["Returned to HQ", "Returned to HQ"]);
@@ -228,6 +236,7 @@ Deno.test({
               "52119-0K040",
             )
               .execute();
+            await sign(page);
             await page.getByRole("button", { name: "Confirm delivery" }).click();
             const bumper = page.getByTestId("part-52119-0K040");
             await bumper.getByTestId("part-error").waitFor();
@@ -246,7 +255,7 @@ Deno.test({
             await bumper.getByRole("checkbox").uncheck();
             await confirmAndWaitForReceipt(page, "Confirm delivery");
             await page.getByText("Eastern Panel & Paint").waitFor();
-            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 2); // title + headlamp
+            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 3); // title + headlamp + handover
             assert.deepEqual(p.errors, []);
           });
         },

@@ -14,9 +14,11 @@ import {
   type Demo,
   hydrated,
   offline,
+  offlineReady,
   onDemo,
   online,
   photograph,
+  sign,
   signIn,
 } from "./tablet_setup.ts";
 
@@ -35,19 +37,6 @@ async function newContext(browser: Browser) {
   };
   context.on("page", watch);
   return { context, errors, page: await context.newPage(), close: () => context.close() };
-}
-
-/** Waits until the service worker controls the page and has kept the job pages for offline use. */
-async function offlineReady(page: Page): Promise<void> {
-  for (let tries = 0;; tries++) {
-    const ready = await page.evaluate(async () =>
-      navigator.serviceWorker.controller !== null &&
-      await (await caches.open("pm-tablet-pages")).match("/tablet/deliver") !== undefined
-    );
-    if (ready) return;
-    if (tries > 80) throw new Error("the service worker did not take over and keep the job pages");
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 const queueCount = (page: Page) => page.getByTestId("queue-count");
@@ -120,6 +109,7 @@ Deno.test({
             await photograph(page, "81110-0K530", undefined, false);
             await queueCount(page).getByText("2 photos").waitFor();
             await page.getByRole("button", { name: /^Review/ }).click();
+            await sign(page);
             await page.getByRole("button", { name: "Confirm delivery" }).click();
             await page.getByText("Movement waiting for the network.").waitFor();
             await queueCount(page).getByText("2 photos and 1 movement").waitFor();
@@ -152,6 +142,7 @@ Deno.test({
             await photograph(page, "87940-0K010");
             await offline(d, context);
             await page.getByRole("button", { name: /^Review/ }).click();
+            await sign(page);
             await page.getByRole("button", { name: "Confirm pickup" }).click();
             await page.getByTestId("saved-on-tablet").getByText(/as soon as the tablet is online/).waitFor();
             await page.close();
@@ -239,6 +230,7 @@ Deno.test({
             await photograph(page, "81110-0K530");
             await offline(d, context);
             await page.getByRole("button", { name: /^Review/ }).click();
+            await sign(page);
             await page.getByRole("button", { name: "Confirm delivery" }).click();
             await page.getByTestId("saved-on-tablet").getByText(/as soon as the tablet is online/).waitFor();
             // The dashboard takes the bumper back while the tablet is out of reach.
@@ -263,7 +255,7 @@ Deno.test({
             await page.getByRole("button", { name: /^Review/ }).click();
             await page.getByRole("button", { name: "Confirm delivery" }).click();
             await page.waitForURL(/\/tablet\/movements\/\d+/, { timeout: 30_000 });
-            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 2); // title + headlamp
+            assert.equal(await page.locator('[data-testid^="receipt-"]').count(), 3); // title + headlamp + handover
             assert.equal((await movementsOf(d)).length, 1);
             assert.deepEqual(errors, []);
           });

@@ -19,6 +19,7 @@ import {
   openPage,
   photograph,
   shoot,
+  sign,
   signIn,
 } from "./tablet_setup.ts";
 
@@ -98,6 +99,7 @@ Deno.test({
             await page.getByRole("button", { name: /^Review/ }).click();
             await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
             assert.deepEqual(await page.getByTestId("review-qty").allTextContents(), ["· Qty 1", "· Qty 1"]);
+            await sign(page);
             await page.getByRole("button", { name: "Confirm delivery" }).click();
             await page.waitForURL(/\/tablet\/movements\/\d+/);
             await assertWayOnInFirstScreen(page, "delivery receipt");
@@ -123,6 +125,7 @@ Deno.test({
               "· Qty 2",
             );
             await shoot(page, "22_review_quantities");
+            await sign(page);
             await page.getByRole("button", { name: "Confirm pickup" }).click();
             await page.waitForURL(/\/tablet\/movements\/\d+/);
             await page.getByText("Southside Collision Centre").waitFor();
@@ -158,6 +161,7 @@ Deno.test({
           await chooseJob(page, "Collect from a repair shop", "XYZ 789");
           await photograph(page, "87940-0K010");
           await page.getByRole("button", { name: /^Review/ }).click();
+          await sign(page);
           await page.getByRole("button", { name: "Confirm pickup" }).click();
           await page.waitForURL(/\/tablet\/movements\/\d+/);
           await check("receipt");
@@ -176,6 +180,7 @@ Deno.test({
           await photograph(page, "87940-0K010");
           await offline(d, page.context());
           await page.getByRole("button", { name: /^Review/ }).click();
+          await sign(page);
           await page.getByRole("button", { name: "Confirm pickup" }).click();
           await page.getByRole("heading", { name: "Saved on this tablet" }).waitFor();
           // Settled: the sender found no network and waits (Retry now), the header counts the movement.

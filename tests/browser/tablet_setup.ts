@@ -1,8 +1,8 @@
 /**
  * The depot tablet's browser-test setup, shared by the flow tests and the field tests: the demo app on a
  * free port, a page that collects script errors and measures its JavaScript, sign-in, the job and search,
- * photographing a part, the review and receipt, and screenshots of both orientations with the 48 px
- * target check.
+ * photographing a part, the receiver's signature (mouse or touch), the review and receipt, the network
+ * cut and restored, and screenshots of both orientations with the 48 px target check.
  */
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "@/testkit/browser.ts";
@@ -56,8 +56,8 @@ export async function shoot(page: Page, name: string): Promise<void> {
 }
 
 /**
- * Controls smaller than 48×48 CSS px on screen. A checkbox or file input counts by its <label> (the
- * whole label is the target); links inside running text are exempt (WCAG 2.5.8 "inline").
+ * Controls smaller than 48×48 CSS px on screen. A checkbox, radio or file input counts by its <label>
+ * (the whole label is the target); links inside running text are exempt (WCAG 2.5.8 "inline").
  */
 function smallTargets(page: Page): Promise<string[]> {
   return page.evaluate(() => {
@@ -65,7 +65,7 @@ function smallTargets(page: Page): Promise<string[]> {
     for (const el of document.querySelectorAll<HTMLElement>("a, button, input, select, textarea")) {
       if (el.closest("p, dd, li > span") && el.tagName === "A") continue;
       if (el instanceof HTMLInputElement && el.type === "hidden") continue;
-      const target = el instanceof HTMLInputElement && ["checkbox", "file"].includes(el.type)
+      const target = el instanceof HTMLInputElement && ["checkbox", "radio", "file"].includes(el.type)
         ? el.closest("label") ?? el
         : el;
       const box = target.getBoundingClientRect();
@@ -100,7 +100,8 @@ export async function openPage(browser: Browser) {
   const scripts = new Map<string, Promise<number>>();
   page.on("response", (r) => {
     if (r.request().resourceType() === "script" && !scripts.has(r.url())) {
-      scripts.set(r.url(), r.body().then((b) => gzipSize(new Uint8Array(b))));
+      // A body the page navigated away from cannot be read: NaN, so a page measured with one fails its check.
+      scripts.set(r.url(), r.body().then((b) => gzipSize(new Uint8Array(b)), () => NaN));
     }
   });
   return {
@@ -174,9 +175,71 @@ export async function photograph(page: Page, partNo: string, file = PHOTO, wait 
   if (wait) await card.getByTestId("photo-done").waitFor({ timeout: 15_000 });
 }
 
-export async function confirmAndWaitForReceipt(page: Page, button: string) {
+/** The receiver's signature pad, once it can be drawn on. */
+export async function signaturePad(page: Page) {
+  const pad = page.getByLabel("Signature", { exact: true });
+  await pad.and(page.locator("[data-ready]")).waitFor({ timeout: 15_000 });
+  return pad;
+}
+
+/**
+ * Draws a signature on the handover's pad: with the mouse, or with a finger (touch events sent through
+ * the DevTools protocol, as a touch screen sends them).
+ */
+export async function drawSignature(page: Page, by: "mouse" | "touch" = "mouse"): Promise<void> {
+  const pad = await signaturePad(page);
+  // In the middle of the screen, clear of the sticky header and action bar (a driver scrolls there too).
+  await pad.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  const box = (await pad.boundingBox())!;
+  const points = [[0.1, 0.6], [0.2, 0.3], [0.3, 0.7], [0.4, 0.35], [0.5, 0.65], [0.6, 0.3], [0.7, 0.6]]
+    .map(([x, y]) => ({ x: box.x + box.width * x, y: box.y + box.height * y }));
+  if (by === "mouse") {
+    await page.mouse.move(points[0].x, points[0].y);
+    await page.mouse.down();
+    for (const p of points.slice(1)) await page.mouse.move(p.x, p.y, { steps: 5 });
+    await page.mouse.up();
+    return;
+  }
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [points[0]] });
+    for (const [i, p] of points.slice(1).entries()) {
+      // Steps between the points, as a finger moves; each move is its own event.
+      const from = points[i];
+      for (let k = 1; k <= 5; k++) {
+        const at = { x: from.x + (p.x - from.x) * k / 5, y: from.y + (p.y - from.y) * k / 5 };
+        await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: [at] });
+      }
+    }
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** The receiver types their name and signs (the review is open). */
+export async function sign(
+  page: Page,
+  name = "Pat Receiver",
+  by: "mouse" | "touch" = "mouse",
+): Promise<void> {
+  await page.getByLabel("Receiver's name").fill(name);
+  await drawSignature(page, by);
+}
+
+/**
+ * Reviews, has the receiver sign (`receiver`; null: the job asks for no handover, and the review shows
+ * none), confirms and waits for the receipt; returns the movement id.
+ */
+export async function confirmAndWaitForReceipt(
+  page: Page,
+  button: string,
+  receiver: string | null = "Pat Receiver",
+) {
   await page.getByRole("button", { name: /^Review/ }).click();
   await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+  if (receiver === null) assert.equal(await page.getByTestId("handover").count(), 0, "no handover asked");
+  else await sign(page, receiver);
   await page.getByRole("button", { name: button }).click();
   await page.waitForURL(/\/tablet\/movements\/\d+/);
   return Number(await page.getByTestId("movement-id").textContent().then((t) => t!.replace("#", "")));
@@ -191,6 +254,19 @@ export async function thumbnailsLoaded(page: Page): Promise<number> {
       (imgs as HTMLImageElement[]).map((img) => img.decode().then(() => img.naturalWidth > 0, () => false)),
     ).then((ok) => ok.filter(Boolean).length)
   );
+}
+
+/** Waits until the service worker controls the page and has kept the job pages for offline use. */
+export async function offlineReady(page: Page): Promise<void> {
+  for (let tries = 0;; tries++) {
+    const ready = await page.evaluate(async () =>
+      navigator.serviceWorker.controller !== null &&
+      await (await caches.open("pm-tablet-pages")).match("/tablet/deliver") !== undefined
+    );
+    if (ready) return;
+    if (tries > 80) throw new Error("the service worker did not take over and keep the job pages");
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** No network: the browser offline and the server stopped (a dead spot in the yard). */
