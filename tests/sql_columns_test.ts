@@ -26,6 +26,7 @@ import { notifyChangeSql, notifyChangeStatementSql } from "@/db/queries/changes.
 import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeLeg2DropOffSql, writeNewMovementSql } from "@/db/queries/movements.ts";
 import { lockRunDaySql, runSheetLinesSql } from "@/db/queries/run_sheet.ts";
+import { deliveriesOfPartsSql } from "@/db/queries/shop_page.ts";
 import { type SubmissionReadQuery, submissionReadSql } from "@/db/queries/submission_reads.ts";
 import { dbTest } from "@/testkit/db.ts";
 
@@ -135,6 +136,7 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
     }),
   ],
   "run_sheet.ts#lockRunDaySql": () => [lockRunDaySql("2026-11-21")],
+  "shop_page.ts#deliveriesOfPartsSql": () => [deliveriesOfPartsSql([1, 2])],
   "run_sheet.ts#runSheetLinesSql": () => [
     runSheetLinesSql({ from: at, to: new Date(at.getTime() + 86_400_000), includeOpen: true }),
   ],

@@ -4,7 +4,7 @@
  * its last collections, and whether a photo belongs to its deliveries or collections. Every read is scoped
  * to the one shop by the claim's management record (or, for photos, the movement's place).
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import type { PartStatus } from "@/db/schema.ts";
@@ -54,9 +54,8 @@ export interface DeliveryOfPart {
 }
 
 /** For each part, the newest direct drop-off (a delivery to a shop) that carried it. */
-export async function deliveriesOfParts(db: Db, partIds: number[]): Promise<DeliveryOfPart[]> {
-  if (partIds.length === 0) return [];
-  const { rows } = await sql<DeliveryOfPart>`
+export function deliveriesOfPartsSql(partIds: number[]): RawBuilder<DeliveryOfPart> {
+  return sql<DeliveryOfPart>`
     select dl.* from unnest(${partIds}::int[]) as x(id)
     cross join lateral (
       select d.part_id, m.id as movement_id, m.dropped_off_at, u.name as driver_name,
@@ -67,8 +66,12 @@ export async function deliveriesOfParts(db: Db, partIds: number[]): Promise<Deli
       where d.part_id = x.id and m.movement_type = 'direct' and m.dropped_off_at is not null
       order by m.dropped_off_at desc, m.id desc
       limit 1
-    ) dl`.execute(db);
-  return rows;
+    ) dl`;
+}
+
+export async function deliveriesOfParts(db: Db, partIds: number[]): Promise<DeliveryOfPart[]> {
+  if (partIds.length === 0) return [];
+  return (await deliveriesOfPartsSql(partIds).execute(db)).rows;
 }
 
 export interface CollectionRow {
