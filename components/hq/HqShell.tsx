@@ -154,8 +154,9 @@ function SearchBox({ searched }: { searched: string }) {
         placeholder="Part, claim, rego, driver, shop"
         class="min-h-10 w-64 rounded border border-slate-500 bg-white px-2 py-1.5 text-base text-slate-900"
       />
+      {/* "Find", not "Search": the list pages' own filter forms have a "Search" button. */}
       <button type="submit" class="min-h-10 rounded border border-slate-500 px-4 py-2 hover:bg-slate-700">
-        Search
+        Find
       </button>
     </form>
   );

@@ -78,7 +78,7 @@ export function ShopLinkCell(
       <div class="flex flex-wrap gap-2">
         <form method="post" action={`/hq/admin/places/repairers/${id}/link`}>
           <Csrf token={csrfToken} />
-          <button type="submit" class={buttonClass} aria-label={`New private link for ${name}`}>
+          <button type="submit" class={buttonClass} aria-label={`New link for ${name}'s private page`}>
             New link
           </button>
         </form>
@@ -88,7 +88,7 @@ export function ShopLinkCell(
             <button
               type="submit"
               class={dangerButtonClass}
-              aria-label={`Turn off the private link of ${name}`}
+              aria-label={`Turn off ${name}'s private link`}
             >
               Turn off
             </button>
