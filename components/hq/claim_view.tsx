@@ -6,6 +6,7 @@
  * page in the ZIP.
  */
 import type { ComponentChildren } from "preact";
+import { CHANNEL_LABEL } from "@/lib/announcements/feed.ts";
 import type { ClaimPageData, Leg, TimelineEvent } from "@/lib/dashboard/claim.ts";
 import {
   DetailItem,
@@ -173,6 +174,6 @@ function EventDetails({ event: e }: { event: TimelineEvent }) {
     case "leg":
       return <>{e.leg.driver ?? "—"} at {e.leg.place ?? "—"} (movement #{e.leg.movementId})</>;
     case "announcement":
-      return <>{e.channel}: {e.state}{e.lastError ? ` (${e.lastError})` : ""}</>;
+      return <>{CHANNEL_LABEL[e.channel]}: {e.state}{e.lastError ? ` (${e.lastError})` : ""}</>;
   }
 }

@@ -8,6 +8,7 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
+import type { Tx } from "@/db/queries/compiled.ts";
 import type { Announcement, AnnouncementRow, AnnouncementState, ChatChannel } from "@/db/schema.ts";
 
 /** An announcement as snake_case JSON: the stored form of `announcements.body`. */
@@ -67,29 +68,116 @@ export interface OutboxWrite {
   announcement: Omit<Announcement, "messageId" | "movementId" | "link">;
   linkPrefix: string;
   rows: { messageId: string; channel: ChatChannel; state: AnnouncementState }[];
+  /** The e-mail to a repair shop's contacts, when the announcement has one (lib/announcements/shop_email.ts). */
+  email?: ShopEmailWrite;
   at: Date;
 }
 
 /**
- * The INSERT of one outbox row per channel, for a data-modifying CTE of the movement's own statement:
- * `movementId` is an expression of that statement (a new movement's id is known only there), so the body's
- * `movement_id` and `link` are set in SQL. The body is jsonb, so merging keys stores the same value.
+ * A `shop_email` row: to the shop `repairerId`, or to the repairer on `claimId`'s management record (a
+ * reverse pickup's shop). Its recipients are the shop's contact addresses as the statement reads them; a
+ * shop without any gets no row (nobody to write to); while no SMTP server is configured the row is
+ * `feed_only` (the feed says "not configured", as for a chat without a webhook).
+ */
+export interface ShopEmailWrite {
+  messageId: string;
+  repairerId?: number;
+  claimId?: number;
+  /** SMTP is configured: the row waits for the worker. */
+  configured: boolean;
+}
+
+/**
+ * The `select` of one `shop_email` row for `insertAnnouncementsSql` and `insertShopEmailSql` (none when the
+ * shop has no contact address): the stored body is `body` (jsonb) plus the recipients (`to`, the shop's
+ * `emails` read here), and the state says whether it waits for the worker.
+ */
+function shopEmailSelect(
+  e: ShopEmailWrite,
+  f: { movementId: RawBuilder<number | null>; title: string; body: RawBuilder<unknown>; at: Date },
+  when: RawBuilder<boolean>,
+  ord: number,
+): RawBuilder<unknown> {
+  const shop = e.repairerId !== undefined
+    ? sql`${e.repairerId}::int`
+    : sql`(select cm.repairer_id from claim_management cm where cm.claim_id = ${e.claimId ?? null}::int)`;
+  return sql`select ${e.messageId}::uuid, ${f.movementId}, ${f.title}::text, 'shop_email',
+      ${f.body} || jsonb_build_object('to', to_jsonb(s.emails)),
+      case when ${e.configured}::boolean then 'pending' else 'feed_only' end,
+      ${f.at}::timestamptz, ${f.at}::timestamptz, s.id, null::text, ${ord}::bigint
+    from repairers s where s.id = ${shop} and cardinality(s.emails) > 0 and ${when}`;
+}
+
+/**
+ * The INSERT of one outbox row per channel (and the shop's e-mail row, last), for a data-modifying CTE of
+ * the movement's own statement: `movementId` is an expression of that statement (a new movement's id is
+ * known only there), so the body's `movement_id` and `link` are set in SQL. The body is jsonb, so merging
+ * keys stores the same value.
  */
 export function insertAnnouncementsSql(
   w: OutboxWrite,
   movementId: RawBuilder<number>,
   when: RawBuilder<boolean> = sql`true`,
 ): RawBuilder<unknown> {
-  const body = JSON.stringify(announcementJson({ ...w.announcement, link: "", movementId: 0 }));
-  return sql`insert into announcements
-      (message_id, movement_id, title, channel, body, state, next_attempt_at, created_at)
-    select r.message_id, ${movementId}, ${w.announcement.title}::text, r.channel,
-      ${body}::jsonb || jsonb_build_object('link', ${w.linkPrefix}::text || ${movementId}, 'movement_id', ${movementId}),
-      r.state, ${w.at}::timestamptz, ${w.at}::timestamptz
-    from unnest(${w.rows.map((r) => r.messageId)}::uuid[], ${w.rows.map((r) => r.channel)}::text[],
-      ${w.rows.map((r) => r.state)}::text[]) with ordinality as r(message_id, channel, state, ord)
-    where ${when}
-    order by r.ord`;
+  const json = JSON.stringify(announcementJson({ ...w.announcement, link: "", movementId: 0 }));
+  const body = sql`(${json}::jsonb || jsonb_build_object('link', ${w.linkPrefix}::text || ${movementId},
+    'movement_id', ${movementId}))`;
+  const title = w.announcement.title;
+  const email = w.email
+    ? sql`union all ${
+      shopEmailSelect(w.email, { movementId, title, body, at: w.at }, when, w.rows.length + 1)
+    }`
+    : sql``;
+  return sql`insert into announcements (message_id, movement_id, title, channel, body, state, next_attempt_at,
+      created_at, repairer_id, last_error)
+    select message_id, movement_id, title, channel, body, state, next_attempt_at, created_at, repairer_id,
+      last_error
+    from (
+      select r.message_id, ${movementId} as movement_id, ${title}::text as title, r.channel, ${body} as body,
+        r.state, ${w.at}::timestamptz as next_attempt_at, ${w.at}::timestamptz as created_at,
+        null::int as repairer_id, null::text as last_error, r.ord
+      from unnest(${w.rows.map((r) => r.messageId)}::uuid[], ${w.rows.map((r) => r.channel)}::text[],
+        ${w.rows.map((r) => r.state)}::text[]) with ordinality as r(message_id, channel, state, ord)
+      where ${when}
+      ${email}
+    ) x
+    order by x.ord`;
+}
+
+/**
+ * A `Parts On The Way` e-mail row (lib/announcements/shop_email.ts): about the shop on a day, no movement.
+ * Its message id is derived from the shop and the day, so writing it again that day changes nothing.
+ */
+export function insertShopEmailSql(
+  e: ShopEmailWrite,
+  announcement: Omit<Announcement, "messageId" | "movementId" | "link">,
+  at: Date,
+): RawBuilder<unknown> {
+  const json = JSON.stringify(announcementJson({ ...announcement, link: "", movementId: 0 }));
+  const select = shopEmailSelect(
+    e,
+    { movementId: sql`null::int`, title: announcement.title, body: sql`${json}::jsonb`, at },
+    sql`true`,
+    1,
+  );
+  return sql`insert into announcements (message_id, movement_id, title, channel, body, state, next_attempt_at,
+      created_at, repairer_id, last_error)
+    select message_id, movement_id, title, channel, body, state, next_attempt_at, created_at, repairer_id,
+      last_error
+    from (${select}) as x(message_id, movement_id, title, channel, body, state, next_attempt_at, created_at,
+      repairer_id, last_error, ord)
+    on conflict (message_id) do nothing`;
+}
+
+/** Runs `insertShopEmailSql`; true when the row was written (false: that day's e-mail exists already). */
+export async function insertShopEmail(
+  db: Db | Tx,
+  e: ShopEmailWrite,
+  announcement: Omit<Announcement, "messageId" | "movementId" | "link">,
+  at: Date,
+): Promise<boolean> {
+  const result = await insertShopEmailSql(e, announcement, at).execute(db);
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /** The newest `limit` rows first, optionally only those in one state. */
@@ -179,8 +267,10 @@ export interface CappedCount {
  */
 export function announcementCountsSql(states: readonly AnnouncementState[]) {
   const walks = states.map((state) =>
-    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.return_request_id, a.title)) as n, count(*) as seen
-      from (select a.movement_id, a.return_request_id, a.title from announcements a where a.state = ${state}
+    // A row about no movement (a return request, a shop's `Parts On The Way`) is an announcement of its own.
+    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.lone, a.title)) as n, count(*) as seen
+      from (select a.movement_id, case when a.movement_id is null then a.id end as lone, a.title
+        from announcements a where a.state = ${state}
         order by a.id desc limit ${COUNT_CAP_ROWS + 1}) a)`
   );
   return sql<{ state: AnnouncementState; n: number; seen: number }>`${sql.join(walks, sql` union all `)}`;

@@ -6,9 +6,9 @@
  */
 import type { Db } from "@/db/client.ts";
 import type {
+  AnnouncementChannel,
   AnnouncementState,
   AnnouncementTitle,
-  ChatChannel,
   HistoryVia,
   MovementStage,
   MovementType,
@@ -61,7 +61,7 @@ export type TimelineEvent =
     at: Date;
     movementId: number;
     title: AnnouncementTitle;
-    channel: ChatChannel;
+    channel: AnnouncementChannel;
     state: AnnouncementState;
     lastError: string | null;
   };

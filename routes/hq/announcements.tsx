@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { AnnouncementState } from "@/db/schema.ts";
 import type { CappedCount } from "@/db/queries/announcements.ts";
 import type { FeedEntry, FeedItem } from "@/lib/announcements/feed.ts";
+import { CHANNEL_LABEL } from "@/lib/announcements/feed.ts";
 import {
   announcementsPage,
   type AnnouncementsPageData,
@@ -88,7 +89,6 @@ const STATE_CLASS: Record<AnnouncementState, string> = {
   failed: "bg-red-100 text-red-900",
   feed_only: "bg-slate-100 text-slate-800",
 };
-const CHANNEL_LABEL = { parts_movement: "Parts Movement", new_repair_jobs: "New Repair Jobs" } as const;
 
 function Page({ data }: { data: Data }) {
   return (
@@ -186,6 +186,8 @@ function Entry({ entry, csrfToken }: { entry: FeedEntry; csrfToken: string }) {
               Return request #{a.returnRequestId}
             </a>
           )
+          : entry.movementId === 0
+          ? "e-mail to the shop only"
           : <a class={linkClass} href={`/hq/movements/${entry.movementId}`}>Movement #{entry.movementId}</a>}
       </p>
       <ul class="mt-1 list-inside list-disc text-sm text-slate-700">
@@ -200,6 +202,13 @@ function Entry({ entry, csrfToken }: { entry: FeedEntry; csrfToken: string }) {
       </ul>
     </li>
   );
+}
+
+/** Why a `feed_only` row was not sent: its channel is not configured. */
+function notSent(item: FeedItem): string {
+  return item.channel === "shop_email"
+    ? "No SMTP server configured (SMTP_URL)."
+    : "No chat webhook configured for this channel.";
 }
 
 /** A channel's delivery: sent, waiting (attempts, next try), failed (the reason, retry) or not configured. */
@@ -222,7 +231,8 @@ function Chip({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
             {item.lastError ? ` Last error: ${item.lastError}` : ""}
           </>
         )}
-        {item.state === "feed_only" && <>No chat webhook configured for this channel.</>}
+        {item.recipients.length > 0 && <>To {item.recipients.join(", ")}.{" "}</>}
+        {item.state === "feed_only" && <>{notSent(item)}</>}
       </span>
       {item.state === "failed" && (
         <form
