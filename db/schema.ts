@@ -358,6 +358,22 @@ export interface RunStopsTable {
   updated_at: Timestamp;
 }
 
+export type ShopLinkEnd = "replaced" | "revoked";
+
+/** A repair shop's private link (migration 20261223T1000_shop_links, docs/shop-page.md). */
+export interface ShopLinksTable {
+  /** Order of making: the newest link of a shop has the highest. */
+  id: Generated<number>;
+  token_hash: string;
+  repairer_id: number;
+  salt: string;
+  created_at: Timestamp;
+  /** The admin who made it; null when made for an e-mail to the shop. */
+  created_by: number | null;
+  ended_at: Timestamp | null;
+  ended_reason: ShopLinkEnd | null;
+}
+
 export const AUDIT_ACTIONS = [
   "user.create",
   "user.role",
@@ -378,6 +394,8 @@ export const AUDIT_ACTIONS = [
   "run.assign",
   "run.move",
   "run.suggest",
+  "shop_link.rotate",
+  "shop_link.revoke",
   "import",
   "handler.movement",
 ] as const;
@@ -407,6 +425,7 @@ export interface Database {
   return_requests: ReturnRequestsTable;
   return_request_parts: ReturnRequestPartsTable;
   run_stops: RunStopsTable;
+  shop_links: ShopLinksTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

@@ -93,6 +93,9 @@ const envSchema = z.object({
   STAGED_PHOTO_BYTES_TOTAL: positiveInt(5 * 1024 ** 3),
   // /readyz answers not ready below this much free space under DATA_DIR (docs/operations.md "Disk space").
   MIN_FREE_DISK_BYTES: wholeOrZero(1024 ** 3),
+  // The key the repair shops' private links are derived from (docs/shop-page.md "The private link"). Unset
+  // outside development: no shop has a private page.
+  SHOP_LINK_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
 });
 
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -112,6 +115,8 @@ export interface Config {
   appOwner: string;
   appName: string;
   publicUrl: string;
+  /** SHOP_LINK_SECRET (a fixed one in development); undefined: the shops' private pages are off. */
+  shopLinkSecret: string | undefined;
   uploadTokenTtlSeconds: number;
   maxPhotoBytes: number;
   chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
@@ -193,6 +198,9 @@ export class ConfigError extends Error {}
 export const LOOPBACK = "127.0.0.1";
 export const ALL_INTERFACES = "0.0.0.0";
 
+/** Development's shop link key: links made with it are worthless anywhere else, as they should be. */
+const DEVELOPMENT_SHOP_LINK_SECRET = "development only: not a secret, never for production";
+
 /** The shortest PUBLIC_KEY accepted outside development. */
 export const MIN_PUBLIC_KEY_LENGTH = 16;
 
@@ -247,6 +255,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     appOwner: e.APP_OWNER,
     appName: e.APP_NAME,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    shopLinkSecret: e.SHOP_LINK_SECRET ??
+      (e.APP_ENV === "development" ? DEVELOPMENT_SHOP_LINK_SECRET : undefined),
     uploadTokenTtlSeconds: e.UPLOAD_TOKEN_TTL_SECONDS,
     maxPhotoBytes: e.MAX_PHOTO_BYTES,
     chatWebhooks: {

@@ -83,6 +83,14 @@ export function zoneAbbreviation(d: Date, zone: string): string {
   return partOf(zoneFormat(zone).name.formatToParts(d), "timeZoneName");
 }
 
+/**
+ * The locale whose Intl names this zone by letters ("en-AU" for Australia/Sydney), for a browser that
+ * names the zone as this module does (components/hq/print_margins.ts).
+ */
+export function zoneNameLocale(zone: string): string {
+  return zoneFormat(zone).name.resolvedOptions().locale;
+}
+
 /** "2026-11-21 20:30 AEDT": minute precision, the zone named. */
 export function formatDepotTime(d: Date, zone: string): string {
   const { date, time } = wallClock(d, zone);

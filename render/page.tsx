@@ -12,6 +12,8 @@ import { renderWithIslands } from "@/render/islands.tsx";
 export interface RenderPageOptions {
   title: string;
   lang?: string;
+  /** The root element's `style` (LayoutProps). */
+  rootStyle?: string;
   /** Another shell than components/Layout.tsx; it must render a <head>. */
   layout?: ComponentType<LayoutProps>;
   /** The build to link against; defaults to the one ensureAssets() made for static/dist. */
@@ -23,7 +25,7 @@ export async function renderPage(page: ComponentChildren, options: RenderPageOpt
   const assets = options.assets ?? await getAssets();
   const Shell = options.layout ?? Layout;
   const { html, islands } = renderWithIslands(
-    <Shell title={options.title} lang={options.lang}>{page}</Shell>,
+    <Shell title={options.title} lang={options.lang} rootStyle={options.rootStyle}>{page}</Shell>,
   );
   const scripts = islandScripts(assets, islands);
   // Rendered after the body because only then is it known which islands the page used.

@@ -69,9 +69,9 @@ function NavLink(
 
 /** Builds the layout component for one request (it needs the viewer and the active section). */
 export function hqShell(viewer: HqViewer | null, active: HqSection) {
-  return function HqShell({ title, lang = "en", children }: LayoutProps) {
+  return function HqShell({ title, lang = "en", rootStyle, children }: LayoutProps) {
     return (
-      <html lang={lang}>
+      <html lang={lang} style={rootStyle}>
         <head>
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />

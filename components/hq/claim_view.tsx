@@ -1,13 +1,18 @@
 /**
  * A claim's page (docs/dashboard.md "Claim page and evidence pack"), shared by the dashboard page
  * (routes/hq/claim.tsx) and the printable copy in the evidence ZIP: the claim, vehicle and repair shop, every
- * part with its legs and photos (one part per printed A4 page: `claim-part`, static/styles.css @media print),
- * and the timeline. Only where a photo is found differs: the dashboard's photo routes, or the file beside the
- * page in the ZIP.
+ * part with its status, each moved part's legs with their photos, the parts never moved in one line, and the
+ * timeline. Printed (static/styles.css @media print), parts flow on A4 pages, each part's block kept whole.
+ * Only where a photo is found differs: the dashboard's photo routes, or the file beside the page in the ZIP.
+ * Every value shown is in words: no stored name (a stage, a channel, a state) reaches the reader.
  */
 import type { ComponentChildren } from "preact";
-import { CHANNEL_LABEL } from "@/lib/announcements/feed.ts";
 import type { ClaimPageData, Leg, TimelineEvent } from "@/lib/dashboard/claim.ts";
+import {
+  ANNOUNCEMENT_STATE_LABEL,
+  CHANNEL_LABEL,
+  CHAT_CHANNEL_LABEL,
+} from "@/components/hq/announcement_words.ts";
 import {
   DetailItem,
   linkClass,
@@ -29,27 +34,31 @@ export const LEG_LABEL: Record<Leg["leg"], string> = {
 };
 
 const VIA_LABEL = { import: "import", dashboard: "dashboard", movement: "movement" } as const;
-const LEG_COLUMNS = ["Leg", "When", "Driver", "Place", "Movement", "Photo"];
+const LEG_COLUMNS = ["Leg", "When", "Driver", "Place", "Movement", "Receiver", "Photo"];
 const PART_COLUMNS = ["Part", "Description", "Qty", "Status"];
 const TIMELINE_COLUMNS = ["When", "Event", "Details"];
 
 export function ClaimView(
-  { data, zone, photo, actions, links = false }: {
+  { data, zone, photo, receiver, links = false }: {
     data: ClaimPageData;
     zone: string;
     photo: PhotoLink;
-    /** The page's links (download, back); none in the printed copy. */
-    actions?: ComponentChildren;
+    /** What a leg's "Receiver" cell shows: who took the parts at the other end; "not recorded" without. */
+    receiver?: (leg: Leg) => ComponentChildren;
     /** Parts and movements link to their dashboard pages (not in the ZIP's copy, which is read offline). */
     links?: boolean;
   },
 ) {
   const { claim, parts, legs, timeline } = data;
+  const legsOf = Map.groupBy(legs, (l) => l.partId);
+  const unmoved = parts.filter((p) => !legsOf.has(p.id));
+  const partLink = (p: { id: number; part_no: string }) => (
+    <Linked href={links ? `/hq/parts/${p.id}` : null}>{p.part_no}</Linked>
+  );
   return (
     <article class="claim-page" data-claim={claim.claim_number}>
-      {actions}
       <PageTitle sub={`Vehicle ${claim.registration}`}>Claim {claim.claim_number}</PageTitle>
-      <dl class="mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-4">
+      <dl class="claim-details mb-6 grid grid-cols-2 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-sm md:grid-cols-4">
         <DetailItem label="Vehicle (rego)">{claim.registration}</DetailItem>
         <DetailItem label="Repair shop">
           {claim.repairer_name ?? "—"}
@@ -63,9 +72,7 @@ export function ClaimView(
         <Table label="Parts of this claim" head={PART_COLUMNS} rows={parts} empty="This claim has no parts.">
           {(p) => (
             <tr key={p.id}>
-              <td class={`${tdClass} font-mono`}>
-                <Linked href={links ? `/hq/parts/${p.id}` : null}>{p.part_no}</Linked>
-              </td>
+              <td class={`${tdClass} font-mono`}>{partLink(p)}</td>
               <td class={tdClass}>{p.description}</td>
               <td class={tdClass}>{p.qty_ordered}</td>
               <td class={tdClass}>
@@ -76,7 +83,57 @@ export function ClaimView(
         </Table>
       </Section>
 
-      <Section id="timeline" title="Timeline" class="mb-8">
+      {parts.length > 0 && (
+        <Section id="legs" title="Where each part has been" class="mb-8">
+          {parts.filter((p) => legsOf.has(p.id)).map((p) => (
+            <section
+              key={p.id}
+              class="claim-part mb-6"
+              data-part={p.part_no}
+              aria-label={`Part ${p.part_no}`}
+            >
+              <h3 class="mb-2 font-semibold">
+                Part <span class="font-mono">{p.part_no}</span> · {p.description} ·{" "}
+                <StatusBadge status={p.status} />
+              </h3>
+              <Table label={`Legs of part ${p.part_no}`} head={LEG_COLUMNS} rows={legsOf.get(p.id)!}>
+                {(l) => (
+                  <tr key={`${l.movementId}-${l.leg}`} data-leg={l.leg}>
+                    <td class={tdClass}>{LEG_LABEL[l.leg]}</td>
+                    <TimeCell at={l.at} />
+                    <td class={tdClass}>{l.driver ?? "—"}</td>
+                    <td class={tdClass}>{l.place ?? "—"}</td>
+                    <td class={tdClass}>
+                      <Linked href={links ? `/hq/movements/${l.movementId}` : null}>#{l.movementId}</Linked>
+                    </td>
+                    <td class={tdClass} data-receiver>
+                      {receiver ? receiver(l) : <span class="text-slate-500">not recorded</span>}
+                    </td>
+                    <td class={tdClass}>
+                      <LegPhoto leg={l} photo={photo} />
+                    </td>
+                  </tr>
+                )}
+              </Table>
+            </section>
+          ))}
+          {unmoved.length > 0 && (
+            <p
+              class="claim-not-moved rounded border border-slate-200 bg-white px-3 py-2"
+              data-testid="claim-not-moved"
+            >
+              <strong>Not moved yet:</strong> {unmoved.map((p, i) => (
+                <span key={p.id}>
+                  {i > 0 && ", "}
+                  <span class="font-mono">{partLink(p)}</span> ({p.description})
+                </span>
+              ))}
+            </p>
+          )}
+        </Section>
+      )}
+
+      <Section id="timeline" title="Timeline" class="claim-timeline mb-8">
         <Table label="Timeline of this claim" head={TIMELINE_COLUMNS} rows={timeline} empty="Nothing yet.">
           {(e) => (
             <tr key={`${e.kind}-${e.at.getTime()}-${eventTitle(e)}`} data-event={e.kind}>
@@ -89,40 +146,6 @@ export function ClaimView(
           )}
         </Table>
       </Section>
-
-      {parts.map((p) => (
-        <section key={p.id} class="claim-part mb-8" data-part={p.part_no} aria-label={`Part ${p.part_no}`}>
-          <h2 class="mb-2 text-lg font-semibold">
-            Part <span class="font-mono">{p.part_no}</span> · {p.description} ·{" "}
-            <StatusBadge status={p.status} />
-          </h2>
-          <Table
-            label={`Legs of part ${p.part_no}`}
-            head={LEG_COLUMNS}
-            rows={legs.filter((l) =>
-              l.partId === p.id
-            )}
-            empty="This part has not been moved."
-          >
-            {(l) => (
-              <tr key={`${l.movementId}-${l.leg}`} data-leg={l.leg}>
-                <td class={tdClass}>{LEG_LABEL[l.leg]}</td>
-                <TimeCell at={l.at} />
-                <td class={tdClass}>{l.driver ?? "—"}</td>
-                <td class={tdClass}>{l.place ?? "—"}</td>
-                <td class={tdClass}>
-                  <Linked href={links ? `/hq/movements/${l.movementId}` : null}>
-                    #{l.movementId} {l.movementType}
-                  </Linked>
-                </td>
-                <td class={tdClass}>
-                  <LegPhoto leg={l} photo={photo} />
-                </td>
-              </tr>
-            )}
-          </Table>
-        </section>
-      ))}
     </article>
   );
 }
@@ -174,6 +197,18 @@ function EventDetails({ event: e }: { event: TimelineEvent }) {
     case "leg":
       return <>{e.leg.driver ?? "—"} at {e.leg.place ?? "—"} (movement #{e.leg.movementId})</>;
     case "announcement":
-      return <>{CHANNEL_LABEL[e.channel]}: {e.state}{e.lastError ? ` (${e.lastError})` : ""}</>;
+      return (
+        <>
+          {e.channels.map((d, i) => (
+            <span key={d.channel}>
+              {i > 0 && "; "}
+              {d.channel === "shop_email"
+                ? CHANNEL_LABEL[d.channel]
+                : `${CHAT_CHANNEL_LABEL[d.channel]} chat`}: {ANNOUNCEMENT_STATE_LABEL[d.state]}
+              {d.lastError ? ` (${d.lastError})` : ""}
+            </span>
+          ))}
+        </>
+      );
   }
 }

@@ -49,16 +49,19 @@ export function mustViewer(c: HqContext): HqViewer & { userId: number } {
   return { name: s.user.name, role: s.user.role, csrfToken: s.csrfToken, userId: s.user.id };
 }
 
-/** `body` inside the HQ shell (navigation for the viewer, `section` marked as current). */
+/**
+ * `body` inside the HQ shell (navigation for the viewer, `section` marked as current); `rootStyle` gives a
+ * printed page's margins their text (components/hq/print_margins.ts).
+ */
 export async function hqPage(
   c: HqContext,
-  opts: { title: string; section: HqSection; status?: ContentfulStatusCode },
+  opts: { title: string; section: HqSection; status?: ContentfulStatusCode; rootStyle?: string },
   body: ComponentChildren,
 ): Promise<Response> {
   const zone = c.get("depotTimeZone") ?? "UTC";
   const html = await renderPage(
     <DepotTimeZone.Provider value={zone}>{body}</DepotTimeZone.Provider>,
-    { title: opts.title, layout: hqShell(viewerOf(c), opts.section) },
+    { title: opts.title, layout: hqShell(viewerOf(c), opts.section), rootStyle: opts.rootStyle },
   );
   return c.html(html, opts.status ?? 200);
 }

@@ -46,7 +46,9 @@ const STATUS_CLASSES: Record<PartStatus, string> = {
 
 export function StatusBadge({ status }: { status: PartStatus }) {
   return (
-    <span class={`inline-block rounded px-2 py-0.5 text-sm font-medium ${STATUS_CLASSES[status]}`}>
+    <span
+      class={`status-badge inline-block rounded px-2 py-0.5 text-sm font-medium ${STATUS_CLASSES[status]}`}
+    >
       {status}
     </span>
   );

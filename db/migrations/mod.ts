@@ -23,6 +23,7 @@ import * as placeDetails from "./20261222T0900_place_details.ts";
 import * as returnRequests from "./20261222T1000_return_requests.ts";
 import * as runStops from "./20261222T1100_run_stops.ts";
 import * as returnRequestPhoto from "./20261223T0900_return_request_photo.ts";
+import * as shopLinks from "./20261223T1000_shop_links.ts";
 import * as shopEmail from "./20261224T1000_shop_email.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -46,5 +47,6 @@ export const migrations: Record<string, Migration> = {
   "20261222T1000_return_requests": returnRequests,
   "20261222T1100_run_stops": runStops,
   "20261223T0900_return_request_photo": returnRequestPhoto,
+  "20261223T1000_shop_links": shopLinks,
   "20261224T1000_shop_email": shopEmail,
 };

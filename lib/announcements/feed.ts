@@ -20,13 +20,6 @@ import {
 } from "@/db/queries/announcements.ts";
 import { announcementText } from "@/lib/announcements/text.ts";
 
-/** How the dashboard names a channel. */
-export const CHANNEL_LABEL: Record<AnnouncementChannel, string> = {
-  parts_movement: "Parts Movement",
-  new_repair_jobs: "New Repair Jobs",
-  shop_email: "E-mail to the shop",
-};
-
 export interface FeedItem {
   id: number;
   messageId: string;

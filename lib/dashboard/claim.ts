@@ -61,15 +61,21 @@ export type TimelineEvent =
     at: Date;
     movementId: number;
     title: AnnouncementTitle;
-    channel: AnnouncementChannel;
-    state: AnnouncementState;
-    lastError: string | null;
+    /** One announcement goes to each chat channel: one event, each channel's delivery. */
+    channels: AnnouncementDelivery[];
   };
+
+export interface AnnouncementDelivery {
+  channel: AnnouncementChannel;
+  state: AnnouncementState;
+  lastError: string | null;
+}
 
 /** Same-instant events read in cause order: the claim, the leg, the status it caused, its announcement. */
 const KIND_ORDER: Record<TimelineEvent["kind"], number> = { created: 0, leg: 1, status: 2, announcement: 3 };
 
 type CarriedRow = Awaited<ReturnType<typeof carriedPartsOfClaim>>[number];
+type AnnouncementRow = Awaited<ReturnType<typeof announcementsOfClaim>>[number];
 
 function photoOf(id: number | null, key: string | null, bytes: number | null, type: string | null) {
   return id === null || key === null ? null : { id, sha256: key, bytes: bytes ?? 0, contentType: type ?? "" };
@@ -116,6 +122,28 @@ function legsOf(r: CarriedRow): Leg[] {
   return legs;
 }
 
+/** A movement's announcement as one event, its channels' rows (written together) folded into it. */
+function announcementEvents(rows: AnnouncementRow[]): TimelineEvent[] {
+  const events = new Map<string, Extract<TimelineEvent, { kind: "announcement" }>>();
+  for (const a of rows) {
+    const key = `${a.movement_id} ${a.title}`;
+    const delivery = { channel: a.channel, state: a.state, lastError: a.last_error };
+    const event = events.get(key);
+    if (event) event.channels.push(delivery);
+    else {
+      events.set(key, {
+        kind: "announcement",
+        at: new Date(a.created_at),
+        // Read joined to their movement (announcementsOfClaim): never a return request's row.
+        movementId: a.movement_id!,
+        title: a.title,
+        channels: [delivery],
+      });
+    }
+  }
+  return [...events.values()];
+}
+
 /** The claim with this number and all it holds; null when there is none. */
 export async function claimPage(db: Db, claimNumber: string) {
   const claim = await claimByNumber(db, claimNumber);
@@ -141,16 +169,7 @@ export async function claimPage(db: Db, claimNumber: string) {
       movementId: h.movement_id,
     })),
     ...legs.map((leg) => ({ kind: "leg" as const, at: leg.at, leg })),
-    ...announcements.map((a) => ({
-      kind: "announcement" as const,
-      at: new Date(a.created_at),
-      // Read joined to their movement (announcementsOfClaim): never a return request's row.
-      movementId: a.movement_id!,
-      title: a.title,
-      channel: a.channel,
-      state: a.state,
-      lastError: a.last_error,
-    })),
+    ...announcementEvents(announcements),
     // The audit trail's entries that touch a claim are dispatchers' status changes (db/queries/audit.ts
     // auditEntriesOfClaim); each is already here as its "status" event, written in the same transaction
     // with the same who and reason, so the timeline does not list it twice.

@@ -3,12 +3,12 @@
  * channel, filtered by state, and the retry of failed ones (POST).
  */
 import { Live } from "@/components/hq/live.tsx";
+import { ANNOUNCEMENT_STATE_LABEL, CHANNEL_LABEL } from "@/components/hq/announcement_words.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AnnouncementState } from "@/db/schema.ts";
 import type { CappedCount } from "@/db/queries/announcements.ts";
 import type { FeedEntry, FeedItem } from "@/lib/announcements/feed.ts";
-import { CHANNEL_LABEL } from "@/lib/announcements/feed.ts";
 import {
   announcementsPage,
   type AnnouncementsPageData,
@@ -77,12 +77,6 @@ interface Data extends AnnouncementsPageData {
   csrfToken: string;
   notice: Notice | null;
 }
-const STATE_LABEL: Record<AnnouncementState, string> = {
-  pending: "Waiting",
-  delivered: "Sent",
-  failed: "Failed",
-  feed_only: "Not configured",
-};
 const STATE_CLASS: Record<AnnouncementState, string> = {
   pending: "bg-sky-100 text-sky-900",
   delivered: "bg-emerald-100 text-emerald-900",
@@ -104,7 +98,7 @@ function Page({ data }: { data: Data }) {
             key={s}
             state={s}
             current={data.state}
-            label={`${STATE_LABEL[s]} (${countLabel(data.counts[s])})`}
+            label={`${ANNOUNCEMENT_STATE_LABEL[s]} (${countLabel(data.counts[s])})`}
           />
         ))}
       </nav>
@@ -216,7 +210,7 @@ function Chip({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
   return (
     <li class="flex flex-wrap items-center gap-2 text-sm" data-announcement={item.id} data-state={item.state}>
       <span class={`rounded px-2 py-0.5 font-medium ${STATE_CLASS[item.state]}`}>
-        {CHANNEL_LABEL[item.channel]}: {STATE_LABEL[item.state]}
+        {CHANNEL_LABEL[item.channel]}: {ANNOUNCEMENT_STATE_LABEL[item.state]}
       </span>
       <span class="text-slate-700">
         {item.state === "delivered" && (

@@ -1,8 +1,9 @@
 /**
  * `/hq/claims/:claim_number`: a claim's chain of custody (docs/dashboard.md "Claim page and evidence pack"),
- * printable on A4, and `/hq/claims/:claim_number/evidence.zip`: its evidence pack (lib/evidence/zip.ts),
- * streamed: the original photos, manifest.csv and manifest.json with each photo's recorded SHA-256, and this
- * page as claim.html. Staff only (mounted in the staff area of routes/hq/mod.ts).
+ * printable on A4 (each page's margins carry the claim, its rego, the print time and the page's number), and
+ * `/hq/claims/:claim_number/evidence.zip`: its evidence pack (lib/evidence/zip.ts), streamed: the original
+ * photos, manifest.csv and manifest.json with each photo's recorded SHA-256, and this page as claim.html.
+ * Staff only (mounted in the staff area of routes/hq/mod.ts).
  */
 import { join } from "node:path";
 import { Hono } from "hono";
@@ -11,16 +12,26 @@ import type { AppDeps } from "@/lib/deps.ts";
 import { claimPage, type ClaimPageData } from "@/lib/dashboard/claim.ts";
 import { type EvidenceFile, evidenceFiles, evidenceZip, manifests } from "@/lib/evidence/zip.ts";
 import { isLineText } from "@/lib/validation.ts";
+import { zoneNameLocale } from "@/io/time_zone.ts";
 import { DIST_DIR, getAssets } from "@/render/assets.ts";
+import { island } from "@/render/islands.tsx";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { ClaimView, type PhotoLink } from "@/components/hq/claim_view.tsx";
 import { errorPage, hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { claimHref } from "@/components/hq/part_cells.tsx";
 import { Live } from "@/components/hq/live.tsx";
-import { DepotTimeZone, linkClass } from "@/components/hq/ui.tsx";
+import { printMarginStyle, printStamp } from "@/components/hq/print_margins.ts";
+import { DepotTimeZone, linkClass, secondaryButtonClass } from "@/components/hq/ui.tsx";
+import ClaimPrint from "@/islands/ClaimPrint.tsx";
+
+const ClaimPrintIsland = island("ClaimPrint", ClaimPrint);
 
 /** A claim number as the import accepts it (at most 100 characters, one line); anything else is unknown. */
 const claimNumberOf = (raw: string): string | null => raw.length <= 100 && isLineText(raw) ? raw : null;
+
+/** What a printed page of this claim carries at its top (components/hq/print_margins.ts). */
+const printTitle = (data: ClaimPageData) =>
+  `Claim ${data.claim.claim_number} · Vehicle ${data.claim.registration}`;
 
 /** On the dashboard, photos come from the photo routes (thumbnail shown, original on click). */
 const dashboardPhoto: PhotoLink = (leg) =>
@@ -39,19 +50,18 @@ export function claimRoutes(deps: AppDeps) {
     const data = await load(c.req.param("claim_number"));
     if (!data) return notFoundPage(c, "claim");
     const number = data.claim.claim_number;
+    const stamp = printStamp("Printed", deps.clock.now(), zone, zoneNameLocale(zone));
     return hqPage(
       c,
-      { title: `Claim ${number}`, section: "parts" },
-      // Live (lib/live/): a leg, a status change or an announcement of any claim refreshes the page in place.
-      <Live topics={["movements", "parts", "announcements"]}>
-        <ClaimView
-          data={data}
-          zone={zone}
-          photo={dashboardPhoto}
-          actions={<Actions number={number} />}
-          links
-        />
-      </Live>,
+      { title: `Claim ${number}`, section: "parts", rootStyle: printMarginStyle(printTitle(data), stamp) },
+      <>
+        {/* Outside the live region: a swapped-in copy of an island would not be hydrated. */}
+        <Actions number={number} zone={zone} />
+        {/* Live (lib/live/): a leg, a status change or an announcement of any claim refreshes it in place. */}
+        <Live topics={["movements", "parts", "announcements"]}>
+          <ClaimView data={data} zone={zone} photo={dashboardPhoto} links />
+        </Live>
+      </>,
     );
   });
 
@@ -72,7 +82,7 @@ export function claimRoutes(deps: AppDeps) {
     }
     const packed = new Map(files.map((f) => [f.leg, f.fileName]));
     const { csv, json } = manifests(files, zone, data.claim.claim_number);
-    const html = await printedCopy(data, zone, (leg) => {
+    const html = await printedCopy(data, zone, deps.clock.now(), (leg) => {
       const name = packed.get(leg);
       return name ? { src: name, href: name } : null;
     });
@@ -99,27 +109,32 @@ async function missingPhotos(deps: AppDeps, files: EvidenceFile[]): Promise<stri
   return files.filter((_, i) => !held[i]).map((f) => f.fileName);
 }
 
-function Actions({ number }: { number: string }) {
+function Actions({ number, zone }: { number: string; zone: string }) {
   return (
-    <p class="print-hidden mb-4 flex flex-wrap gap-4 text-sm">
+    // A <div>: the island's marker is a <div>, which would close a <p> (and leave it printed).
+    <div class="print-hidden mb-4 flex flex-wrap items-center gap-4 text-sm">
       <a class={linkClass} href={`/hq/parts?claim=${encodeURIComponent(number)}`}>← Parts of this claim</a>
       <a class={linkClass} href={`${claimHref(number)}/evidence.zip`} download>
         Download the evidence pack (ZIP)
       </a>
-      <span class="text-slate-600">Print this page for an A4 copy (one part per page).</span>
-    </p>
+      <ClaimPrintIsland zone={zone} nameLocale={zoneNameLocale(zone)} class={secondaryButtonClass} />
+    </div>
   );
 }
 
 /**
  * The page as a file of its own, beside its photos and the dashboard's stylesheet in the ZIP (so it opens
- * and prints offline, links relative).
+ * and prints offline, links relative). Printed, its pages carry the page's margins, stamped with the time
+ * the pack was made (no script runs in the copy to stamp the time of printing).
  */
-async function printedCopy(data: ClaimPageData, zone: string, photo: PhotoLink) {
+async function printedCopy(data: ClaimPageData, zone: string, now: Date, photo: PhotoLink) {
   const assets = await getAssets();
   const styles = await Deno.readTextFile(join(DIST_DIR, assets.files["styles.css"]));
   const body = renderToString(
-    <html lang="en">
+    <html
+      lang="en"
+      style={printMarginStyle(printTitle(data), printStamp("Pack made", now, zone, zoneNameLocale(zone)))}
+    >
       <head>
         <meta charset="utf-8" />
         <title>Claim {data.claim.claim_number} · evidence</title>

@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { movementPage, type MovementPageData } from "@/lib/dashboard/movements.ts";
 import { parseId } from "@/lib/validation.ts";
-import { CHANNEL_LABEL } from "@/lib/announcements/feed.ts";
+import { CHANNEL_LABEL } from "@/components/hq/announcement_words.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
