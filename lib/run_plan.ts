@@ -88,7 +88,8 @@ export interface AssignInput {
 
 /**
  * Gives a stop to a driver, at the end of their run (or takes it back: unassigned). Refused with
- * PlanChanged when the stop's driver is no longer the one the dispatcher saw.
+ * PlanChanged when the stop's driver is no longer the one the dispatcher saw. A stop given to a driver for
+ * today e-mails the shop that its parts are on the way, once a day (lib/announcements/shop_email.ts).
  */
 export async function assignStop(deps: PlanDeps, actorId: number, input: AssignInput): Promise<void> {
   const { date, repairerId, driverId } = input;

@@ -157,7 +157,12 @@ async function postChannel(
     // A refusal for good (an e-mail's unknown mailbox, smtp.ts) is given up at once.
     const givenUp = outcome.outcome === "failed" ||
       (outcome.outcome === "retry" && shouldGiveUp(new Date(row.created_at), now));
-    attempted(deps, row, attempts, outcome, givenUp ? "given_up" : outcome.outcome as AttemptOutcome);
+    const label: AttemptOutcome = outcome.outcome === "delivered"
+      ? "delivered"
+      : givenUp
+      ? "given_up"
+      : "retry";
+    attempted(deps, row, attempts, outcome, label);
     if (outcome.outcome === "delivered") {
       if (!(await record(() => recordDelivered(db, row.id, now, owner)))) return leaseLost(row);
       result.delivered++;
