@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { runAnnouncementWorkerOnce } from "@/lib/announcements/worker.ts";
 import { assignStop } from "@/lib/run_plan.ts";
+import { replaceShopLink, revokeShopLink, shopLinkState } from "@/lib/shops/link.ts";
 import { depotToday } from "@/lib/run_sheet.ts";
 import { buildTestApp, type TestApp } from "@/testkit/app.ts";
 import { dbTest } from "@/testkit/db.ts";
@@ -75,12 +76,37 @@ mailTest("shop e-mail: a drop-off e-mails the shop's contacts 'Parts delivered',
   assert.doesNotMatch(mail.html, /<img|src=|url\(|<link|<script/i);
   assert.doesNotMatch(mail.raw, /^Content-Type: image\//im);
 
+  // The one link: the shop's private page, made at send time (its current link, as the admin sees it).
+  const link = await shopLinkState(a, s.shop.id);
+  assert.equal(link.state, "current");
+  const url = (link as { url: string }).url;
+  assert.match(url, /^https:\/\/parts\.depot\.example\/shop\/[A-Za-z0-9_-]{43}$/);
+  assert.ok(mail.text.includes(`\n${url}\n`), mail.text);
+  assert.deepEqual([...mail.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]), [url]);
+  const stored = await a.db.selectFrom("announcements").select("body").where("id", "=", row.id)
+    .executeTakeFirstOrThrow();
+  assert.ok(!JSON.stringify(stored.body).includes(url.slice(-43)), "no link is stored");
+
   // Recorded as delivered: later rounds send nothing more.
   const [after] = await emailRows(a);
   assert.equal(after.state, "delivered");
   assert.equal(after.attempts, 1);
   assert.equal((await runAnnouncementWorkerOnce(a)).delivered, 0);
   assert.equal(smtp.arrivals, 1);
+});
+
+mailTest("shop e-mail: a shop whose link an admin turned off is e-mailed without a link", async (a, smtp) => {
+  const s = await flowSetup(a, { count: 1, status: "Arrived", stage: "direct_dropoff" });
+  await a.db.updateTable("repairers").set({ emails: CONTACTS }).where("id", "=", s.shop.id).execute();
+  const admin = await makeUser(a.db, { role: "admin" });
+  await replaceShopLink(a, admin.id, s.shop.id);
+  await revokeShopLink(a, admin.id, s.shop.id);
+  const body = await a.call(dropOffPayload(s.user.email, s.claim.registration, s.shop, confirmed(s.pairs)));
+  assert.equal(body.result.status, "success", JSON.stringify(body));
+  await runAnnouncementWorkerOnce(a);
+  const [mail] = await smtp.waitForAccepted(1);
+  assert.doesNotMatch(mail.text, /\/shop\//);
+  assert.doesNotMatch(mail.html, /href=/);
 });
 
 mailTest("shop e-mail: a reverse pickup e-mails 'Parts collected' to the claim's shop", async (a, smtp) => {
