@@ -8,6 +8,7 @@
  *   config.mail = { smtpUrl: smtp.url, from: "parts@depot.example" };
  *   smtp.setMode({ kind: "refuse_recipient" });
  */
+// deno-lint-ignore-file no-import-prefix -- test-only packages stay out of the service's import map
 import { SMTPServer } from "npm:smtp-server@3.21.6";
 // @ts-types="npm:@types/mailparser@3.9.0"
 import { simpleParser } from "npm:mailparser@3.14.2";
