@@ -63,7 +63,7 @@ function movementsList(path: string, label = path): DashPage {
     label,
     data: (db) => {
       const raw = query(path);
-      const list = movementQueryOf(raw);
+      const list = movementQueryOf(raw, new Date(), "UTC");
       return movementsPage(db, list.filters, movementPageOf(raw, list.sort), list.sort);
     },
   };

@@ -21,7 +21,7 @@ export type MovementType = "direct" | "reverse";
 export type MovementStatus = "Parts Picked Up" | "Parts Dropped off";
 export const MOVEMENT_STAGES = ["direct_dropoff", "reverse_pickup", "reverse_dropoff"] as const;
 export type MovementStage = (typeof MOVEMENT_STAGES)[number];
-export type HistoryVia = "import" | "dashboard" | "movement";
+export type HistoryVia = "import" | "dashboard" | "movement" | "shop";
 export type AnnouncementTitle =
   | "Parts Delivered"
   | "Parts Picked Up From Repair Shop"
@@ -120,6 +120,8 @@ export interface PartStatusHistoryTable {
   via: HistoryVia;
   reason: string | null;
   movement_id: number | null;
+  /** The shop that made the change on its page (`via` `shop`, migration 20261223T1100_shop_actions). */
+  changed_by_repairer_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PhotosTable {
@@ -308,6 +310,8 @@ export interface AuditLogTable {
   id: Generated<number>;
   at: CreatedAt;
   actor_id: number | null;
+  /** A repair shop acting on its page (docs/shop-page.md); `actor_id` is null then. */
+  actor_repairer_id: ColumnType<number | null, number | null | undefined, number | null>;
   action: AuditAction;
   subject: string;
   claim_id: number | null;
@@ -374,6 +378,22 @@ export interface ShopLinksTable {
   ended_reason: ShopLinkEnd | null;
 }
 
+export type ProblemReason = "wrong_part" | "damaged" | "not_received";
+
+/** A shop's report of a problem with a part (migration 20261223T1100_shop_actions, docs/shop-page.md). */
+export interface ShopProblemReportsTable {
+  id: Generated<number>;
+  repairer_id: number;
+  part_id: number;
+  reason: ProblemReason;
+  note: string | null;
+  photo_id: number | null;
+  reported_at: Timestamp;
+  state: Generated<"open" | "resolved">;
+  resolved_by: number | null;
+  resolved_at: Timestamp | null;
+}
+
 export const AUDIT_ACTIONS = [
   "user.create",
   "user.role",
@@ -396,6 +416,9 @@ export const AUDIT_ACTIONS = [
   "run.suggest",
   "shop_link.rotate",
   "shop_link.revoke",
+  "shop.ready_for_collection",
+  "shop.problem_report",
+  "shop.problem_resolved",
   "import",
   "handler.movement",
 ] as const;
@@ -426,6 +449,7 @@ export interface Database {
   return_request_parts: ReturnRequestPartsTable;
   run_stops: RunStopsTable;
   shop_links: ShopLinksTable;
+  shop_problem_reports: ShopProblemReportsTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

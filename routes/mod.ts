@@ -9,6 +9,7 @@ import { uploadRoutes } from "@/routes/api/upload.ts";
 import { photoRoutes } from "@/routes/photos.ts";
 import { hqRoutes } from "@/routes/hq/mod.ts";
 import { requireSignedIn } from "@/routes/hq/guards.ts";
+import { shopRoutes } from "@/routes/shop/mod.tsx";
 import { tabletRoutes } from "@/routes/tablet/mod.ts";
 import { landingRoutes } from "@/routes/web/landing.tsx";
 
@@ -22,5 +23,6 @@ export function mountRoutes(app: Hono, deps: AppDeps): void {
   app.route("/photos", photoRoutes(deps, requireSignedIn(deps)));
   app.route("/hq", hqRoutes(deps));
   app.route("/tablet", tabletRoutes(deps));
+  app.route("/shop", shopRoutes(deps));
   app.route("/", landingRoutes(deps)); // an enrolled tablet to /tablet; anyone else: both doors
 }

@@ -8,7 +8,7 @@
  * photo's proportions saying so (browsers other than Safari could not show the original either); the
  * original stays available at /photos/:id.
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, type Env, Hono, type MiddlewareHandler } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { mayViewPhoto } from "@/lib/photos/access.ts";
 import { type PhotoFile, photoFile, photoThumbnail } from "@/lib/photos/upload.ts";
@@ -60,9 +60,22 @@ function placeholderSvg(photo: Photo): string {
 export function photoRoutes(deps: AppDeps, guard: MiddlewareHandler<SessionEnv>) {
   const app = new Hono<SessionEnv>();
   app.use("*", guard);
-  const visible = async (c: Context<SessionEnv>) => {
+  app.route("/", photoServing<SessionEnv>(deps, (c, id) => mayViewPhoto(deps, c.var.session!.user, id)));
+  return app;
+}
+
+/**
+ * The original and the thumbnail of a photo, answered only when `mayView` says so (anything else is "not
+ * found", like an unknown id): the signed-in pages' rule above, the repair shop's page's own (routes/shop/).
+ */
+export function photoServing<E extends Env>(
+  deps: AppDeps,
+  mayView: (c: Context<E>, id: number) => Promise<boolean>,
+) {
+  const app = new Hono<E>();
+  const visible = async (c: Context<E>) => {
     const id = Number(c.req.param("id"));
-    return await mayViewPhoto(deps, c.var.session!.user, id) ? id : null;
+    return await mayView(c, id) ? id : null;
   };
 
   app.get("/:id{[1-9][0-9]{0,9}}", async (c) => {

@@ -61,6 +61,7 @@ const GET_RULES: Record<string, Rule> = {
   "/hq/movements/:id": "staff",
   "/hq/parts": "staff",
   "/hq/parts/:id": "staff",
+  "/hq/search": "staff",
   "/hq/trips": "staff",
   "/hq/return-requests": "staff",
   "/hq/runs": "staff",

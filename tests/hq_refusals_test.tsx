@@ -73,7 +73,7 @@ Deno.test("hq lists: filters are trimmed, the rego normalised for the search, un
     partQueryOf({ rego: " a-bc ", claim: "", status: "Bogus", repairer: "12", page: "2", other: "x" }),
     {
       query: { rego: "a-bc", status: "Bogus", repairer: "12" },
-      filters: { rego: "ABC", claim: undefined, status: undefined, repairerId: 12 },
+      filters: { rego: "ABC", claim: undefined, status: undefined, repairerId: 12, text: undefined },
       sort: { column: "since", dir: "desc" },
     },
   );
@@ -81,13 +81,18 @@ Deno.test("hq lists: filters are trimmed, the rego normalised for the search, un
   assert.deepEqual(partQueryOf({ sort: "qty", dir: "desc" }).query, { sort: "qty", dir: "desc" });
   assert.deepEqual(partQueryOf({ status: "Arrived", repairer: "abc" }).filters.status, "Arrived");
   assert.equal(partQueryOf({ repairer: "99999999999" }).filters.repairerId, undefined);
-  assert.deepEqual(movementQueryOf({ type: "reverse", status: "Parts Picked Up", driver: "0" }).filters, {
-    type: "reverse",
-    status: "Parts Picked Up",
-    rego: undefined,
-    driverId: undefined,
-  });
-  assert.deepEqual(movementQueryOf({ type: "sideways" }).filters.type, undefined);
+  const now = new Date("2026-11-21T09:00:00Z");
+  assert.deepEqual(
+    movementQueryOf({ type: "reverse", status: "Parts Picked Up", driver: "0" }, now, "UTC").filters,
+    {
+      type: "reverse",
+      status: "Parts Picked Up",
+      rego: undefined,
+      driverId: undefined,
+      pickedUp: undefined,
+    },
+  );
+  assert.deepEqual(movementQueryOf({ type: "sideways" }, now, "UTC").filters.type, undefined);
   // Keyset pages: a cursor round-trips; the old offset `page` (any value) is the first page.
   const since = { column: "since", dir: "desc" } as const;
   const at = { value: "2026-11-20T12:00:00.000001Z", id: 7 };

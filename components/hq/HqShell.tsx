@@ -1,10 +1,11 @@
 /**
- * The HQ dashboard's HTML shell: header with the navigation (admin links only for admins), the signed-in
- * user and a sign-out form. Used as the `layout` of render/page.tsx, so it renders the <head>.
+ * The HQ dashboard's HTML shell: header with the navigation (admin links only for admins), the search box
+ * (docs/search-box.md), the signed-in user and a sign-out form. Used as the `layout` of render/page.tsx, so it renders the <head>.
  */
 import type { LayoutProps } from "@/components/Layout.tsx";
 import type { Role } from "@/db/schema.ts";
 import { Csrf } from "@/components/hq/ui.tsx";
+import { SEARCH_MAX_CHARS } from "@/lib/dashboard/search.ts";
 
 export type HqSection =
   | "parts"
@@ -12,6 +13,7 @@ export type HqSection =
   | "trips"
   | "runs"
   | "return_requests"
+  | "problem_reports"
   | "announcements"
   | "exports"
   | "users"
@@ -35,6 +37,7 @@ const STAFF_LINKS: [HqSection, string, string][] = [
   ["runs", "/hq/runs", "Runs"],
   ["trips", "/hq/trips", "Open return trips"],
   ["return_requests", "/hq/return-requests", "Return requests"],
+  ["problem_reports", "/hq/problem-reports", "Shop problems"],
   ["announcements", "/hq/announcements", "Announcements"],
   ["exports", "/hq/exports", "Exports"],
 ];
@@ -67,8 +70,11 @@ function NavLink(
   );
 }
 
-/** Builds the layout component for one request (it needs the viewer and the active section). */
-export function hqShell(viewer: HqViewer | null, active: HqSection) {
+/**
+ * Builds the layout component for one request (it needs the viewer, the active section and, on the search
+ * page, the text searched for).
+ */
+export function hqShell(viewer: HqViewer | null, active: HqSection, searched = "") {
   return function HqShell({ title, lang = "en", rootStyle, children }: LayoutProps) {
     return (
       <html lang={lang} style={rootStyle}>
@@ -83,7 +89,7 @@ export function hqShell(viewer: HqViewer | null, active: HqSection) {
               <a href="/hq" class="inline-flex min-h-10 items-center text-lg font-semibold tracking-tight">
                 Parts Movement · HQ
               </a>
-              {viewer && <Nav viewer={viewer} active={active} />}
+              {viewer && <Nav viewer={viewer} active={active} searched={searched} />}
             </div>
           </header>
           <main id="main" class="mx-auto max-w-7xl px-4 py-6">{children}</main>
@@ -93,7 +99,7 @@ export function hqShell(viewer: HqViewer | null, active: HqSection) {
   };
 }
 
-function Nav({ viewer, active }: { viewer: HqViewer; active: HqSection }) {
+function Nav({ viewer, active, searched }: { viewer: HqViewer; active: HqSection; searched: string }) {
   return (
     <>
       <nav aria-label="Dashboard" class="flex flex-wrap gap-1">
@@ -112,6 +118,7 @@ function Nav({ viewer, active }: { viewer: HqViewer; active: HqSection }) {
             <NavLink key={key} href={href} label={label} active={key === active} />
           ))}
       </nav>
+      <SearchBox searched={searched} />
       <form method="post" action="/hq/sign-out" class="ml-auto flex items-center gap-3">
         <span class="text-slate-300">
           {viewer.name} <span class="text-slate-400">({viewer.role})</span>
@@ -122,5 +129,32 @@ function Nav({ viewer, active }: { viewer: HqViewer; active: HqSection }) {
         </button>
       </form>
     </>
+  );
+}
+
+/** One box for everything (docs/search-box.md): a GET form, so its answer is a link like any list's. */
+function SearchBox({ searched }: { searched: string }) {
+  return (
+    <form
+      method="get"
+      action="/hq/search"
+      role="search"
+      aria-label="Dashboard"
+      class="flex items-center gap-2"
+    >
+      <label for="hq-search" class="sr-only">Search</label>
+      <input
+        id="hq-search"
+        type="search"
+        name="q"
+        value={searched}
+        maxLength={SEARCH_MAX_CHARS}
+        placeholder="Part, claim, rego, driver, shop"
+        class="min-h-10 w-64 rounded border border-slate-500 bg-white px-2 py-1.5 text-base text-slate-900"
+      />
+      <button type="submit" class="min-h-10 rounded border border-slate-500 px-4 py-2 hover:bg-slate-700">
+        Search
+      </button>
+    </form>
   );
 }

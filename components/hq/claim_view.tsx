@@ -33,7 +33,12 @@ export const LEG_LABEL: Record<Leg["leg"], string> = {
   reverse_dropoff: "Returned to HQ",
 };
 
-const VIA_LABEL = { import: "import", dashboard: "dashboard", movement: "movement" } as const;
+const VIA_LABEL = {
+  import: "import",
+  dashboard: "dashboard",
+  movement: "movement",
+  shop: "shop page",
+} as const;
 const LEG_COLUMNS = ["Leg", "When", "Driver", "Place", "Movement", "Receiver", "Photo"];
 const PART_COLUMNS = ["Part", "Description", "Qty", "Status"];
 const TIMELINE_COLUMNS = ["When", "Event", "Details"];

@@ -50,18 +50,28 @@ export function mustViewer(c: HqContext): HqViewer & { userId: number } {
 }
 
 /**
- * `body` inside the HQ shell (navigation for the viewer, `section` marked as current); `rootStyle` gives a
- * printed page's margins their text (components/hq/print_margins.ts).
+ * `body` inside the HQ shell (navigation for the viewer, `section` marked as current, `searched` in the
+ * search box); `rootStyle` gives a printed page's margins their text (components/hq/print_margins.ts).
  */
 export async function hqPage(
   c: HqContext,
-  opts: { title: string; section: HqSection; status?: ContentfulStatusCode; rootStyle?: string },
+  opts: {
+    title: string;
+    section: HqSection;
+    status?: ContentfulStatusCode;
+    rootStyle?: string;
+    searched?: string;
+  },
   body: ComponentChildren,
 ): Promise<Response> {
   const zone = c.get("depotTimeZone") ?? "UTC";
   const html = await renderPage(
     <DepotTimeZone.Provider value={zone}>{body}</DepotTimeZone.Provider>,
-    { title: opts.title, layout: hqShell(viewerOf(c), opts.section), rootStyle: opts.rootStyle },
+    {
+      title: opts.title,
+      layout: hqShell(viewerOf(c), opts.section, opts.searched),
+      rootStyle: opts.rootStyle,
+    },
   );
   return c.html(html, opts.status ?? 200);
 }

@@ -24,6 +24,8 @@ import * as returnRequests from "./20261222T1000_return_requests.ts";
 import * as runStops from "./20261222T1100_run_stops.ts";
 import * as returnRequestPhoto from "./20261223T0900_return_request_photo.ts";
 import * as shopLinks from "./20261223T1000_shop_links.ts";
+import * as shopActions from "./20261223T1100_shop_actions.ts";
+import * as searchBox from "./20261224T0900_search_box.ts";
 import * as shopEmail from "./20261224T1000_shop_email.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -48,5 +50,7 @@ export const migrations: Record<string, Migration> = {
   "20261222T1100_run_stops": runStops,
   "20261223T0900_return_request_photo": returnRequestPhoto,
   "20261223T1000_shop_links": shopLinks,
+  "20261223T1100_shop_actions": shopActions,
+  "20261224T0900_search_box": searchBox,
   "20261224T1000_shop_email": shopEmail,
 };

@@ -10,6 +10,8 @@ import type { AuditAction } from "@/db/schema.ts";
 
 export interface AuditWrite {
   actorId: number | null;
+  /** A repair shop acting on its page (docs/shop-page.md), with `actorId` null. */
+  actorRepairerId?: number | null;
   action: AuditAction;
   /** What was acted on, as `<kind>:<id>` (e.g. `user:12`, `part:7`, `device:3`). */
   subject: string;
@@ -28,6 +30,7 @@ const json = (value: Record<string, unknown> | null | undefined) =>
 export async function insertAuditEntry(db: Db, entry: AuditWrite): Promise<void> {
   await db.insertInto("audit_log").values({
     actor_id: entry.actorId,
+    actor_repairer_id: entry.actorRepairerId ?? null,
     action: entry.action,
     subject: entry.subject,
     claim_id: entry.claimId ?? null,
@@ -45,12 +48,14 @@ export interface AuditFilters {
 function entriesQuery(db: Db) {
   return db.selectFrom("audit_log")
     .leftJoin("users", "users.id", "audit_log.actor_id")
+    .leftJoin("repairers", "repairers.id", "audit_log.actor_repairer_id")
     .leftJoin("claims", "claims.id", "audit_log.claim_id")
     .select([
       "audit_log.id",
       "audit_log.at",
       "audit_log.actor_id",
-      "users.name as actor_name",
+      // A shop acting on its page is named as the shop (docs/shop-page.md).
+      sql<string | null>`coalesce(users.name, repairers.name || ' (shop page)')`.as("actor_name"),
       "users.email as actor_email",
       "audit_log.action",
       "audit_log.subject",

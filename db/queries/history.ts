@@ -1,7 +1,8 @@
 /**
  * Queries of part_status_history: every status change of a part leaves one row, written in the
- * transaction that made the change (via `movement`, `dashboard` or `import`).
+ * transaction that made the change (via `movement`, `dashboard`, `import` or `shop`).
  */
+import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { NewHistoryRow } from "@/db/schema.ts";
 
@@ -22,6 +23,7 @@ function changesWithNames(db: Db) {
   return db.selectFrom("part_status_history as h")
     .innerJoin("parts_orders as p", "p.id", "h.part_id")
     .leftJoin("users as u", "u.id", "h.changed_by")
+    .leftJoin("repairers as s", "s.id", "h.changed_by_repairer_id")
     .select([
       "h.id",
       "h.part_id",
@@ -32,7 +34,8 @@ function changesWithNames(db: Db) {
       "h.via",
       "h.reason",
       "h.movement_id",
-      "u.name as changed_by_name",
+      // A shop acting on its page is named as the shop (docs/shop-page.md).
+      sql<string | null>`coalesce(u.name, s.name || ' (shop page)')`.as("changed_by_name"),
     ]);
 }
 

@@ -9,3 +9,8 @@ function escapeLike(value: string): string {
 export function containsPattern(value: string): string {
   return `%${escapeLike(value)}%`;
 }
+
+/** A LIKE pattern matching any text that starts with `value` literally. */
+export function prefixPattern(value: string): string {
+  return `${escapeLike(value)}%`;
+}

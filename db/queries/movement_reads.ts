@@ -64,6 +64,8 @@ export interface MovementFilters {
   /** Normalised (lib/rego.ts): the caller normalises what was typed. */
   rego?: string;
   driverId?: number;
+  /** Picked up from `from` (included) to `before` (excluded): the depot's days the caller resolved. */
+  pickedUp?: { from?: Date; before?: Date };
 }
 
 export interface MovementRow {
@@ -107,6 +109,8 @@ function movementsQuery(db: Db, f: MovementFilters) {
     const id = f.driverId;
     q = q.where((eb) => eb.or([eb("m.picked_up_by", "=", id), eb("m.dropped_off_by", "=", id)]));
   }
+  if (f.pickedUp?.from) q = q.where("m.pick_up_at", ">=", f.pickedUp.from);
+  if (f.pickedUp?.before) q = q.where("m.pick_up_at", "<", f.pickedUp.before);
   return q;
 }
 
@@ -159,11 +163,11 @@ export const TRIP_DEFAULT_SORT: ListSort<TripSortColumn> = { column: "picked_up"
 /**
  * Whether the driver sort walks the users (sorting.ts `SortWalk`) under these filters. The walk reads each
  * driver's movements in id order until a page of them passes the filters: fast when most do (none, or a
- * type: one in five at least). A status, rego or driver filter can leave a few rows in a million, which
- * the walk would read a whole driver's movements to find; the list then sorts the rows the filter's own
- * index finds, as before.
+ * type: one in five at least). A status, rego, driver or date filter can leave a few rows in a million,
+ * which the walk would read a whole driver's movements to find; the list then sorts the rows the filter's
+ * own index finds, as before.
  */
-const walksUnder = (f: MovementFilters) => !f.status && !f.rego && !f.driverId;
+const walksUnder = (f: MovementFilters) => !f.status && !f.rego && !f.driverId && !f.pickedUp;
 
 /** One page of movements in the sort's order (then by id), with the cursors of the pages beside it. */
 export async function searchMovements(

@@ -8,6 +8,7 @@ import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { PartStatus } from "@/db/schema.ts";
 import { type PartFilters, partsFrom } from "@/db/queries/parts.ts";
+import { partTextMatch } from "@/db/queries/search_box.ts";
 import { timestamptzMs } from "@/db/timestamps.ts";
 
 export interface PartExportRow {
@@ -78,6 +79,7 @@ export function partExportBatch(
     .select(own).select("p.claim_id").select(times)
     .where("p.id", ">", afterId);
   if (filters.status) parts = parts.where("p.status", "=", filters.status);
+  if (filters.text) parts = parts.where(partTextMatch(filters.text));
   const read = parts.orderBy("p.id").limit(limit).execute();
   const rows = read.then(async (parts) => {
     if (parts.length === 0) return [];

@@ -29,15 +29,15 @@ export const SHOP_SORT: SortColumn = {
 /**
  * `column` as the parts list reads it under these filters. Unfiltered, the walk reads each shop's claims
  * until a page of their parts passes; under a status (which can match no part of a whole shop: 1.6 s to
- * find that at 1 000 000 claims), a rego or a claim number (a handful of rows) the list sorts the filtered
- * rows instead, as the movements' driver sort does (movement_reads.ts).
+ * find that at 1 000 000 claims), a rego, a claim number or a part's text (a handful of rows) the list
+ * sorts the filtered rows instead, as the movements' driver sort does (movement_reads.ts).
  */
 export function shopWalkUnder(
   column: SortColumn,
-  f: { status?: unknown; rego?: string; claim?: string; repairerId?: number },
+  f: { status?: unknown; rego?: string; claim?: string; repairerId?: number; text?: unknown },
 ): SortColumn {
   if (!column.walk) return column;
-  if (f.status || f.rego || f.claim) return { ...column, walk: undefined };
+  if (f.status || f.rego || f.claim || f.text) return { ...column, walk: undefined };
   // A shop filter: that shop is the only entity (a range per other shop would be read, and a btree cannot
   // start at a row comparison beside `repairer_id = …`), and no part without a shop matches.
   if (f.repairerId) {

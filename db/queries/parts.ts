@@ -15,6 +15,7 @@ import { movementsOfPart } from "@/db/queries/movement_reads.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
 import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
 import { SHOP_SORT, shopWalkUnder } from "@/db/queries/part_shop_sort.ts";
+import { type PartText, partTextMatch } from "@/db/queries/search_box.ts";
 
 const arrivedParts = compiledQuery((db, claimId: number) =>
   db.selectFrom("parts_orders")
@@ -141,6 +142,8 @@ export interface PartFilters {
   claim?: string;
   status?: PartStatus;
   repairerId?: number;
+  /** A part number's start or words of the description (db/queries/search_box.ts `partTextMatch`). */
+  text?: PartText;
 }
 
 export interface PartRow {
@@ -176,6 +179,7 @@ export function partsFrom(db: Db, f: PartFilters) {
   if (claim) q = q.where("c.claim_number", "ilike", containsPattern(claim));
   if (f.status) q = q.where("p.status", "=", f.status);
   if (f.repairerId) q = q.where("cm.repairer_id", "=", f.repairerId);
+  if (f.text) q = q.where(partTextMatch(f.text));
   return q;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The photo purge's queries (D19, lib/photos/purge.ts): old staged rows, photo rows nothing references and
  * the file keys still named. What counts as a reference is `unreferenced` below: every table whose rows hold
- * a photo (a staged row, a Deliver_Parts row, a return request) keeps it; a new holder of photos adds itself
+ * a photo (a staged row, a Deliver_Parts row, a return request, a shop's problem report) keeps it; a new holder of photos adds itself
  * there, with a foreign key that backs the check up against a reference made meanwhile.
  */
 import { sql } from "kysely";
@@ -27,7 +27,8 @@ export async function deleteStagedBefore(db: Db, cutoff: Date, limit: number): P
 /** A condition: no row of any table that holds photos references photo `p`. */
 const unreferenced = sql<boolean>`not exists (select 1 from uploaded_images u where u.photo_id = p.id)
   and not exists (select 1 from deliver_parts d where d.pickup_photo_id = p.id or d.delivery_photo_id = p.id)
-  and not exists (select 1 from return_requests r where r.photo_id = p.id)`;
+  and not exists (select 1 from return_requests r where r.photo_id = p.id)
+  and not exists (select 1 from shop_problem_reports s where s.photo_id = p.id)`;
 
 /** Ids (ascending, after `afterId`) of photo rows created before `before` that nothing references. */
 export async function unreferencedPhotoIds(

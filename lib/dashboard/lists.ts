@@ -25,6 +25,8 @@ import { type ListSort, SORT_DIRS, type SortColumns, type SortKind } from "@/db/
 import type { Cursor, KeysetWindow } from "@/db/queries/paging.ts";
 import { PART_STATUSES } from "@/db/schema.ts";
 import { normaliseRego } from "@/lib/rego.ts";
+import { partTextOf } from "@/lib/dashboard/search.ts";
+import { dateRangeOf } from "@/lib/dashboard/date_range.ts";
 import { lineTextField, MAX_ID, parseId, parseInput } from "@/lib/validation.ts";
 import { ValidationError } from "@/lib/errors.ts";
 import { Buffer } from "node:buffer";
@@ -81,6 +83,7 @@ function sortOf<C extends string>(
 }
 
 const partQuery = z.object({
+  part: text,
   rego: text,
   claim: text,
   status: text,
@@ -95,32 +98,47 @@ const partQuery = z.object({
       claim: q.claim,
       status: partStatus.parse(q.status),
       repairerId: parseId(q.repairer) ?? undefined,
+      text: q.part ? partTextOf(q.part) : undefined,
     },
   }));
 
-const movementQuery = z.object({
-  type: text,
-  status: text,
-  rego: text,
-  driver: text,
-  ...sortFields(MOVEMENT_SORTS),
-})
-  .transform((q): ListQuery<MovementFilters, MovementSortColumn> => ({
-    query: kept(q),
-    sort: sortOf(q, MOVEMENT_DEFAULT_SORT),
-    filters: {
-      type: movementType.parse(q.type),
-      status: movementStatus.parse(q.status),
-      rego: q.rego && normaliseRego(q.rego),
-      driverId: parseId(q.driver) ?? undefined,
-    },
-  }));
+/** The movements list's query at `now` in the depot's `zone` (its date range is of the depot's days). */
+const movementQuery = (now: Date, zone: string) =>
+  z.object({
+    type: text,
+    status: text,
+    rego: text,
+    driver: text,
+    range: text,
+    from: text,
+    to: text,
+    ...sortFields(MOVEMENT_SORTS),
+  })
+    .transform((q): ListQuery<MovementFilters, MovementSortColumn> => {
+      const { range, from, to, ...rest } = q;
+      const dates = dateRangeOf({ range, from, to }, now, zone);
+      return {
+        query: kept({ ...rest, ...dates.kept }),
+        sort: sortOf(q, MOVEMENT_DEFAULT_SORT),
+        filters: {
+          type: movementType.parse(q.type),
+          status: movementStatus.parse(q.status),
+          rego: q.rego && normaliseRego(q.rego),
+          driverId: parseId(q.driver) ?? undefined,
+          pickedUp: dates.window,
+        },
+      };
+    });
 
 /** What the parts list and the parts export filter by; throws ValidationError for a refused value. */
 export const partQueryOf = (raw: Record<string, string>) => parseInput(partQuery, raw);
 
-/** What the movements list and the movements export filter by; throws ValidationError likewise. */
-export const movementQueryOf = (raw: Record<string, string>) => parseInput(movementQuery, raw);
+/**
+ * What the movements list and the movements export filter by, their dates being the depot's days at `now`
+ * (lib/dashboard/date_range.ts); throws ValidationError likewise, also for a date refused.
+ */
+export const movementQueryOf = (raw: Record<string, string>, now: Date, zone: string) =>
+  parseInput(movementQuery(now, zone), raw);
 
 const tripQuery = z.object(sortFields(TRIP_SORTS)).transform((q) => ({
   query: kept(q),

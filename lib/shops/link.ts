@@ -147,3 +147,23 @@ export async function lookUpShopLink(db: Db, config: Config, token: string): Pro
   if (row.ended_reason) return { state: row.ended_reason };
   return { state: "current", repairerId: row.repairer_id, repairerName: row.repairer_name };
 }
+
+/**
+ * The links the admin's places page shows, by shop: viewing them is a need, so a shop that never had one gets
+ * its first now (as an e-mail would); a turned-off link stays off.
+ */
+export async function shopLinksForAdmin(
+  deps: LinkDeps,
+  repairerIds: number[],
+): Promise<Map<number, ShopLinkState>> {
+  const links = new Map<number, ShopLinkState>();
+  for (const id of repairerIds) {
+    let state: ShopLinkState = await shopLinkState(deps, id);
+    if (state.state === "none") {
+      await shopPageUrl(deps, id);
+      state = await shopLinkState(deps, id);
+    }
+    links.set(id, state);
+  }
+  return links;
+}

@@ -17,6 +17,8 @@ import { placesPage, type PlacesPageData } from "@/lib/dashboard/admin.ts";
 import { doneQuery, formFlag, formText } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
+import { shopLinksForAdmin, type ShopLinkState } from "@/lib/shops/link.ts";
+import { LINK_DONE, ShopLinkCell, shopLinkRoutes } from "@/routes/hq/admin_shop_links.tsx";
 import { PlaceFieldError } from "@/lib/places/details.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
@@ -44,6 +46,7 @@ import {
 } from "@/components/hq/ui.tsx";
 
 const DONE = {
+  ...LINK_DONE,
   repairer: "Repair shop added.",
   saved: "Repair shop saved.",
   deactivated: "Repair shop deactivated: it is no longer offered for new deliveries.",
@@ -82,10 +85,11 @@ export function adminPlacesRoutes(deps: AppDeps) {
     refused: { key: FormKey } & Refused | null = null,
   ) => {
     const data = await placesPage(deps.db);
+    const links = await shopLinksForAdmin(deps, data.repairers.filter((r) => r.active).map((r) => r.id));
     return hqPage(
       c,
       { title: "Repair shops and HQ", section: "places", status },
-      <Page data={{ ...data, csrfToken: mustViewer(c).csrfToken, notice, refused }} />,
+      <Page data={{ ...data, links, csrfToken: mustViewer(c).csrfToken, notice, refused }} />,
     );
   };
 
@@ -151,6 +155,8 @@ export function adminPlacesRoutes(deps: AppDeps) {
     });
   });
 
+  app.route("/", shopLinkRoutes(deps, (c, r) => show(c, r.notice, r.status)));
+
   app.post("/hq", async (c) => {
     const form = hqForm.parse(await c.req.parseBody());
     return act(c, "hq:new", form, async () => {
@@ -173,6 +179,8 @@ export function adminPlacesRoutes(deps: AppDeps) {
 }
 
 interface Data extends PlacesPageData {
+  /** The active shops' private links (docs/shop-page.md). */
+  links: Map<number, ShopLinkState>;
   csrfToken: string;
   notice: Notice | null;
   refused: { key: FormKey } & Refused | null;
@@ -222,11 +230,20 @@ function Page({ data }: { data: Data }) {
           <RepairerDetailFields values={newShop.values} invalid={newShop.invalid} hints />
           <button type="submit" class={buttonClass}>Add repair shop</button>
         </AddForm>
-        <Table label="Repair shops" head={["Name, address and details", "State", ""]} rows={data.repairers}>
+        <Table
+          label="Repair shops"
+          head={["Name, address and details", "Private page", "State", ""]}
+          rows={data.repairers}
+        >
           {(r) => {
             const row = formState(data, `repairer:${r.id}`, placeValues(r));
             return (
-              <tr key={r.id} data-repairer={r.name} class={r.active ? "" : "bg-slate-50"}>
+              <tr
+                key={r.id}
+                id={`repairer-${r.id}`}
+                data-repairer={r.name}
+                class={r.active ? "" : "bg-slate-50"}
+              >
                 <td class={tdClass}>
                   <RenameForm
                     action={`/hq/admin/places/repairers/${r.id}`}
@@ -244,6 +261,18 @@ function Page({ data }: { data: Data }) {
                     />
                     <RepairerDetailFields of={r.name} values={row.values} invalid={row.invalid} />
                   </RenameForm>
+                </td>
+                <td class={tdClass}>
+                  {r.active
+                    ? (
+                      <ShopLinkCell
+                        id={r.id}
+                        name={r.name}
+                        link={data.links.get(r.id)}
+                        csrfToken={data.csrfToken}
+                      />
+                    )
+                    : "—"}
                 </td>
                 <td class={tdClass}>{r.active ? "Active" : "Deactivated"}</td>
                 <td class={tdClass}>

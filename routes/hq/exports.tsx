@@ -12,6 +12,7 @@ import { movementQueryOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { type HqContext, hqPage, refusedQueryPage } from "@/components/hq/page.tsx";
 import { buttonClass, Field, inputClass, PageTitle } from "@/components/hq/ui.tsx";
+import { DateRangeFields } from "@/components/hq/filter_form.tsx";
 
 /** A download named after what it holds and the day it was made (at the depot). */
 function csvResponse(c: HqContext, name: string, body: ReadableStream<Uint8Array>, deps: AppDeps) {
@@ -42,7 +43,7 @@ export function exportsRoutes(deps: AppDeps) {
   app.get("/movements.csv", async (c) => {
     let filters;
     try {
-      filters = movementQueryOf(c.req.query()).filters;
+      filters = movementQueryOf(c.req.query(), deps.clock.now(), deps.config.depotTimeZone).filters;
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/exports");
     }
@@ -55,7 +56,7 @@ export function exportsRoutes(deps: AppDeps) {
 function Page() {
   return (
     <>
-      <PageTitle sub="CSV files (UTF-8, for Excel or any spreadsheet). Times are in UTC, ISO 8601.">
+      <PageTitle sub="CSV files (UTF-8, for Excel or any spreadsheet). Times are ISO 8601 in the depot's time zone.">
         Exports
       </PageTitle>
       <div class="grid gap-6 md:grid-cols-2">
@@ -92,6 +93,7 @@ function Page() {
               <option value="reverse">Return</option>
             </select>
           </Field>
+          <DateRangeFields query={{}} />
         </ExportCard>
       </div>
       <p class="mt-4 text-base text-slate-600">

@@ -19,11 +19,13 @@ import { movementsRoutes } from "@/routes/hq/movements.tsx";
 import { movementRoutes } from "@/routes/hq/movement.tsx";
 import { tripsRoutes } from "@/routes/hq/trips.tsx";
 import { returnRequestsRoutes } from "@/routes/hq/return_requests.tsx";
+import { problemReportRoutes } from "@/routes/hq/problem_reports.tsx";
 import { runsRoutes } from "@/routes/hq/runs.tsx";
 import { openReturnRequestCount } from "@/lib/return_requests.ts";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { claimRoutes } from "@/routes/hq/claim.tsx";
+import { searchRoutes } from "@/routes/hq/search.tsx";
 import { liveRoutes } from "@/routes/hq/live.ts";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminTwoFactorRoutes } from "@/routes/hq/admin_two_factor.tsx";
@@ -74,9 +76,11 @@ function staffArea(deps: AppDeps) {
   app.route("/trips", tripsRoutes(deps));
   app.route("/runs", runsRoutes(deps));
   app.route("/return-requests", returnRequestsRoutes(deps));
+  app.route("/problem-reports", problemReportRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
   app.route("/claims", claimRoutes(deps));
+  app.route("/search", searchRoutes(deps));
   app.route("/live", liveRoutes(deps));
   return app;
 }

@@ -1,11 +1,14 @@
-/** `/hq/movements`: every recorded movement, newest first: filters, paging, export link. */
+/**
+ * `/hq/movements`: every recorded movement, newest first: filters (type, status, rego, driver, the depot's
+ * days it was picked up), paging, export link.
+ */
 import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { movementPageOf, movementQueryOf } from "@/lib/dashboard/lists.ts";
 import { type MovementRow, movementsPage, type MovementsPageData } from "@/lib/dashboard/movements.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
-import { FilterForm } from "@/components/hq/filter_form.tsx";
+import { DateRangeFields, FilterForm } from "@/components/hq/filter_form.tsx";
 import { MovementTypeLabel } from "@/components/hq/movement_type.tsx";
 import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import type { Heading } from "@/components/hq/sort_heading.tsx";
@@ -32,7 +35,7 @@ export function movementsRoutes(deps: AppDeps) {
       path: "/hq/movements",
       title: "Movements",
       section: "movements",
-      queryOf: movementQueryOf,
+      queryOf: (raw) => movementQueryOf(raw, deps.clock.now(), deps.config.depotTimeZone),
       pageOf: movementPageOf,
       load: (filters, paging, sort) => movementsPage(deps.db, filters, paging, sort),
       render: (data) => <Page data={data} />,
@@ -105,6 +108,7 @@ function Page({ data }: { data: Data }) {
             ))}
           </select>
         </Field>
+        <DateRangeFields query={q} />
       </FilterForm>
       <Live topics={["movements"]}>
         <Table

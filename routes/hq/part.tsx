@@ -98,7 +98,12 @@ interface Data extends PartPageData {
   reason: string;
 }
 
-const VIA_LABEL = { import: "Import", dashboard: "Dashboard", movement: "Movement" } as const;
+const VIA_LABEL = {
+  import: "Import",
+  dashboard: "Dashboard",
+  movement: "Movement",
+  shop: "Shop page",
+} as const;
 
 const HISTORY_COLUMNS = ["When", "From", "To", "Who", "Via", "Reason"];
 const MOVEMENT_COLUMNS = ["Movement", "Status", "Picked up", "Dropped off", "Pickup photo", "Delivery photo"];

@@ -1,4 +1,7 @@
-/** `/hq/parts`: the parts search: filters (rego, claim number, status, repair shop), results, paging, export. */
+/**
+ * `/hq/parts`: the parts search: filters (part number or description, rego, claim number, status, repair
+ * shop), results, paging, export.
+ */
 import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import { PART_STATUSES } from "@/db/schema.ts";
@@ -69,6 +72,9 @@ function Page({ data }: { data: Data }) {
         exportPath="/hq/exports/parts.csv"
         exportLabel="Export these parts (CSV)"
       >
+        <Field label="Part No. or description">
+          <input class={inputClass} name="part" value={q.part ?? ""} size={16} />
+        </Field>
         <Field label="Rego">
           <input class={inputClass} name="rego" value={q.rego ?? ""} size={10} />
         </Field>

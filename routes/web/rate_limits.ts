@@ -15,6 +15,8 @@ export const LIMITS = {
   handlerPerUser: 300,
   uploadPerAddress: 300,
   signInPerAddress: 30,
+  // A shop's page and its forms (routes/shop/): a manager reloading, not a script walking tokens.
+  shopPagePerAddress: 120,
 };
 
 /** The mobile API answers `{code, message}` JSON; the sign-in forms plain text. */

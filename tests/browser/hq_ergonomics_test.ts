@@ -1,6 +1,6 @@
 /**
  * The dashboard is comfortable all day, measured in Chromium on the demo data, on every
- * dashboard page (and the styled 403 and 404 pages): axe-core reports no violations (every rule it runs by
+ * dashboard page (the search box's results included, and the styled 403 and 404 pages): axe-core reports no violations (every rule it runs by
  * default, none turned off); no visible control (a, button, input, select, textarea, summary) is under 40 px
  * tall; the base text is 16 px; at 800 px wide the page never scrolls sideways (a wide table scrolls inside
  * its own box). Screenshots: test-output/screenshots/hq_*.png.
@@ -133,6 +133,8 @@ Deno.test({
         ["/hq/admin/audit", "admin_audit"],
         ["/hq/announcements", "announcements"],
         ["/hq/exports", "exports"],
+        ["/hq/search?q=81110", "search"],
+        ["/hq/search?q=a", "search_too_short"],
         ["/hq/admin/users", "admin_users"],
         ["/hq/admin/places", "admin_places"],
         ["/hq/admin/tablets", "admin_tablets"],
