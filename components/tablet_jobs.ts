@@ -156,3 +156,12 @@ export interface ReturnOffer {
   parts: { id: number; part_no: string; description: string; qty: number }[];
   request: ReturnRequestAnswer | null;
 }
+
+/** A scanned or typed code's part (POST /tablet/api/scan, docs/labels.md "The scan endpoint"). */
+export interface ScanAnswer {
+  part_id: number;
+  part_no: string;
+  claim_number: string;
+  /** The part's claim's registration: the rego step searches it to open the job. */
+  rego: string;
+}

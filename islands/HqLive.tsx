@@ -4,7 +4,8 @@
  * `[data-live]` region for the fresh one, without a reload. Changes arriving while a refresh runs are folded
  * into one more refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended
  * session alive; when the session ends (the stream's `end` event, or a refresh that is not the page), it
- * stops. Renders nothing: without JavaScript the page is the same, only static.
+ * stops. Ticked checkboxes stay ticked across a swap. Renders nothing: without JavaScript the page is the
+ * same, only static.
  */
 import { useEffect } from "preact/hooks";
 
@@ -12,6 +13,9 @@ export interface HqLiveProps {
   /** The change topics this page shows (db/queries/changes.ts): `movements`, `parts`, `announcements`. */
   topics: string[];
 }
+
+/** A checkbox by what it submits, which stays the same in a fresh copy of the page. */
+const boxKey = (box: HTMLInputElement): string => `${box.name}=${box.value}`;
 
 /** Waits this long after a change for others of the same commit burst (one refresh for a busy moment). */
 const SETTLE_MS = 200;
@@ -41,7 +45,15 @@ export default function HqLive({ topics }: HqLiveProps) {
         now.forEach((region, i) => {
           const other = next[i];
           if (other && other.getAttribute("data-live") === region.getAttribute("data-live")) {
-            region.replaceWith(document.importNode(other, true));
+            // What the user ticked (the parts list's labels) stays ticked in the fresh copy.
+            const ticked = new Set(
+              [...region.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked")].map(boxKey),
+            );
+            const fresh = document.importNode(other, true) as Element;
+            fresh.querySelectorAll<HTMLInputElement>("input[type=checkbox]").forEach((box) => {
+              if (ticked.has(boxKey(box))) box.checked = true;
+            });
+            region.replaceWith(fresh);
           }
         });
       } catch {

@@ -18,6 +18,8 @@ export interface Flow {
   noneSelected: string;
   noLongerAvailable: (partNo: string) => string;
   missingPhoto: (partNo: string) => string;
+  /** A scanned part in another status (docs/labels.md "The scan endpoint"). */
+  notReady: (partNo: string) => string;
 }
 
 export const FLOWS: Record<FlowName, Flow> = {
@@ -29,6 +31,7 @@ export const FLOWS: Record<FlowName, Flow> = {
     noneSelected: "Select at least one part to deliver.",
     noLongerAvailable: (p) => `${p} is no longer available for delivery.`,
     missingPhoto: (p) => `${p} is missing its delivery photo.`,
+    notReady: (p) => `${p} is not ready to deliver: it is not waiting at HQ.`,
   },
   reverse_pickup: {
     name: "reverse_pickup",
@@ -38,6 +41,7 @@ export const FLOWS: Record<FlowName, Flow> = {
     noneSelected: "Select at least one part to collect.",
     noLongerAvailable: (p) => `${p} is no longer flagged for return.`,
     missingPhoto: (p) => `${p} is missing its pickup photo.`,
+    notReady: (p) => `${p} is not ready to collect: it is not flagged for return.`,
   },
   reverse_dropoff: {
     name: "reverse_dropoff",
@@ -47,6 +51,7 @@ export const FLOWS: Record<FlowName, Flow> = {
     noneSelected: "Select at least one part to return.",
     noLongerAvailable: (p) => `${p} is no longer awaiting return.`,
     missingPhoto: (p) => `${p} is missing its drop-off photo.`,
+    notReady: (p) => `${p} is not ready to return to HQ: it is not on the truck.`,
   },
 };
 

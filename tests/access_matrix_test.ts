@@ -19,7 +19,7 @@ type Visitor = "anonymous" | "driver" | "otherDriver" | "dispatcher" | "admin";
 const VISITORS: Visitor[] = ["anonymous", "driver", "otherDriver", "dispatcher", "admin"];
 
 /** Who may read a route: its area's rule (D24) or, for one driver's records, that driver and staff. */
-type Rule = "public" | "staff" | "admin" | "tablet" | "ownerOrStaff" | "ownerOrTabletAdmin";
+type Rule = "public" | "staff" | "admin" | "tablet" | "ownerOrStaff" | "ownerOrTabletAdmin" | "shopLink";
 
 const allowedBy: Record<Rule, readonly Visitor[]> = {
   public: VISITORS,
@@ -30,6 +30,9 @@ const allowedBy: Record<Rule, readonly Visitor[]> = {
   ownerOrStaff: ["driver", "dispatcher", "admin"],
   // A receipt on the tablet: the driver who made it; other drivers get 404 (the dashboard has its own page).
   ownerOrTabletAdmin: ["driver", "admin"],
+  // A repair shop's page: only its link opens it (docs/shop-page.md); no session does, so with a made-up
+  // token every visitor is refused (tests/shop_page_test.ts opens it with a real one).
+  shopLink: [],
 };
 
 /**
@@ -53,6 +56,8 @@ const GET_RULES: Record<string, Rule> = {
   "/hq/announcements": "staff",
   "/hq/claims/:claim_number": "staff",
   "/hq/claims/:claim_number/evidence.zip": "staff",
+  "/hq/claims/:claim_number/labels": "staff",
+  "/hq/labels": "staff",
   "/hq/exports": "staff",
   "/hq/exports/movements.csv": "staff",
   "/hq/exports/parts.csv": "staff",
@@ -80,6 +85,10 @@ const GET_RULES: Record<string, Rule> = {
   "/tablet/api/run-sheet": "tablet",
   "/tablet/api/live": "tablet",
   "/tablet/movements/:id{[1-9][0-9]{0,9}}": "ownerOrTabletAdmin",
+  "/hq/problem-reports": "staff",
+  "/shop/:token": "shopLink",
+  "/shop/:token/photos/:id{[1-9][0-9]{0,9}}": "shopLink",
+  "/shop/:token/photos/:id{[1-9][0-9]{0,9}}/thumb": "shopLink",
   "/photos/:id{[1-9][0-9]{0,9}}": "ownerOrStaff",
   "/photos/:id{[1-9][0-9]{0,9}}/thumb": "ownerOrStaff",
 };
@@ -125,8 +134,16 @@ const POST_RULES: Record<string, Rule | "own guard"> = {
   "/tablet/api/photos": "tablet",
   "/tablet/api/ping": "tablet",
   "/tablet/api/search": "tablet",
+  "/tablet/api/scan": "tablet",
   "/tablet/api/return-requests": "tablet",
   "/tablet/api/return-requests/:id/photo": "tablet",
+  "/hq/admin/places/repairers/:id/link": "admin",
+  "/hq/admin/places/repairers/:id/link/off": "admin",
+  "/hq/problem-reports/:id/resolve": "staff",
+  // The shop's link is their guard, and their origin check is csrfProtect's (tests/shop_page_test.ts).
+  "/shop/:token/ready": "own guard",
+  "/shop/:token/problems": "own guard",
+  "/shop/:token/problems/:id/photo": "own guard",
 };
 
 /** The registered routes of a method, as patterns (middleware's `ALL` entries left out). */
@@ -201,9 +218,11 @@ function pathFor(pattern: string, w: World, names: string[]): string {
     .replace(":claim_number", encodeURIComponent(w.claimNumber))
     .replace("/hq/movements/:id", `/hq/movements/${w.movementId}`)
     .replace("/hq/parts/:id", `/hq/parts/${w.partId}`)
+    .replace(/^\/hq\/labels$/, `/hq/labels?part=${w.partId}`)
     .replace(`/tablet/movements/${ID}`, `/tablet/movements/${w.movementId}`)
     .replace(`/photos/${ID}`, `/photos/${w.photoId}`)
     .replace(":name", assetName)
+    .replace(":token", "A".repeat(43))
     .replaceAll(":id", "1");
 }
 

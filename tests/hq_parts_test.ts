@@ -46,7 +46,7 @@ appTest("hq parts: search by rego, claim number, status and repair shop, paginat
     ),
   });
   const html1 = await (await d.get("/hq/parts?claim=CLM-MANY")).text();
-  assert.equal((html1.match(/PN-M\d\d/g) ?? []).length, 25);
+  assert.equal((html1.match(/>PN-M\d\d</g) ?? []).length, 25);
   const next = html1.match(/href="(\/hq\/parts\?claim=CLM-MANY&amp;after=[\w-]+)" rel="next"/)?.[1];
   assert.ok(next, "the Next link keeps the filter");
   const page2 = await pageText(await d.get(next.replaceAll("&amp;", "&")));

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { labelCode } from "@/lib/labels/code.ts";
 import { appTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { type HqClient, pageText, signedIn, textOf } from "@/tests/helpers/hq.ts";
@@ -221,8 +222,16 @@ appTest(
     }
     const nul = await pageText(await d.get("/hq/search?q=ab%00cd"), 400);
     assert.match(nul, /Invalid search Invalid request: q must not contain control characters\./);
-    // A part code's shape (`PM-…`) is looked for as a part number too while codes name no part.
+    // A text shaped like a code but with a wrong check symbol names no part: it is looked for as a part number.
     await makeClaim(a.db, { parts: [{ status: "Ordered", part_no: "PM-ABC234" }] });
     assert.match(textOf(section(await search(d, "pm-abc234"), "search-parts")), /PM-ABC234 .* exact match/);
+    // A label's code finds its part first, typed in lower case with Crockford's aliases (docs/labels.md).
+    const { parts: [labelled] } = await makeClaim(a.db, {
+      parts: [{ status: "Arrived", part_no: "LBL-77" }],
+    });
+    const code = labelCode(labelled.id);
+    const found = section(await search(d, code.toLowerCase().replaceAll("0", "o")), "search-parts");
+    assert.match(found, new RegExp(`href="/hq/parts/${labelled.id}"`));
+    assert.match(textOf(found), /^.*LBL-77 .* exact match/);
   },
 );

@@ -12,6 +12,7 @@ const TEST_ONLY = [
   "axe-core",
   "@remix-run/multipart-parser",
   "hono-rate-limiter",
+  "zxing-wasm",
   "smtp-server",
   "mailparser",
 ];

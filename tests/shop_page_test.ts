@@ -112,11 +112,11 @@ appTest(
       await (await hq.get(`/hq/parts/${first.id}`)).text(),
       new RegExp(`${s.shop.name} \\(shop page\\)`),
     );
-    // The mobile app's collect search now finds the part (D8's reverse flow).
+    // The mobile app's reverse search (docs/protocol.md 1) now finds the part.
     const search = await a.call({
-      event_type: "search_rego_reverse",
+      event_type: "Parts_search_details",
       user_email: s.user.email,
-      details: { rego: s.claim.registration },
+      details: { rego: s.claim.registration, movement_type: "reverse" },
     });
     assert.match(JSON.stringify(search), new RegExp(first.part_no));
   },
@@ -214,7 +214,7 @@ appTest(
     assert.match(queue, new RegExp(`/photos/${report.photo_id}/thumb`));
     assert.equal((await one.post(`/hq/problem-reports/${id}/resolve`)).status, 303);
     const again = await two.post(`/hq/problem-reports/${id}/resolve`);
-    assert.equal(again.status, 409);
+    assert.equal(again.status, 422);
     assert.match(await again.text(), /already handled by/);
     // Handled: the shop can no longer add a photo to it.
     const late = await post(a, `${s.path}/problems/${id}/photo`, photoForm(await jpegPhoto()));

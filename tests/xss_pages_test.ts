@@ -50,6 +50,8 @@ appTest("xss: markup in every stored text field is escaped on staff and tablet p
     "/hq/movements",
     `/hq/movements/${movementId}`,
     `/hq/claims/${encodeURIComponent(claim.claim_number)}`,
+    `/hq/claims/${encodeURIComponent(claim.claim_number)}/labels`,
+    `/hq/labels?part=${parts[0].id}&size=62mm`,
     "/hq/announcements",
     "/hq/admin/users",
     "/hq/admin/places",

@@ -56,28 +56,19 @@ export interface DeliveryOfPart {
 /** For each part, the newest direct drop-off (a delivery to a shop) that carried it. */
 export async function deliveriesOfParts(db: Db, partIds: number[]): Promise<DeliveryOfPart[]> {
   if (partIds.length === 0) return [];
-  return await db.selectFrom(sql<{ id: number }>`unnest(${partIds}::int[])`.as("x"))
-    .innerJoinLateral(
-      (eb) =>
-        eb.selectFrom("deliver_parts as d")
-          .innerJoin("parts_movements as m", "m.id", "d.movement_id")
-          .leftJoin("users as u", "u.id", "m.dropped_off_by")
-          .select([
-            "d.part_id",
-            "m.id as movement_id",
-            "m.dropped_off_at",
-            "u.name as driver_name",
-            "d.delivery_photo_id as photo_id",
-          ])
-          .whereRef("d.part_id", "=", "x.id")
-          .where("m.movement_type", "=", "direct")
-          .where("m.dropped_off_at", "is not", null)
-          .orderBy("m.dropped_off_at", "desc").orderBy("m.id", "desc").limit(1)
-          .as("dl"),
-      (join) => join.onTrue(),
-    )
-    .select(["dl.part_id", "dl.movement_id", "dl.dropped_off_at", "dl.driver_name", "dl.photo_id"])
-    .execute() as DeliveryOfPart[];
+  const { rows } = await sql<DeliveryOfPart>`
+    select dl.* from unnest(${partIds}::int[]) as x(id)
+    cross join lateral (
+      select d.part_id, m.id as movement_id, m.dropped_off_at, u.name as driver_name,
+        d.delivery_photo_id as photo_id
+      from deliver_parts d
+      join parts_movements m on m.id = d.movement_id
+      left join users u on u.id = m.dropped_off_by
+      where d.part_id = x.id and m.movement_type = 'direct' and m.dropped_off_at is not null
+      order by m.dropped_off_at desc, m.id desc
+      limit 1
+    ) dl`.execute(db);
+  return rows;
 }
 
 export interface CollectionRow {

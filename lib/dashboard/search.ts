@@ -18,7 +18,7 @@ import {
   searchPartsByWords,
   searchShops,
 } from "@/db/queries/search_box.ts";
-import { partIdOfCode } from "@/lib/dashboard/part_code.ts";
+import { looksLikeLabelCode, parseLabelCode } from "@/lib/labels/code.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 import { lineTextField, parseInput } from "@/lib/validation.ts";
 
@@ -32,8 +32,15 @@ export const SEARCH_MAX_CHARS = 100;
 const CONTAINS_MIN_CHARS = 3;
 /** Description words looked for, at most (each is one more condition on the same index). */
 const MAX_WORDS = 6;
-/** Text that looks like a label's code: `PM-` and base32 characters (lib/dashboard/part_code.ts). */
-const CODE = /^PM-[0-9A-Z]{1,20}$/i;
+/** The part a label's code names (docs/labels.md), or null: not a code, or not a valid one. */
+function partIdOfCode(text: string): number | null {
+  if (!looksLikeLabelCode(text)) return null;
+  try {
+    return parseLabelCode(text);
+  } catch {
+    return null; // a mistyped code is still looked for as a part number
+  }
+}
 
 /** `?q=`: trimmed, on one line, at most SEARCH_MAX_CHARS; absent is empty. */
 const searchQuery = z.object({
@@ -104,7 +111,7 @@ export async function searchEverything(db: Db, text: string): Promise<SearchAnsw
   const limit = SEARCH_CAP + 1;
   const { partNo, words } = partTextOf(text);
   const rego = normaliseRego(text);
-  const codeId = CODE.test(text) ? partIdOfCode(text) : null;
+  const codeId = partIdOfCode(text);
   const contains = [...text].length >= CONTAINS_MIN_CHARS;
   const [byCode, byNo, byWords, claimsExact, claimsContaining, drivers, shops] = await Promise.all([
     codeId === null ? [] : searchPartById(db, codeId),

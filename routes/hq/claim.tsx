@@ -27,7 +27,8 @@ import ClaimPrint from "@/islands/ClaimPrint.tsx";
 const ClaimPrintIsland = island("ClaimPrint", ClaimPrint);
 
 /** A claim number as the import accepts it (at most 100 characters, one line); anything else is unknown. */
-const claimNumberOf = (raw: string): string | null => raw.length <= 100 && isLineText(raw) ? raw : null;
+export const claimNumberOf = (raw: string): string | null =>
+  raw.length <= 100 && isLineText(raw) ? raw : null;
 
 /** What a printed page of this claim carries at its top (components/hq/print_margins.ts). */
 const printTitle = (data: ClaimPageData) =>
@@ -117,6 +118,7 @@ function Actions({ number, zone }: { number: string; zone: string }) {
       <a class={linkClass} href={`${claimHref(number)}/evidence.zip`} download>
         Download the evidence pack (ZIP)
       </a>
+      <a class={linkClass} href={`${claimHref(number)}/labels`}>Labels</a>
       <ClaimPrintIsland zone={zone} nameLocale={zoneNameLocale(zone)} class={secondaryButtonClass} />
     </div>
   );

@@ -26,6 +26,7 @@ import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { claimRoutes } from "@/routes/hq/claim.tsx";
 import { searchRoutes } from "@/routes/hq/search.tsx";
+import { labelRoutes } from "@/routes/hq/labels.tsx";
 import { liveRoutes } from "@/routes/hq/live.ts";
 import { adminUsersRoutes } from "@/routes/hq/admin_users.tsx";
 import { adminTwoFactorRoutes } from "@/routes/hq/admin_two_factor.tsx";
@@ -81,6 +82,8 @@ function staffArea(deps: AppDeps) {
   app.route("/exports", exportsRoutes(deps));
   app.route("/claims", claimRoutes(deps));
   app.route("/search", searchRoutes(deps));
+  // Label sheets: /hq/claims/:claim_number/labels and /hq/labels.
+  app.route("/", labelRoutes(deps));
   app.route("/live", liveRoutes(deps));
   return app;
 }

@@ -1,6 +1,6 @@
 /**
  * `/hq/parts`: the parts search: filters (part number or description, rego, claim number, status, repair
- * shop), results, paging, export.
+ * shop), results, paging, export, and labels for the parts ticked.
  */
 import { Live } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
@@ -10,16 +10,19 @@ import { partPageOf, partQueryOf } from "@/lib/dashboard/lists.ts";
 import { partsPage, type PartsPageData } from "@/lib/dashboard/parts.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { FilterForm } from "@/components/hq/filter_form.tsx";
+import { LABEL_SIZE_NAMES, LABEL_SIZES } from "@/components/hq/labels.tsx";
 import { ClaimLink, PartCells, RegoLink } from "@/components/hq/part_cells.tsx";
 import type { Heading } from "@/components/hq/sort_heading.tsx";
 import type { PartSortColumn } from "@/db/queries/parts.ts";
 import { listPage, type ListPageExtras } from "@/routes/hq/list_page.tsx";
+import { MAX_SELECTED_LABELS } from "@/routes/hq/labels.tsx";
 import {
   Field,
   inputClass,
   PageTitle,
   Pagination,
   PhotoThumb,
+  secondaryButtonClass,
   Table,
   tdClass,
   TimeCell,
@@ -47,6 +50,7 @@ export function partsRoutes(deps: AppDeps) {
 type Data = PartsPageData & ListPageExtras<PartSortColumn>;
 
 const COLUMNS: Heading[] = [
+  { label: "Label" },
   { label: "Photo" },
   { label: "Part No.", sort: "part_no" },
   { label: "Description", sort: "description" },
@@ -57,6 +61,23 @@ const COLUMNS: Heading[] = [
   { label: "Rego", sort: "rego" },
   { label: "Repair shop", sort: "repairer" },
 ];
+
+const LABELS_FORM = "labels-form";
+
+/** Prints labels of the parts ticked in the list (routes/hq/labels.tsx, docs/labels.md). */
+function LabelsForm() {
+  return (
+    <form id={LABELS_FORM} method="get" action="/hq/labels" class="mt-4 flex flex-wrap items-end gap-3">
+      <Field label="Label size">
+        <select class={inputClass} name="size">
+          {LABEL_SIZES.map((size) => <option key={size} value={size}>{LABEL_SIZE_NAMES[size]}</option>)}
+        </select>
+      </Field>
+      <button type="submit" class={secondaryButtonClass}>Print labels</button>
+      <span class="text-slate-600">Tick the parts in the list first (up to {MAX_SELECTED_LABELS}).</span>
+    </form>
+  );
+}
 
 function Page({ data }: { data: Data }) {
   const q = data.query;
@@ -110,6 +131,16 @@ function Page({ data }: { data: Data }) {
           {(p) => (
             <tr key={p.id} class="hover:bg-slate-50" data-part={p.id}>
               <td class={tdClass}>
+                {/* Belongs to the labels form below the list (a live refresh keeps its tick: HqLive). */}
+                <input
+                  type="checkbox"
+                  name="part"
+                  value={String(p.id)}
+                  form={LABELS_FORM}
+                  aria-label={`Label for part ${p.part_no}`}
+                />
+              </td>
+              <td class={tdClass}>
                 <PhotoThumb id={p.photo_id} alt={`Latest photo of part ${p.part_no}`} size="small" />
               </td>
               <PartCells part={p} />
@@ -126,6 +157,7 @@ function Page({ data }: { data: Data }) {
         </Table>
         <Pagination {...data.links} />
       </Live>
+      {data.rows.length > 0 && <LabelsForm />}
     </>
   );
 }

@@ -96,6 +96,18 @@ export function shopRoutes(deps: AppDeps) {
 
   app.use("/:token/*", limitPerAddress(deps, LIMITS.shopPagePerAddress, "text"));
   app.use("/:token", limitPerAddress(deps, LIMITS.shopPagePerAddress, "text"));
+  // Bodies are capped before the link is looked up: an oversized post costs no query.
+  const maxBytes = deps.config.maxPhotoBytes;
+  app.use("/:token/ready", smallBodies(deps, "Request body too large."));
+  app.use("/:token/problems", smallBodies(deps, "Request body too large."));
+  app.use(
+    "/:token/problems/:id/photo",
+    limitStreamedBody(
+      deps,
+      maxBytes + ENVELOPE_ALLOWANCE,
+      (c) => c.text(photoTooLarge(maxBytes).message, 413),
+    ),
+  );
   const resolve = async (c: Context<ShopEnv>, next: () => Promise<void>) => {
     const found = await lookUpShopLink(deps.db, deps.config, c.req.param("token") ?? "");
     if (found.state !== "current") {
@@ -155,7 +167,7 @@ export function shopRoutes(deps: AppDeps) {
   });
 
   const forms = new Hono<ShopEnv>();
-  forms.use(smallBodies(deps, "Request body too large."), csrfProtect(deps));
+  forms.use(csrfProtect(deps));
   forms.post("/ready", async (c) => {
     const { part } = parseInput(readySchema, await c.req.parseBody({ all: true }));
     const ids = part === undefined ? [] : Array.isArray(part) ? part : [part];
@@ -173,12 +185,8 @@ export function shopRoutes(deps: AppDeps) {
   });
   app.route("/:token", forms);
 
-  const maxBytes = deps.config.maxPhotoBytes;
   app.post(
     "/:token/problems/:id/photo",
-    limitStreamedBody(deps, maxBytes + ENVELOPE_ALLOWANCE, () => {
-      throw photoTooLarge(maxBytes);
-    }),
     csrfProtect(deps),
     async (c) => {
       const id = parseId(c.req.param("id"));

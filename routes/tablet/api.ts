@@ -10,6 +10,7 @@
  *   POST /photos?job=&rego=&part_id=   body: the photo bytes      → {image_id, photo_id} (2a + 2b)
  *   POST /movements   {job, rego, repairer_id?, movement_id?, parts[]} → {movement_id, receipt_url}
  *   POST /ping        keeps the session alive (the idle warning's "Stay signed in")
+ *   POST /scan        {code, job?, rego?}  the part a label code or part number names (scan.ts)
  *   POST /return-requests, GET /return-requests/:id  asking HQ to flag parts for return (return_requests.ts)
  *   GET  /run-sheet   today's stops, the trips on the road, the work with no shop → RunSheetAnswer
  *                     (lib/run_sheet.ts, docs/runs.md "The tablet's JSON")
@@ -41,6 +42,8 @@ import { type FlowClaim, searchForFlow } from "@/lib/tablet_search.ts";
 import { idField, isId, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import { liveRoutes } from "@/routes/hq/live.ts";
 import { requireTabletUser } from "@/routes/tablet/guard.ts";
+import { readJson } from "@/routes/tablet/json_body.ts";
+import { scanRoutes } from "@/routes/tablet/scan.ts";
 import { photoBodyApp, rawBody } from "@/routes/tablet/photo_body.ts";
 import {
   offerAnswer,
@@ -90,14 +93,6 @@ function refusalAnswer(c: Context, error: DomainError | UploadRefused): Response
   if (error instanceof DomainError) return c.json({ message: error.message, part_id: error.partId }, 422);
   const partId = parseId(c.req.query("part_id")) ?? undefined;
   return c.json({ message: error.message, part_id: partId }, TABLET_UPLOAD_REFUSAL_STATUS[error.reason]);
-}
-
-async function readJson(c: Context): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw new DomainError("invalid", "Request body must be JSON.");
-  }
 }
 
 const offeredPart = ({ id, part_no, description, qty }: ClaimPart) => ({ id, part_no, description, qty });
@@ -258,6 +253,7 @@ function jsonRoutes(deps: AppDeps) {
     return c.json({ movement_id: movementId, receipt_url: `/tablet/movements/${movementId}` });
   });
   app.route("/return-requests", returnRequestRoutes(deps));
+  app.route("/scan", scanRoutes(deps));
   app.route("/live", liveRoutes(deps, TABLET_ROLES));
   return app;
 }

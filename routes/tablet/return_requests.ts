@@ -11,7 +11,6 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { ReturnOffer as OfferAnswer, ReturnRequestAnswer } from "@/components/tablet_jobs.ts";
 import type { AppDeps } from "@/lib/deps.ts";
-import { DomainError } from "@/lib/errors.ts";
 import { attachReturnRequestPhoto } from "@/lib/return_request_photo.ts";
 import {
   loadReturnRequest,
@@ -23,6 +22,7 @@ import {
 } from "@/lib/return_requests.ts";
 import { idField, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
+import { readJson } from "@/routes/tablet/json_body.ts";
 import { photoBodyApp, rawBody } from "@/routes/tablet/photo_body.ts";
 
 const NOT_FOUND = "Return request not found.";
@@ -68,13 +68,7 @@ export function offerAnswer(rego: string, o: ReturnOffer): OfferAnswer {
 export function returnRequestRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.post("/", async (c) => {
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      throw new DomainError("invalid", "Request body must be JSON.");
-    }
-    const input = parseInput(requestSchema, body);
+    const input = parseInput(requestSchema, await readJson(c));
     const { request, joined } = await requestReturn(deps, c.var.session!.user, {
       rego: input.rego,
       partIds: input.parts,

@@ -41,11 +41,15 @@ export function securityHeaders(config: Pick<Config, "appEnv">): MiddlewareHandl
     await next();
     // Set on the finished answer's own headers: `c.header()` after the handler copies the whole Response
     // (and turns its body into a stream) once per header, which cost more than the rest of the middleware.
+    // A route's own Referrer-Policy stands: the shop's page sends none at all (its path is its secret).
+    const own = c.res.headers.has("Referrer-Policy");
     try {
-      for (const [name, value] of headers) c.res.headers.set(name, value);
+      for (const [name, value] of headers) {
+        if (!own || name !== "Referrer-Policy") c.res.headers.set(name, value);
+      }
     } catch {
       // Immutable headers (a Response from fetch or Response.redirect): `c.header` copies the answer.
-      for (const [name, value] of headers) c.header(name, value);
+      for (const [name, value] of headers) if (!own || name !== "Referrer-Policy") c.header(name, value);
     }
   };
 }
