@@ -20,11 +20,8 @@
 import assert from "node:assert/strict";
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import {
-  announcementCountsSql,
-  insertAnnouncementsSql,
-  insertShopEmailSql,
-} from "@/db/queries/announcements.ts";
+import { announcementCountsSql, insertAnnouncementsSql } from "@/db/queries/announcements.ts";
+import { insertShopEmailSql } from "@/db/queries/shop_emails.ts";
 import { leaseChannelRowsSql } from "@/db/queries/announcement_worker.ts";
 import { notifyChangeSql, notifyChangeStatementSql } from "@/db/queries/changes.ts";
 import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
@@ -110,7 +107,7 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
       sql<number>`${1}::int`,
     ),
   ],
-  "announcements.ts#insertShopEmailSql": () => [
+  "shop_emails.ts#insertShopEmailSql": () => [
     insertShopEmailSql(shopEmail, { ...outbox.announcement, title: "Parts On The Way" }, at),
   ],
   "announcement_worker.ts#leaseChannelRowsSql":

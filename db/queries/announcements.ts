@@ -1,6 +1,7 @@
 /**
  * Queries of the announcement outbox (D21, D22): the rows a submission writes in its own transaction and
- * the feed's reads. The worker's claim and outcome records: db/queries/announcement_worker.ts.
+ * the feed's reads. The worker's claim and outcome records: db/queries/announcement_worker.ts; the
+ * shops' e-mail rows: db/queries/shop_emails.ts.
  *
  * The `body` column holds an `Announcement` (db/schema.ts) without its message id, as snake_case JSON:
  * that stored form predates the camelCase shape, so `announcementJson` and `announcementOf` below are the
@@ -8,7 +9,7 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { Tx } from "@/db/queries/compiled.ts";
+import { shopEmailSelect, type ShopEmailWrite } from "@/db/queries/shop_emails.ts";
 import type { Announcement, AnnouncementRow, AnnouncementState, ChatChannel } from "@/db/schema.ts";
 
 /** An announcement as snake_case JSON: the stored form of `announcements.body`. */
@@ -74,41 +75,6 @@ export interface OutboxWrite {
 }
 
 /**
- * A `shop_email` row: to the shop `repairerId`, or to the repairer on `claimId`'s management record (a
- * reverse pickup's shop). Its recipients are the shop's contact addresses as the statement reads them; a
- * shop without any gets no row (nobody to write to); while no SMTP server is configured the row is
- * `feed_only` (the feed says "not configured", as for a chat without a webhook).
- */
-export interface ShopEmailWrite {
-  messageId: string;
-  repairerId?: number;
-  claimId?: number;
-  /** SMTP is configured: the row waits for the worker. */
-  configured: boolean;
-}
-
-/**
- * The `select` of one `shop_email` row for `insertAnnouncementsSql` and `insertShopEmailSql` (none when the
- * shop has no contact address): the stored body is `body` (jsonb) plus the recipients (`to`, the shop's
- * `emails` read here), and the state says whether it waits for the worker.
- */
-function shopEmailSelect(
-  e: ShopEmailWrite,
-  f: { movementId: RawBuilder<number | null>; title: string; body: RawBuilder<unknown>; at: Date },
-  when: RawBuilder<boolean>,
-  ord: number,
-): RawBuilder<unknown> {
-  const shop = e.repairerId !== undefined
-    ? sql`${e.repairerId}::int`
-    : sql`(select cm.repairer_id from claim_management cm where cm.claim_id = ${e.claimId ?? null}::int)`;
-  return sql`select ${e.messageId}::uuid, ${f.movementId}, ${f.title}::text, 'shop_email',
-      ${f.body} || jsonb_build_object('to', to_jsonb(s.emails)),
-      case when ${e.configured}::boolean then 'pending' else 'feed_only' end,
-      ${f.at}::timestamptz, ${f.at}::timestamptz, s.id, null::text, ${ord}::bigint
-    from repairers s where s.id = ${shop} and cardinality(s.emails) > 0 and ${when}`;
-}
-
-/**
  * The INSERT of one outbox row per channel (and the shop's e-mail row, last), for a data-modifying CTE of
  * the movement's own statement: `movementId` is an expression of that statement (a new movement's id is
  * known only there), so the body's `movement_id` and `link` are set in SQL. The body is jsonb, so merging
@@ -142,42 +108,6 @@ export function insertAnnouncementsSql(
       ${email}
     ) x
     order by x.ord`;
-}
-
-/**
- * A `Parts On The Way` e-mail row (lib/announcements/shop_email.ts): about the shop on a day, no movement.
- * Its message id is derived from the shop and the day, so writing it again that day changes nothing.
- */
-export function insertShopEmailSql(
-  e: ShopEmailWrite,
-  announcement: Omit<Announcement, "messageId" | "movementId" | "link">,
-  at: Date,
-): RawBuilder<unknown> {
-  const json = JSON.stringify(announcementJson({ ...announcement, link: "", movementId: 0 }));
-  const select = shopEmailSelect(
-    e,
-    { movementId: sql`null::int`, title: announcement.title, body: sql`${json}::jsonb`, at },
-    sql`true`,
-    1,
-  );
-  return sql`insert into announcements (message_id, movement_id, title, channel, body, state, next_attempt_at,
-      created_at, repairer_id, last_error)
-    select message_id, movement_id, title, channel, body, state, next_attempt_at, created_at, repairer_id,
-      last_error
-    from (${select}) as x(message_id, movement_id, title, channel, body, state, next_attempt_at, created_at,
-      repairer_id, last_error, ord)
-    on conflict (message_id) do nothing`;
-}
-
-/** Runs `insertShopEmailSql`; true when the row was written (false: that day's e-mail exists already). */
-export async function insertShopEmail(
-  db: Db | Tx,
-  e: ShopEmailWrite,
-  announcement: Omit<Announcement, "messageId" | "movementId" | "link">,
-  at: Date,
-): Promise<boolean> {
-  const result = await insertShopEmailSql(e, announcement, at).execute(db);
-  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /** The newest `limit` rows first, optionally only those in one state. */

@@ -4,7 +4,7 @@
  * the `Parts On The Way` e-mail written when HQ gives the shop's stop to a driver for today. The worker
  * sends the rows (lib/announcements/mail.ts renders them, smtp.ts sends them).
  */
-import { insertShopEmail, type ShopEmailWrite } from "@/db/queries/announcements.ts";
+import { insertShopEmail, type ShopEmailWrite } from "@/db/queries/shop_emails.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import { partsToDeliver } from "@/db/queries/run_sheet.ts";
 import type { AnnouncementTitle } from "@/db/schema.ts";
