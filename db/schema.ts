@@ -26,8 +26,12 @@ export type AnnouncementTitle =
   | "Parts Delivered"
   | "Parts Picked Up From Repair Shop"
   | "Parts Returned to HQ"
-  | "Return Requested";
+  | "Return Requested"
+  /** E-mail only: a shop's stop was assigned to a driver for today (docs/submissions-and-announcements.md). */
+  | "Parts On The Way";
 export type ChatChannel = "parts_movement" | "new_repair_jobs";
+/** The outbox's channels: the two chats, and e-mail to a repair shop's contacts (one channel for all shops). */
+export type AnnouncementChannel = ChatChannel | "shop_email";
 export type AnnouncementState = "pending" | "delivered" | "failed" | "feed_only";
 
 /** A timestamp column: read as Date, written as Date or ISO string. */
@@ -192,7 +196,7 @@ export interface AnnouncementsTable {
   /** The movement it is about; null for a return request's (then `return_request_id` is set). */
   movement_id: number | null;
   title: AnnouncementTitle;
-  channel: ChatChannel;
+  channel: AnnouncementChannel;
   body: ColumnType<unknown, string, string>;
   state: Generated<AnnouncementState>;
   attempts: Generated<number>;
@@ -204,6 +208,8 @@ export interface AnnouncementsTable {
   lease_owner: Generated<string | null>;
   /** The return request it is about (migration 20261222T1000_return_requests), else null. */
   return_request_id: Generated<number | null>;
+  /** A `shop_email` row's shop (migration 20261224T1100_shop_email); null on the chats' rows. */
+  repairer_id: Generated<number | null>;
 }
 
 export interface AnnouncementPart {

@@ -36,6 +36,9 @@ const envSchema = z.object({
   CHAT_WEBHOOK_PARTS_MOVEMENT: optionalUrl,
   CHAT_WEBHOOK_NEW_REPAIR_JOBS: optionalUrl,
   CHAT_FORMAT: z.enum(CHAT_FORMATS).default("cliq"),
+  // E-mail to the repair shops (docs/submissions-and-announcements.md "E-mail to the repair shops").
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
+  MAIL_FROM: z.email({ error: "must be an e-mail address" }).optional(),
   // Not in D2: an operator's switch for load tests from one address (bench). On unless set to "off".
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   // Logs and metrics (docs/operations.md "Logs", "Metrics"). The format's default depends on APP_ENV.
@@ -118,6 +121,8 @@ export interface Config {
   maxPhotoBytes: number;
   chatWebhooks: { partsMovement: string | undefined; newRepairJobs: string | undefined };
   chatFormat: ChatFormat;
+  /** SMTP_URL and MAIL_FROM; undefined: no e-mail is sent, the feed records it as not configured. */
+  mail: MailConfig | undefined;
   rateLimits: boolean;
   /** `text` for a person at a terminal (development default), `json` lines for a log pipeline. */
   logFormat: LogFormat;
@@ -168,6 +173,13 @@ export interface DbTimeouts {
   healthMs: number;
 }
 
+export interface MailConfig {
+  /** smtp:// (STARTTLS when the server offers it) or smtps:// (TLS from the start), with optional user:pass. */
+  smtpUrl: string;
+  /** The sender address of every e-mail. */
+  from: string;
+}
+
 export interface S3Config {
   /** Unset: AWS S3 itself (the SDK's endpoint for the region). */
   endpoint: string | undefined;
@@ -207,6 +219,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (e.PHOTO_STORE === "s3" && !e.S3_BUCKET) {
     throw new ConfigError("Invalid configuration: S3_BUCKET is required when PHOTO_STORE is s3");
+  }
+  if (e.SMTP_URL && !e.MAIL_FROM) {
+    throw new ConfigError("Invalid configuration: MAIL_FROM is required when SMTP_URL is set");
   }
   if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY) {
     throw new ConfigError("Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together");
@@ -249,6 +264,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       newRepairJobs: e.CHAT_WEBHOOK_NEW_REPAIR_JOBS,
     },
     chatFormat: e.CHAT_FORMAT,
+    mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM! } : undefined,
     rateLimits: e.RATE_LIMITS === "on",
     logFormat: e.LOG_FORMAT ?? (e.APP_ENV === "development" ? "text" : "json"),
     logLevel: e.LOG_LEVEL,

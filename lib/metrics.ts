@@ -11,7 +11,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { type Db, poolUse } from "@/db/client.ts";
 import { pendingBacklog } from "@/db/queries/announcements.ts";
-import type { ChatChannel } from "@/db/schema.ts";
+import type { AnnouncementChannel } from "@/db/schema.ts";
 import type { Clock } from "@/io/clock.ts";
 import type { ErrorKind } from "@/lib/errors.ts";
 import type { UploadRefusal } from "@/lib/photos/upload_refused.ts";
@@ -120,7 +120,7 @@ export class Metrics {
     this.#freeDisk.set(bytes);
   }
 
-  announcementAttempt(channel: ChatChannel, outcome: AttemptOutcome): void {
+  announcementAttempt(channel: AnnouncementChannel, outcome: AttemptOutcome): void {
     this.#attempts.inc({ channel, outcome });
   }
 

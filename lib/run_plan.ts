@@ -29,6 +29,8 @@ import { DomainError } from "@/lib/errors.ts";
 import { hqLocationsWithDetails, type LatLng, repairersWithDetails } from "@/lib/places/read.ts";
 import { type Distance, haversineKm, orderStops } from "@/lib/route_order.ts";
 import { depotToday, type RunDay, runDay } from "@/lib/run_sheet.ts";
+import { announcementsWritten } from "@/lib/announcements/outbox.ts";
+import { writePartsOnTheWay } from "@/lib/announcements/shop_email.ts";
 
 type PlanDeps = Pick<AppDeps, "db" | "clock" | "config">;
 
@@ -86,7 +88,8 @@ export interface AssignInput {
 
 /**
  * Gives a stop to a driver, at the end of their run (or takes it back: unassigned). Refused with
- * PlanChanged when the stop's driver is no longer the one the dispatcher saw.
+ * PlanChanged when the stop's driver is no longer the one the dispatcher saw. A stop given to a driver for
+ * today e-mails the shop that its parts are on the way, once a day (lib/announcements/shop_email.ts).
  */
 export async function assignStop(deps: PlanDeps, actorId: number, input: AssignInput): Promise<void> {
   const { date, repairerId, driverId } = input;
@@ -94,6 +97,7 @@ export async function assignStop(deps: PlanDeps, actorId: number, input: AssignI
   const name = await shopName(deps, repairerId);
   const driver = driverId === null ? null : await activeDriver(deps, driverId);
   const at = deps.clock.now();
+  let emailed = false;
   await underDayLock(deps, date, async (tx) => {
     const row = await runStopRow(tx, date, repairerId);
     const current = row?.driver_id ?? null;
@@ -107,6 +111,16 @@ export async function assignStop(deps: PlanDeps, actorId: number, input: AssignI
     } else {
       position = (await driverRunStops(tx, date, driverId)).length + 1;
       await upsertRunStop(tx, { date, repairerId, driverId, position, by: actorId, at });
+      // The shop's "parts on the way" e-mail: the stop is someone's job today (shop_email.ts).
+      if (date === depotToday(deps)) {
+        emailed = await writePartsOnTheWay(tx, deps.config, {
+          repairerId,
+          shop: name,
+          driver: driver!.name,
+          date,
+          at,
+        });
+      }
     }
     if (current !== null) await closeGaps(tx, date, current, actorId, at);
     await insertAuditEntry(tx, {
@@ -118,6 +132,7 @@ export async function assignStop(deps: PlanDeps, actorId: number, input: AssignI
       at,
     });
   });
+  if (emailed) announcementsWritten(deps.db);
 }
 
 export interface MoveInput {

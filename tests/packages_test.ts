@@ -13,6 +13,8 @@ const TEST_ONLY = [
   "@remix-run/multipart-parser",
   "hono-rate-limiter",
   "zxing-wasm",
+  "smtp-server",
+  "mailparser",
 ];
 /** Brought by s3rver alone (fast-xml-parser 3 and dicer carry known CVEs). */
 const BROUGHT_BY_TEST_ONLY = ["fast-xml-parser", "dicer", "koa"];

@@ -21,6 +21,7 @@ import assert from "node:assert/strict";
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import { announcementCountsSql, insertAnnouncementsSql } from "@/db/queries/announcements.ts";
+import { insertShopEmailSql } from "@/db/queries/shop_emails.ts";
 import { leaseChannelRowsSql } from "@/db/queries/announcement_worker.ts";
 import { notifyChangeSql, notifyChangeStatementSql } from "@/db/queries/changes.ts";
 import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
@@ -39,6 +40,7 @@ for (const { name } of [...Deno.readDirSync(QUERIES)].sort((a, b) => a.name.loca
 }
 
 const at = new Date("2026-11-21T09:30:00Z");
+const shopEmail = { messageId: crypto.randomUUID(), repairerId: 1, configured: true };
 const outbox = {
   announcement: {
     title: "Parts Delivered" as const,
@@ -98,7 +100,17 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
     announcementCountsSql(["pending"]),
     announcementCountsSql(["pending", "delivered", "failed", "feed_only"]),
   ],
-  "announcements.ts#insertAnnouncementsSql": () => [insertAnnouncementsSql(outbox, sql<number>`${1}::int`)],
+  "announcements.ts#insertAnnouncementsSql": () => [
+    insertAnnouncementsSql(outbox, sql<number>`${1}::int`),
+    insertAnnouncementsSql({ ...outbox, email: shopEmail }, sql<number>`${1}::int`),
+    insertAnnouncementsSql(
+      { ...outbox, email: { ...shopEmail, repairerId: undefined, claimId: 1 } },
+      sql<number>`${1}::int`,
+    ),
+  ],
+  "shop_emails.ts#insertShopEmailSql": () => [
+    insertShopEmailSql(shopEmail, { ...outbox.announcement, title: "Parts On The Way" }, at),
+  ],
   "announcement_worker.ts#leaseChannelRowsSql":
     () => [leaseChannelRowsSql(["parts_movement"], 10, at, at, crypto.randomUUID())],
   "changes.ts#notifyChangeSql": () => [notifyChangeSql("movements")],

@@ -159,6 +159,8 @@ appTest(
     const { t, parts, other } = await setup(a, ["Arrived", "Arrived"]);
     const items = await photographed(t, "deliver", "ABC123", [parts[0].id, parts[1].id]);
     const body = { job: "deliver", rego: "ABC123", repairer_id: other.id, parts: items };
+    await a.db.updateTable("repairers").set({ emails: ["parts@other.example"] }).where("id", "=", other.id)
+      .execute();
     const first = await json(await t.postJson("/tablet/api/movements", body));
     assert.equal(first.receipt_url, `/tablet/movements/${first.movement_id}`);
     const movement = await a.db.selectFrom("parts_movements").selectAll().executeTakeFirstOrThrow();
@@ -167,6 +169,10 @@ appTest(
     const again = await json(await t.postJson("/tablet/api/movements", body));
     assert.deepEqual(again, first);
     assert.equal((await a.db.selectFrom("parts_movements").selectAll().execute()).length, 1);
+    // The chosen shop is e-mailed once, as from the handler (no SMTP here: recorded as not configured).
+    const mails = await a.db.selectFrom("announcements").select(["repairer_id", "title", "state"])
+      .where("channel", "=", "shop_email").execute();
+    assert.deepEqual(mails, [{ repairer_id: other.id, title: "Parts Delivered", state: "feed_only" }]);
 
     const receipt = await t.request(first.receipt_url);
     assert.equal(receipt.status, 200);

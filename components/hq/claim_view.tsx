@@ -8,7 +8,11 @@
  */
 import type { ComponentChildren } from "preact";
 import type { ClaimPageData, Leg, TimelineEvent } from "@/lib/dashboard/claim.ts";
-import { ANNOUNCEMENT_STATE_LABEL, CHAT_CHANNEL_LABEL } from "@/components/hq/announcement_words.ts";
+import {
+  ANNOUNCEMENT_STATE_LABEL,
+  CHANNEL_LABEL,
+  CHAT_CHANNEL_LABEL,
+} from "@/components/hq/announcement_words.ts";
 import {
   DetailItem,
   linkClass,
@@ -203,7 +207,9 @@ function EventDetails({ event: e }: { event: TimelineEvent }) {
           {e.channels.map((d, i) => (
             <span key={d.channel}>
               {i > 0 && "; "}
-              {CHAT_CHANNEL_LABEL[d.channel]} chat: {ANNOUNCEMENT_STATE_LABEL[d.state]}
+              {d.channel === "shop_email"
+                ? CHANNEL_LABEL[d.channel]
+                : `${CHAT_CHANNEL_LABEL[d.channel]} chat`}: {ANNOUNCEMENT_STATE_LABEL[d.state]}
               {d.lastError ? ` (${d.lastError})` : ""}
             </span>
           ))}

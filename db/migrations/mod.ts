@@ -27,6 +27,7 @@ import * as shopLinks from "./20261223T1000_shop_links.ts";
 import * as shopActions from "./20261223T1100_shop_actions.ts";
 import * as searchBox from "./20261224T0900_search_box.ts";
 import * as handovers from "./20261224T1000_handovers.ts";
+import * as shopEmail from "./20261224T1100_shop_email.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   "20261223T1100_shop_actions": shopActions,
   "20261224T0900_search_box": searchBox,
   "20261224T1000_handovers": handovers,
+  "20261224T1100_shop_email": shopEmail,
 };

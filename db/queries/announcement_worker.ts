@@ -6,14 +6,14 @@
  */
 import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
-import type { AnnouncementRow, ChatChannel } from "@/db/schema.ts";
+import type { AnnouncementChannel, AnnouncementRow } from "@/db/schema.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 
 /**
  * Locks the head (oldest pending row) of each channel whose head is due, skipping heads another worker
  * holds. Returns the channels claimed.
  */
-export async function lockDueChannelHeads(trx: Tx, now: Date): Promise<ChatChannel[]> {
+export async function lockDueChannelHeads(trx: Tx, now: Date): Promise<AnnouncementChannel[]> {
   const heads = await trx.selectFrom("announcements")
     .select(["id", "channel"])
     .where("state", "=", "pending")
@@ -39,7 +39,7 @@ export async function lockDueChannelHeads(trx: Tx, now: Date): Promise<ChatChann
  */
 export async function leaseChannelRows(
   trx: Tx,
-  channels: ChatChannel[],
+  channels: AnnouncementChannel[],
   batch: number,
   now: Date,
   until: Date,
@@ -51,7 +51,7 @@ export async function leaseChannelRows(
 
 /** The statement of `leaseChannelRows`. */
 export function leaseChannelRowsSql(
-  channels: ChatChannel[],
+  channels: AnnouncementChannel[],
   batch: number,
   now: Date,
   until: Date,

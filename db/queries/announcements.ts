@@ -1,6 +1,7 @@
 /**
  * Queries of the announcement outbox (D21, D22): the rows a submission writes in its own transaction and
- * the feed's reads. The worker's claim and outcome records: db/queries/announcement_worker.ts.
+ * the feed's reads. The worker's claim and outcome records: db/queries/announcement_worker.ts; the
+ * shops' e-mail rows: db/queries/shop_emails.ts.
  *
  * The `body` column holds an `Announcement` (db/schema.ts) without its message id, as snake_case JSON:
  * that stored form predates the camelCase shape, so `announcementJson` and `announcementOf` below are the
@@ -8,6 +9,7 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
+import { shopEmailSelect, type ShopEmailWrite } from "@/db/queries/shop_emails.ts";
 import type { Announcement, AnnouncementRow, AnnouncementState, ChatChannel } from "@/db/schema.ts";
 
 /** An announcement as snake_case JSON: the stored form of `announcements.body`. */
@@ -67,29 +69,45 @@ export interface OutboxWrite {
   announcement: Omit<Announcement, "messageId" | "movementId" | "link">;
   linkPrefix: string;
   rows: { messageId: string; channel: ChatChannel; state: AnnouncementState }[];
+  /** The e-mail to a repair shop's contacts, when the announcement has one (lib/announcements/shop_email.ts). */
+  email?: ShopEmailWrite;
   at: Date;
 }
 
 /**
- * The INSERT of one outbox row per channel, for a data-modifying CTE of the movement's own statement:
- * `movementId` is an expression of that statement (a new movement's id is known only there), so the body's
- * `movement_id` and `link` are set in SQL. The body is jsonb, so merging keys stores the same value.
+ * The INSERT of one outbox row per channel (and the shop's e-mail row, last), for a data-modifying CTE of
+ * the movement's own statement: `movementId` is an expression of that statement (a new movement's id is
+ * known only there), so the body's `movement_id` and `link` are set in SQL. The body is jsonb, so merging
+ * keys stores the same value.
  */
 export function insertAnnouncementsSql(
   w: OutboxWrite,
   movementId: RawBuilder<number>,
   when: RawBuilder<boolean> = sql`true`,
 ): RawBuilder<unknown> {
-  const body = JSON.stringify(announcementJson({ ...w.announcement, link: "", movementId: 0 }));
-  return sql`insert into announcements
-      (message_id, movement_id, title, channel, body, state, next_attempt_at, created_at)
-    select r.message_id, ${movementId}, ${w.announcement.title}::text, r.channel,
-      ${body}::jsonb || jsonb_build_object('link', ${w.linkPrefix}::text || ${movementId}, 'movement_id', ${movementId}),
-      r.state, ${w.at}::timestamptz, ${w.at}::timestamptz
-    from unnest(${w.rows.map((r) => r.messageId)}::uuid[], ${w.rows.map((r) => r.channel)}::text[],
-      ${w.rows.map((r) => r.state)}::text[]) with ordinality as r(message_id, channel, state, ord)
-    where ${when}
-    order by r.ord`;
+  const json = JSON.stringify(announcementJson({ ...w.announcement, link: "", movementId: 0 }));
+  const body = sql`(${json}::jsonb || jsonb_build_object('link', ${w.linkPrefix}::text || ${movementId},
+    'movement_id', ${movementId}))`;
+  const title = w.announcement.title;
+  const email = w.email
+    ? sql`union all ${
+      shopEmailSelect(w.email, { movementId, title, body, at: w.at }, when, w.rows.length + 1)
+    }`
+    : sql``;
+  return sql`insert into announcements (message_id, movement_id, title, channel, body, state, next_attempt_at,
+      created_at, repairer_id, last_error)
+    select message_id, movement_id, title, channel, body, state, next_attempt_at, created_at, repairer_id,
+      last_error
+    from (
+      select r.message_id, ${movementId} as movement_id, ${title}::text as title, r.channel, ${body} as body,
+        r.state, ${w.at}::timestamptz as next_attempt_at, ${w.at}::timestamptz as created_at,
+        null::int as repairer_id, null::text as last_error, r.ord
+      from unnest(${w.rows.map((r) => r.messageId)}::uuid[], ${w.rows.map((r) => r.channel)}::text[],
+        ${w.rows.map((r) => r.state)}::text[]) with ordinality as r(message_id, channel, state, ord)
+      where ${when}
+      ${email}
+    ) x
+    order by x.ord`;
 }
 
 /** The newest `limit` rows first, optionally only those in one state. */
@@ -179,8 +197,10 @@ export interface CappedCount {
  */
 export function announcementCountsSql(states: readonly AnnouncementState[]) {
   const walks = states.map((state) =>
-    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.return_request_id, a.title)) as n, count(*) as seen
-      from (select a.movement_id, a.return_request_id, a.title from announcements a where a.state = ${state}
+    // A row about no movement (a return request, a shop's `Parts On The Way`) is an announcement of its own.
+    sql`(select ${state}::text as state, count(distinct (a.movement_id, a.lone, a.title)) as n, count(*) as seen
+      from (select a.movement_id, case when a.movement_id is null then a.id end as lone, a.title
+        from announcements a where a.state = ${state}
         order by a.id desc limit ${COUNT_CAP_ROWS + 1}) a)`
   );
   return sql<{ state: AnnouncementState; n: number; seen: number }>`${sql.join(walks, sql` union all `)}`;

@@ -178,3 +178,15 @@ export async function setRunOrder(
     .where("repairer_id", "=", sql<number>`any(${w.order}::int[])`)
     .execute();
 }
+
+/** The parts at HQ for a shop's claims (its stop's deliveries), by rego and part no: `Parts On The Way`. */
+export async function partsToDeliver(db: QueryRunner, repairerId: number) {
+  return await db.selectFrom("parts_orders as p")
+    .innerJoin("claim_management as cm", "cm.claim_id", "p.claim_id")
+    .innerJoin("claims as c", "c.id", "p.claim_id")
+    .select(["c.registration", "p.part_no", "p.description"])
+    .where("cm.repairer_id", "=", repairerId)
+    .where("p.status", "=", DELIVER_STATUS)
+    .orderBy("c.registration").orderBy("p.part_no").orderBy("p.id")
+    .execute();
+}

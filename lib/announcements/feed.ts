@@ -7,10 +7,10 @@ import type { Db } from "@/db/client.ts";
 import { insertAuditEntry } from "@/db/queries/audit.ts";
 import type {
   Announcement,
+  AnnouncementChannel,
   AnnouncementRow,
   AnnouncementState,
   AnnouncementTitle,
-  ChatChannel,
 } from "@/db/schema.ts";
 import {
   announcementFeedPage,
@@ -26,7 +26,7 @@ export interface FeedItem {
   /** 0 for a return request's announcement (`announcement.returnRequestId` names the request). */
   movementId: number;
   title: AnnouncementTitle;
-  channel: ChatChannel;
+  channel: AnnouncementChannel;
   state: AnnouncementState;
   attempts: number;
   nextAttemptAt: Date;
@@ -36,6 +36,8 @@ export interface FeedItem {
   announcement: Announcement;
   /** The plain-text rendering (no markup), as the feed shows it. */
   text: string;
+  /** An e-mail's recipients, as written with the row (the shop's contact addresses then); else empty. */
+  recipients: string[];
 }
 
 export const FEED_MAX_LIMIT = 500;
@@ -73,7 +75,8 @@ export async function announcementFeed(
   const byKey = new Map<string, FeedEntry>();
   for (const r of rows) {
     const item = feedItemOf(r, opts.timeZone);
-    const key = `${r.movement_id} ${r.return_request_id} ${r.title}`;
+    // A row about no movement (a return request, a shop's `Parts On The Way`) is a whole announcement.
+    const key = r.movement_id !== null ? `${r.movement_id} ${r.title}` : `row ${r.id}`;
     const entry = byKey.get(key);
     if (entry) entry.channels.push(item);
     else {
@@ -106,6 +109,7 @@ function feedItemOf(r: AnnouncementRow, timeZone: string): FeedItem {
     createdAt: r.created_at,
     announcement,
     text: announcementText(announcement, timeZone),
+    recipients: (r.body as { to?: string[] }).to ?? [],
   };
 }
 

@@ -4,7 +4,7 @@
  * leases the claimed rows to its own token (`lease_owner`) until LEASE_MS from now, renewed by a heartbeat
  * while the round runs. lib/announcements/worker.ts posts what a round holds.
  */
-import type { AnnouncementRow, ChatChannel } from "@/db/schema.ts";
+import type { AnnouncementChannel, AnnouncementRow } from "@/db/schema.ts";
 import { leaseChannelRows, lockDueChannelHeads, renewLease } from "@/db/queries/announcement_worker.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { logger } from "@/io/log.ts";
@@ -77,7 +77,7 @@ export async function claimDueChannels(
   deps: LeaseDeps,
   batch: number,
   lease: Lease,
-): Promise<Map<ChatChannel, AnnouncementRow[]>> {
+): Promise<Map<AnnouncementChannel, AnnouncementRow[]>> {
   const now = deps.clock.now();
   const rows = await deps.db.transaction().execute(async (trx) => {
     const channels = await lockDueChannelHeads(trx, now);
@@ -85,7 +85,7 @@ export async function claimDueChannels(
       ? []
       : await leaseChannelRows(trx, channels, batch, now, lease.until(), lease.owner);
   });
-  const byChannel = new Map<ChatChannel, AnnouncementRow[]>();
+  const byChannel = new Map<AnnouncementChannel, AnnouncementRow[]>();
   for (const row of rows.sort((a, b) => a.id - b.id)) {
     byChannel.set(row.channel, [...byChannel.get(row.channel) ?? [], row]);
   }

@@ -6,6 +6,7 @@
 import type { Announcement, AnnouncementTitle, ChatChannel } from "@/db/schema.ts";
 import type { OutboxWrite } from "@/db/queries/announcements.ts";
 import type { Config } from "@/io/config.ts";
+import { type EmailedShop, SHOP_EMAIL_TITLES, shopEmailWrite } from "@/lib/announcements/shop_email.ts";
 
 /** Which channels each announcement goes to (docs/protocol.md Events, D20, D21). */
 export const ANNOUNCEMENT_CHANNELS: Record<AnnouncementTitle, readonly ChatChannel[]> = {
@@ -15,6 +16,8 @@ export const ANNOUNCEMENT_CHANNELS: Record<AnnouncementTitle, readonly ChatChann
   // One channel only: the feed takes a row without a movement as a whole announcement
   // (db/queries/announcements.ts announcementFeedPage).
   "Return Requested": ["parts_movement"],
+  // E-mail only (shop_email.ts).
+  "Parts On The Way": [],
 };
 
 /** The webhook URL of a channel, if one is configured. */
@@ -35,12 +38,14 @@ export function returnRequestLink(config: Config, requestId: number | ""): strin
 /**
  * One outbox row per channel of the announcement, each with its own message id, for the movement's
  * statement to write (D21: in the submission's transaction). A channel without a webhook URL gets state
- * `feed_only`: nothing to post, but the announcement still shows in the app's feed.
+ * `feed_only`: nothing to post, but the announcement still shows in the app's feed. With `shop`, an
+ * announcement that e-mails the shop (shop_email.ts SHOP_EMAIL_TITLES) gets its `shop_email` row too.
  */
 export function announcementOutbox(
   config: Config,
   announcement: Omit<Announcement, "messageId" | "movementId" | "link">,
   at: Date,
+  shop?: EmailedShop,
 ): OutboxWrite {
   return {
     announcement,
@@ -52,6 +57,7 @@ export function announcementOutbox(
       channel,
       state: webhookUrl(config, channel) ? "pending" : "feed_only",
     })),
+    ...(shop && SHOP_EMAIL_TITLES.has(announcement.title) ? { email: shopEmailWrite(config, shop) } : {}),
     at,
   };
 }

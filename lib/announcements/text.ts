@@ -19,6 +19,8 @@ export function placeLabel(title: AnnouncementTitle): string {
       return "Returned to";
     case "Return Requested":
       return "At";
+    case "Parts On The Way":
+      return "On the way to";
   }
 }
 
@@ -78,6 +80,9 @@ export function announcementText(a: Announcement, timeZone: string): string {
     `Driver: ${oneLine(a.driver)}`,
     `Time: ${formatAnnouncementTime(a.at, timeZone)}`,
     ...(noteOf(a) !== null ? [`Note: ${noteOf(a)}`] : []),
-    a.returnRequestId !== undefined ? `Return request: ${a.link}` : `Movement: ${a.link}`,
+    // A shop's `Parts On The Way` e-mail is about no movement: it has no link.
+    ...(a.link
+      ? [a.returnRequestId !== undefined ? `Return request: ${a.link}` : `Movement: ${a.link}`]
+      : []),
   ].join("\n");
 }

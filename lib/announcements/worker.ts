@@ -1,6 +1,7 @@
 /**
- * The announcement worker (D22): drains the outbox after commit and posts each row to its channel's
- * webhook, in the configured chat format, with retries and backoff for up to 24 hours.
+ * The announcement worker (D22): drains the outbox after commit and sends each row through its channel's
+ * sender (senders.ts: a chat's webhook in the configured chat format, or e-mail to a repair shop), with
+ * retries and backoff for up to 24 hours.
  *
  * Order: each channel's announcements are posted oldest first, and a newer one is never posted while an
  * older one of the same channel waits for a retry. Only the oldest pending row of a channel (its head)
@@ -25,8 +26,7 @@
  */
 import { notifyChange } from "@/db/queries/changes.ts";
 import type { Db } from "@/db/client.ts";
-import type { AnnouncementRow, ChatChannel } from "@/db/schema.ts";
-import { announcementOf } from "@/db/queries/announcements.ts";
+import type { AnnouncementChannel, AnnouncementRow } from "@/db/schema.ts";
 import {
   moveToFeedOnly,
   recordDelivered,
@@ -35,9 +35,8 @@ import {
 } from "@/db/queries/announcement_worker.ts";
 import { claimDueChannels, HEARTBEAT_MS, Lease, LEASE_MS } from "@/lib/announcements/lease.ts";
 import { nextAttemptAt, shouldGiveUp } from "@/lib/announcements/backoff.ts";
-import { formatChatBody } from "@/lib/announcements/formats.ts";
-import { onAnnouncementsWritten, webhookUrl } from "@/lib/announcements/outbox.ts";
-import { postAnnouncement, type WebhookResult } from "@/lib/announcements/webhook.ts";
+import { onAnnouncementsWritten } from "@/lib/announcements/outbox.ts";
+import { senderFor, type SendResult } from "@/lib/announcements/senders.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { logger } from "@/io/log.ts";
 import type { AttemptOutcome } from "@/lib/metrics.ts";
@@ -116,17 +115,17 @@ export async function runAnnouncementWorkerOnce(
 
 async function postChannel(
   deps: WorkerDeps,
-  channel: ChatChannel,
+  channel: AnnouncementChannel,
   rows: AnnouncementRow[],
   result: RoundResult,
   opts: WorkerOptions,
   lease: Lease,
 ): Promise<void> {
-  const { db, config, clock } = deps;
+  const { db, clock } = deps;
   const owner = lease.owner;
-  const url = webhookUrl(config, channel);
-  if (!url) {
-    // The webhook was removed from the configuration after these were written: keep them in the feed.
+  const sender = senderFor(deps, channel);
+  if (!sender) {
+    // The webhook (or SMTP) was removed from the configuration after these were written: keep them in the feed.
     await record(() => moveToFeedOnly(db, rows.map((r) => r.id), clock.now(), owner));
     result.feedOnly += rows.length;
     return;
@@ -141,20 +140,12 @@ async function postChannel(
       leaseLost(row);
       return;
     }
-    let outcome: WebhookResult;
+    let outcome: SendResult;
     try {
-      outcome = await postAnnouncement(
-        url,
-        formatChatBody(config.chatFormat, announcementOf(row), config.depotTimeZone),
-        {
-          messageId: row.message_id,
-          timeoutMs: opts.timeoutMs,
-          now: () => clock.now(),
-        },
-      );
+      outcome = await sender.send(row, { timeoutMs: opts.timeoutMs });
     } catch (error) {
-      // postAnnouncement answers every chat problem as a retry; this is a bug (e.g. a body that cannot be
-      // formatted). Treat it as a failed attempt so the channel is not blocked silently.
+      // The senders answer every chat or mail problem as an outcome; this is a bug (e.g. a body that cannot
+      // be formatted). Treat it as a failed attempt so the channel is not blocked silently.
       outcome = {
         outcome: "retry",
         throttled: false,
@@ -163,8 +154,15 @@ async function postChannel(
     }
     const now = clock.now();
     const attempts = row.attempts + 1;
-    const givenUp = outcome.outcome === "retry" && shouldGiveUp(new Date(row.created_at), now);
-    attempted(deps, row, attempts, outcome, givenUp ? "given_up" : outcome.outcome);
+    // A refusal for good (an e-mail's unknown mailbox, smtp.ts) is given up at once.
+    const givenUp = outcome.outcome === "failed" ||
+      (outcome.outcome === "retry" && shouldGiveUp(new Date(row.created_at), now));
+    const label: AttemptOutcome = outcome.outcome === "delivered"
+      ? "delivered"
+      : givenUp
+      ? "given_up"
+      : "retry";
+    attempted(deps, row, attempts, outcome, label);
     if (outcome.outcome === "delivered") {
       if (!(await record(() => recordDelivered(db, row.id, now, owner)))) return leaseLost(row);
       result.delivered++;
@@ -172,14 +170,15 @@ async function postChannel(
     }
     const rest = rows.slice(i + 1).map((r) => r.id);
     if (givenUp) {
-      // Given up after 24 h: shown on the dashboard, and the channel moves on to the next one.
+      // Given up: shown on the dashboard, and the channel moves on to the next one.
       const failed = { attempts, error: outcome.error, next: now, givenUp: true };
       if (!(await record(() => recordFailedAttempt(db, row.id, failed, owner)))) return leaseLost(row);
       result.failed++;
       await release(db, rest, now, owner);
       return;
     }
-    const next = nextAttemptAt(attempts, now, outcome.retryAfterMs, opts.random);
+    const retryAfterMs = outcome.outcome === "retry" ? outcome.retryAfterMs : undefined;
+    const next = nextAttemptAt(attempts, now, retryAfterMs, opts.random);
     const retry = { attempts, error: outcome.error, next, givenUp: false };
     if (!(await record(() => recordFailedAttempt(db, row.id, retry, owner)))) return leaseLost(row);
     result.retried++;
@@ -211,7 +210,7 @@ function attempted(
   deps: WorkerDeps,
   row: AnnouncementRow,
   attempt: number,
-  outcome: WebhookResult,
+  outcome: SendResult,
   label: AttemptOutcome,
 ): void {
   deps.metrics?.announcementAttempt(row.channel, label);
@@ -223,7 +222,7 @@ function attempted(
     outcome: label,
     status: outcome.status ?? null,
     attempt,
-    ...(outcome.outcome === "retry" ? { error: outcome.error } : {}),
+    ...(outcome.outcome !== "delivered" ? { error: outcome.error } : {}),
   });
 }
 

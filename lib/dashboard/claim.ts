@@ -6,9 +6,9 @@
  */
 import type { Db } from "@/db/client.ts";
 import type {
+  AnnouncementChannel,
   AnnouncementState,
   AnnouncementTitle,
-  ChatChannel,
   HistoryVia,
   MovementStage,
   MovementType,
@@ -65,7 +65,7 @@ export type TimelineEvent =
   };
 
 export interface AnnouncementDelivery {
-  channel: ChatChannel;
+  channel: AnnouncementChannel;
   state: AnnouncementState;
   lastError: string | null;
 }

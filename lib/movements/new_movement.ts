@@ -115,14 +115,19 @@ export async function submitNewMovement(
       flip: { ids, from: flow.from, to: flow.to, at: now, by: user.id },
       linkOnManagement: spec.linkOnManagement,
       audit: handlerAuditOf(actor, flow),
-      outbox: announcementOutbox(config, {
-        title: spec.title,
-        rego: claim.registration,
-        place: destination.place,
-        parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
-        driver: user.name,
-        at: now.toISOString(),
-      }, now),
+      outbox: announcementOutbox(
+        config,
+        {
+          title: spec.title,
+          rego: claim.registration,
+          place: destination.place,
+          parts: checked.map((c) => ({ partNo: c.part.part_no, description: c.part.description })),
+          driver: user.name,
+          at: now.toISOString(),
+        },
+        now,
+        spec.repairerId !== null ? { repairerId: spec.repairerId } : { claimId: claim.id },
+      ),
       unlessOpenTrip: spec.pickup,
     });
     if (!written) throw new StaleRead();

@@ -3,7 +3,7 @@
  * channel, filtered by state, and the retry of failed ones (POST).
  */
 import { Live } from "@/components/hq/live.tsx";
-import { ANNOUNCEMENT_STATE_LABEL, CHAT_CHANNEL_LABEL } from "@/components/hq/announcement_words.ts";
+import { ANNOUNCEMENT_STATE_LABEL, CHANNEL_LABEL } from "@/components/hq/announcement_words.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AnnouncementState } from "@/db/schema.ts";
@@ -180,6 +180,8 @@ function Entry({ entry, csrfToken }: { entry: FeedEntry; csrfToken: string }) {
               Return request #{a.returnRequestId}
             </a>
           )
+          : entry.movementId === 0
+          ? "e-mail to the shop only"
           : <a class={linkClass} href={`/hq/movements/${entry.movementId}`}>Movement #{entry.movementId}</a>}
       </p>
       <ul class="mt-1 list-inside list-disc text-sm text-slate-700">
@@ -196,12 +198,19 @@ function Entry({ entry, csrfToken }: { entry: FeedEntry; csrfToken: string }) {
   );
 }
 
+/** Why a `feed_only` row was not sent: its channel is not configured. */
+function notSent(item: FeedItem): string {
+  return item.channel === "shop_email"
+    ? "No SMTP server configured (SMTP_URL)."
+    : "No chat webhook configured for this channel.";
+}
+
 /** A channel's delivery: sent, waiting (attempts, next try), failed (the reason, retry) or not configured. */
 function Chip({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
   return (
     <li class="flex flex-wrap items-center gap-2 text-sm" data-announcement={item.id} data-state={item.state}>
       <span class={`rounded px-2 py-0.5 font-medium ${STATE_CLASS[item.state]}`}>
-        {CHAT_CHANNEL_LABEL[item.channel]}: {ANNOUNCEMENT_STATE_LABEL[item.state]}
+        {CHANNEL_LABEL[item.channel]}: {ANNOUNCEMENT_STATE_LABEL[item.state]}
       </span>
       <span class="text-slate-700">
         {item.state === "delivered" && (
@@ -216,7 +225,8 @@ function Chip({ item, csrfToken }: { item: FeedItem; csrfToken: string }) {
             {item.lastError ? ` Last error: ${item.lastError}` : ""}
           </>
         )}
-        {item.state === "feed_only" && <>No chat webhook configured for this channel.</>}
+        {item.recipients.length > 0 && <>To {item.recipients.join(", ")}.{" "}</>}
+        {item.state === "feed_only" && <>{notSent(item)}</>}
       </span>
       {item.state === "failed" && (
         <form

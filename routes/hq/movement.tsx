@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { movementPage, type MovementPageData } from "@/lib/dashboard/movements.ts";
 import { parseId } from "@/lib/validation.ts";
+import { CHANNEL_LABEL } from "@/components/hq/announcement_words.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { hqPage, notFoundPage } from "@/components/hq/page.tsx";
 import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
@@ -109,8 +110,7 @@ function Page({ data }: { data: MovementPageData }) {
               <ul class="flex flex-col gap-1 text-base">
                 {announcements.map((a) => (
                   <li key={a.id}>
-                    {a.title} · {a.channel === "parts_movement" ? "Parts Movement" : "New Repair Jobs"} ·{" "}
-                    <strong>{a.state}</strong>
+                    {a.title} · {CHANNEL_LABEL[a.channel]} · <strong>{a.state}</strong>
                     {a.last_error && a.state === "failed" ? ` (${a.last_error})` : ""}
                   </li>
                 ))}
