@@ -1,4 +1,5 @@
 import type { LayoutProps } from "@/components/Layout.tsx";
+import { SkipToContent } from "@/components/TabletLayout.tsx";
 
 /**
  * The HTML shell of a repair shop's page (routes/shop/): not indexed, and not installable as the depot's
@@ -16,12 +17,7 @@ export function ShopLayout({ title, lang = "en", children }: LayoutProps) {
         <title>{title}</title>
       </head>
       <body class="tablet-body">
-        <a
-          href="#main"
-          class="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 btn btn-secondary"
-        >
-          Skip to content
-        </a>
+        <SkipToContent />
         {children}
       </body>
     </html>

@@ -19,14 +19,21 @@ export function TabletLayout({ title, lang = "en", children }: LayoutProps) {
         <title>{title}</title>
       </head>
       <body class="tablet-body">
-        <a
-          href="#main"
-          class="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 btn btn-secondary"
-        >
-          Skip to content
-        </a>
+        <SkipToContent />
         {children}
       </body>
     </html>
+  );
+}
+
+/** The first stop of the keyboard on a page that renders its own <main id="main">. */
+export function SkipToContent() {
+  return (
+    <a
+      href="#main"
+      class="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 btn btn-secondary"
+    >
+      Skip to content
+    </a>
   );
 }
