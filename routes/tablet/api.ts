@@ -50,7 +50,7 @@ import {
   returnRequestPhotoRoutes,
   returnRequestRoutes,
 } from "@/routes/tablet/return_requests.ts";
-import { returnOfferFor } from "@/lib/return_requests.ts";
+import { returnOfferFor } from "@/lib/return_request_offer.ts";
 import { type RunSheet, runSheetFor, type SheetLine } from "@/lib/run_sheet.ts";
 import { phoneHref } from "@/lib/places/details.ts";
 import { isOpenAt } from "@/lib/places/hours.ts";
