@@ -30,7 +30,6 @@ import {
   flagPartsAtShop,
   insertRequestAnnouncements,
   insertReturnRequest,
-  latestReturnRequestOfClaim,
   lockRequestParts,
   markRequestParts,
   openReturnRequestOfClaim,
@@ -45,7 +44,7 @@ import { announcementOutbox, announcementsWritten } from "@/lib/announcements/ou
 import { resolveClaim } from "@/lib/claims.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
-import { type ClaimPart, claimParts } from "@/lib/tablet_data.ts";
+import { claimParts } from "@/lib/tablet_data.ts";
 import { cleanFreeText } from "@/lib/validation.ts";
 
 /** The longest note or decline reason kept (the table's check says the same). */
@@ -129,39 +128,6 @@ export async function returnRequestQueue(
 }
 
 export const openReturnRequestCount = (db: Db): Promise<number> => countOpenReturnRequests(db);
-
-/** What the tablet offers when nothing on a claim is flagged for return (docs/tablet.md "Collect"). */
-export interface ReturnOffer {
-  claimNumber: string;
-  repairerName: string | null;
-  /** The claim's parts at the repair shop, not flagged: what the driver may ask HQ to return. */
-  parts: ClaimPart[];
-  /** The claim's newest request, in whatever state, so the driver sees what HQ said. */
-  request: ReturnRequest | null;
-}
-
-/**
- * The offer for `rego` (the claim the reverse search resolves): null when there is nothing to ask for and
- * no request to show.
- */
-export async function returnOfferFor(db: Db, rego: string): Promise<ReturnOffer | null> {
-  const claim = await resolveClaim(db, rego, "reverse");
-  if (!claim) return null;
-  const [parts, management, latest] = await Promise.all([
-    claimParts(db, claim.claim_number),
-    managementOf(db, claim.id),
-    latestReturnRequestOfClaim(db, claim.id),
-  ]);
-  const atShop = parts.filter((p) => p.status === AT_SHOP);
-  const request = latest === null ? null : await loadReturnRequest(db, latest);
-  if (atShop.length === 0 && request === null) return null;
-  return {
-    claimNumber: claim.claim_number,
-    repairerName: management?.repairer_name ?? null,
-    parts: atShop,
-    request,
-  };
-}
 
 /** A note or a reason as kept: free text (lib/validation.ts), trimmed, at most RETURN_TEXT_MAX; "" is none. */
 function cleanText(value: string | null | undefined, what: string): string | null {

@@ -53,7 +53,7 @@ import {
   returnRequestRoutes,
 } from "@/routes/tablet/return_requests.ts";
 import { handoverField, handoverImageRoutes } from "@/routes/tablet/handover_images.ts";
-import { returnOfferFor } from "@/lib/return_requests.ts";
+import { returnOfferFor } from "@/lib/return_request_offer.ts";
 import { type RunSheet, runSheetFor, type SheetLine } from "@/lib/run_sheet.ts";
 import { phoneHref } from "@/lib/places/details.ts";
 import { isOpenAt } from "@/lib/places/hours.ts";

@@ -17,9 +17,9 @@ import {
   requestReturn,
   RETURN_MAX_PARTS,
   RETURN_TEXT_MAX,
-  type ReturnOffer,
   type ReturnRequest,
 } from "@/lib/return_requests.ts";
+import type { ReturnOffer } from "@/lib/return_request_offer.ts";
 import { idField, parseId, parseInput, regoField } from "@/lib/validation.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
 import { readJson } from "@/routes/tablet/json_body.ts";
