@@ -18,6 +18,7 @@ import { SearchStep, useClaimSearch } from "./_tablet_search.tsx";
 import { checkBeforeReview, PartsStep, type Repairer } from "./_tablet_parts_step.tsx";
 import { loadHandover, refusalText, ReviewStep, useSubmission } from "./_tablet_review.tsx";
 import { asksHandover } from "./_tablet_handover_rules.ts";
+import { type OnPart, SCAN_FIELD_ID, ScanField, useScanner } from "./_tablet_scan.tsx";
 
 export interface TabletFlowProps {
   job: JobName;
@@ -45,11 +46,18 @@ export default function TabletFlow(props: TabletFlowProps) {
   const [ready, setReady] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   const leaving = useLeaveGuard(s);
+  const scanner = useScanner(props.job, props.csrf);
+  // A label scanned on the rego step: the part to tick once its claim is found, and the scan field (not
+  // the heading) takes focus on the parts step, so the scanner can read the next label at once.
+  const scanned = useRef<{ tick?: number; focus: boolean }>({ focus: false });
 
   const search = useClaimSearch(props.job, props.csrf, props.rego ?? "", async (claim: FoundClaim) => {
     const preselected = claim.repairer_id;
     if (asksHandover(claim.handover)) void loadHandover().catch(() => {});
     await s.load(claim, props.repairers?.some((r) => r.id === preselected) ? String(preselected) : "");
+    const tick = scanned.current.tick;
+    scanned.current.tick = undefined;
+    if (tick !== undefined) await s.toggle(tick, true);
     setFormError(null);
     setStep("parts");
   }, props.userId);
@@ -72,7 +80,10 @@ export default function TabletFlow(props: TabletFlowProps) {
   }, []);
   useTickWhile(sending.state === "waiting" || s.pending.waiting > 0, rerender);
   useEffect(() => {
-    if (ready) heading.current?.focus();
+    if (!ready) return;
+    if (scanned.current.focus) document.getElementById(SCAN_FIELD_ID)?.focus();
+    else heading.current?.focus();
+    scanned.current.focus = false;
   }, [step]);
 
   const found = s.found;
@@ -86,6 +97,21 @@ export default function TabletFlow(props: TabletFlowProps) {
       setFormError(null);
       setStep("search");
     }
+  };
+  // The rego step opens the scanned part's claim with the part ticked; the parts step ticks it.
+  const openScanned: OnPart = async (answer) => {
+    scanned.current = { tick: answer.part_id, focus: true };
+    if (await search.search(answer.rego)) return true;
+    scanned.current = { focus: false };
+    return false;
+  };
+  const tickScanned: OnPart = async (answer) => {
+    if (!s.part(answer.part_id)) {
+      return `${answer.part_no} is not in the list on screen: search the rego again.`;
+    }
+    await s.toggle(answer.part_id, true);
+    document.querySelector(`[data-part-id="${answer.part_id}"]`)?.scrollIntoView({ block: "center" });
+    return true;
   };
   const review = () =>
     checkBeforeReview(
@@ -103,6 +129,12 @@ export default function TabletFlow(props: TabletFlowProps) {
     >
       {step === "search" && (
         <SearchStep title={job.title} search={search} headingRef={heading} userId={props.userId} />
+      )}
+      {step === "search" && (
+        <ScanField
+          scanner={scanner}
+          onCode={(code) => scanner.read(code, undefined, openScanned)}
+        />
       )}
       {step !== "search" && found && (
         <ClaimCard
@@ -128,6 +160,12 @@ export default function TabletFlow(props: TabletFlowProps) {
           sending={sending}
           headingRef={heading}
           onReview={review}
+          scan={
+            <ScanField
+              scanner={scanner}
+              onCode={(code) => scanner.read(code, found.rego, tickScanned)}
+            />
+          }
         />
       )}
       {step === "review" && found && (

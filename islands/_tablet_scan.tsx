@@ -1,0 +1,119 @@
+/**
+ * Scanning a part's label on the tablet's rego and parts steps (docs/tablet.md "Scanning"): one field,
+ * "Scan or type a code", that a keyboard-wedge scanner types into (the code, then Enter), and the camera
+ * (islands/_tablet_camera.tsx, loaded only when the driver presses Scan) reading into the same path. The
+ * server decides what a code names (`POST /tablet/api/scan`, docs/labels.md "The scan endpoint"); this
+ * module shows its refusal word for word and ticks nothing, or hands the part to the step, with a beep and
+ * a buzz. The field keeps focus after each read, so a scanner can read part after part.
+ */
+import { useRef, useState } from "preact/hooks";
+import type { JobName, ScanAnswer } from "@/components/tablet_jobs.ts";
+import { postJson } from "./_tablet_net.ts";
+
+export const SCAN_FIELD_ID = "scan-code";
+export const SCAN_OFFLINE = "Scanning needs the network; tick the part by hand.";
+
+/**
+ * What a step does with the part a code named: `true` once ticked, a message when it cannot (shown like
+ * the server's refusals), `false` when the step shows its own message (the rego step's search).
+ */
+export type OnPart = (answer: ScanAnswer) => Promise<true | false | string>;
+
+interface Note {
+  kind: "error" | "ok";
+  text: string;
+}
+
+let audio: AudioContext | undefined;
+
+/** A short beep and a buzz: the driver hears or feels each read without looking (no-ops where missing). */
+function signalRead(): void {
+  navigator.vibrate?.(80);
+  try {
+    audio ??= new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 1200;
+    gain.gain.value = 0.2;
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.1);
+  } catch { /* no sound on this device: the message on screen still says it */ }
+}
+
+/** The scan state of the flow page, kept across its steps (a read on the rego step is told on the next). */
+export function useScanner(job: JobName, csrf: string) {
+  const [note, setNote] = useState<Note | null>(null);
+  const busy = useRef(false);
+
+  /** Reads one code: `rego` is the claim on screen (the parts step), `onPart` ticks what it names. */
+  async function read(code: string, rego: string | undefined, onPart: OnPart): Promise<void> {
+    const text = code.trim();
+    if (!text || busy.current) return;
+    if (!navigator.onLine) {
+      setNote({ kind: "error", text: SCAN_OFFLINE });
+      return;
+    }
+    busy.current = true;
+    try {
+      const answer = await postJson<ScanAnswer>("/tablet/api/scan", { code: text, job, rego }, csrf);
+      if (answer.status === 0) setNote({ kind: "error", text: SCAN_OFFLINE });
+      else if (answer.data) {
+        signalRead();
+        const done = await onPart(answer.data);
+        if (done === true) setNote({ kind: "ok", text: `✓ ${answer.data.part_no} ticked` });
+        else setNote(done === false ? null : { kind: "error", text: done });
+      } else if (answer.status !== 401) {
+        setNote({ kind: "error", text: answer.message ?? `Scan failed (${answer.status}). Try again.` });
+      }
+    } finally {
+      busy.current = false;
+    }
+  }
+
+  return { note, read };
+}
+
+export type Scanner = ReturnType<typeof useScanner>;
+
+/** The field (and what the last read did); `onCode` gets each code typed or scanned, with Enter. */
+export function ScanField({ scanner, onCode }: { scanner: Scanner; onCode: (code: string) => void }) {
+  const [value, setValue] = useState("");
+  const { note } = scanner;
+  return (
+    <form
+      class="card space-y-3"
+      data-testid="scan"
+      onSubmit={(e) => {
+        e.preventDefault();
+        // Cleared at once and never disabled: the field keeps focus for the next label.
+        onCode(value);
+        setValue("");
+      }}
+    >
+      <label for={SCAN_FIELD_ID} class="field-label">Scan or type a code</label>
+      <input
+        id={SCAN_FIELD_ID}
+        class="field font-mono text-2xl uppercase"
+        value={value}
+        onInput={(e) => setValue(e.currentTarget.value)}
+        autoComplete="off"
+        autoCapitalize="characters"
+        spellcheck={false}
+        enterKeyHint="go"
+        maxLength={64}
+        aria-describedby={note ? "scan-note" : undefined}
+      />
+      {note && (
+        <p
+          id="scan-note"
+          class={note.kind === "error" ? "msg-error" : "msg-ok"}
+          role={note.kind === "error" ? "alert" : "status"}
+          data-testid={note.kind === "error" ? "scan-error" : "scan-ok"}
+        >
+          {note.text}
+        </p>
+      )}
+    </form>
+  );
+}

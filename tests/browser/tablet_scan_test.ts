@@ -1,0 +1,138 @@
+/**
+ * Scanning labels on the tablet in real Chromium, on the demo data (docs/tablet.md "Scanning"): a
+ * keyboard-wedge scanner types a label's code and Enter into "Scan or type a code". On the rego step it
+ * opens the claim's job with the part ticked; on the parts step it ticks the part (a supplier's part number
+ * too); each refusal (another claim's part, a part not ready, an unknown code, a wrong check symbol) shows
+ * the server's message and ticks nothing; offline it says to tick by hand.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "@/testkit/browser.ts";
+import { ensureAssets } from "@/render/assets.ts";
+import { CROCKFORD, labelCode } from "@/lib/labels/code.ts";
+import { launchBrowser } from "@/testkit/browser.ts";
+import { chooseJob, type Demo, hydrated, onDemo, openPage, signIn } from "./tablet_setup.ts";
+
+/** The label code of the demo part with this part number. */
+async function codeOf(d: Demo, partNo: string): Promise<string> {
+  const part = await d.a.db.selectFrom("parts_orders").select("id").where("part_no", "=", partNo)
+    .executeTakeFirstOrThrow();
+  return labelCode(part.id);
+}
+
+/** What a hand scanner does: types the code into the focused scan field, then Enter. */
+async function wedge(page: Page, code: string): Promise<void> {
+  await page.getByLabel("Scan or type a code").focus();
+  await page.keyboard.type(code);
+  await page.keyboard.press("Enter");
+}
+
+const ticked = (page: Page, partNo: string) =>
+  page.locator(`[data-testid="part-${partNo}"] input[type="checkbox"]:checked`).waitFor({ timeout: 15_000 });
+
+const checkedCount = (page: Page) => page.locator('input[type="checkbox"]:checked').count();
+
+/** Waits for the scan's refusal to say `message`; returns it. */
+async function refusal(page: Page, message: RegExp): Promise<string> {
+  const note = page.getByTestId("scan-error").filter({ hasText: message });
+  await note.waitFor({ timeout: 15_000 }).catch(async (error) => {
+    const shown = await page.getByTestId("scan-error").textContent({ timeout: 1000 }).catch(() => null);
+    throw new Error(`no scan message ${message} (shown: ${shown})`, { cause: error });
+  });
+  return (await note.textContent())!;
+}
+
+const scanFocused = (page: Page) =>
+  page.waitForFunction(() => document.activeElement?.id === "scan-code", undefined, { timeout: 5_000 });
+
+Deno.test({
+  name: "tablet in Chromium: keyboard-wedge scanning on the rego and parts steps",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    await ensureAssets({ log: () => {} });
+    const browser = await launchBrowser();
+    try {
+      await t.step("rego step: a label's code and Enter opens its claim with the part ticked", async () => {
+        await onDemo(() => openPage(browser), async (d, p) => {
+          const { page } = p;
+          await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+          await hydrated(page, "TabletIdle");
+          await p.jsSince();
+          await page.getByRole("link", { name: /Deliver to a repair shop/ }).click();
+          await hydrated(page, "TabletFlow");
+          const jobJs = await p.jsSince();
+
+          await wedge(page, "PM-ZZZZ0");
+          assert.match(await refusal(page, /label code/), /PM-ZZZZ0/);
+          assert.equal(await page.locator("[data-part-id]").count(), 0, "still on the rego step");
+
+          await wedge(page, (await codeOf(d, "81110-0K530")).toLowerCase());
+          await ticked(page, "81110-0K530");
+          assert.equal(await page.getByTestId("found-rego").textContent(), "ABC123");
+          assert.equal(await checkedCount(page), 1, "only the scanned part is ticked");
+          assert.equal(await page.getByTestId("scan-ok").textContent(), "✓ 81110-0K530 ticked");
+          await scanFocused(page);
+
+          // The scanner goes on reading on the parts step, the field still focused.
+          await page.keyboard.type(await codeOf(d, "52119-0K040"));
+          await page.keyboard.press("Enter");
+          await ticked(page, "52119-0K040");
+          assert.equal(await checkedCount(page), 2);
+          await scanFocused(page);
+          console.info(`tablet scan: job page JS ${jobJs} B gzipped (without the camera's decoder)`);
+          assert.ok(jobJs > 0 && jobJs < 30_000, `job page JS is ${jobJs} bytes gzipped`);
+        });
+      });
+
+      await t.step("parts step: ticks by code and by part number; every refusal ticks nothing", async () => {
+        await onDemo(() => openPage(browser), async (d, p) => {
+          const { page } = p;
+          await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+          await chooseJob(page, "Deliver to a repair shop", "ABC123");
+          await page.getByTestId("part-52119-0K040").waitFor();
+
+          // Another claim's part (CLM-1004's), a part not ready (ordered, not at HQ), a code of no part,
+          // a wrong check symbol: the server's message, word for word, and no tick.
+          await wedge(page, await codeOf(d, "90919-01253"));
+          assert.match(
+            await refusal(page, /CLM-1004/),
+            /^90919-01253 is a part of claim CLM-1004 .*not of this claim\.$/,
+          );
+          await wedge(page, await codeOf(d, "53301-0K100"));
+          assert.match(await refusal(page, /not ready/), /^53301-0K100 is not ready to deliver: /);
+          const unknown = labelCode(999_999);
+          await wedge(page, unknown);
+          assert.equal(await refusal(page, /No part has/), `No part has the label code ${unknown}.`);
+          const good = await codeOf(d, "52119-0K040");
+          const last = CROCKFORD.indexOf(good.at(-1)!);
+          const wrong = good.slice(0, -1) + CROCKFORD[(last + 1) % 32];
+          await wedge(page, wrong);
+          assert.match(
+            await refusal(page, /does not match/),
+            new RegExp(`^${wrong} is not a valid label code: its last character does not match the rest`),
+          );
+          assert.equal(await checkedCount(page), 0, "no refusal ticked a part");
+          await scanFocused(page);
+
+          await wedge(page, good);
+          await ticked(page, "52119-0K040");
+          // A supplier's label: the plain part number, unique on this claim.
+          await wedge(page, " 81110-0k530 ");
+          await ticked(page, "81110-0K530");
+          assert.equal(await checkedCount(page), 2);
+
+          await page.context().setOffline(true);
+          await wedge(page, good);
+          await refusal(page, /needs the network/);
+          assert.equal(
+            await page.getByTestId("scan-error").textContent(),
+            "Scanning needs the network; tick the part by hand.",
+          );
+          await page.context().setOffline(false);
+        });
+      });
+    } finally {
+      await browser.close();
+    }
+  },
+});
