@@ -7,6 +7,7 @@
  * a buzz. The field keeps focus after each read, so a scanner can read part after part.
  */
 import { useRef, useState } from "preact/hooks";
+import type { CameraPanel } from "./_tablet_camera.tsx";
 import type { JobName, ScanAnswer } from "@/components/tablet_jobs.ts";
 import { postJson } from "./_tablet_net.ts";
 
@@ -41,10 +42,30 @@ function signalRead(): void {
   } catch { /* no sound on this device: the message on screen still says it */ }
 }
 
-/** The scan state of the flow page, kept across its steps (a read on the rego step is told on the next). */
+type Camera = typeof CameraPanel;
+let cameraModule: Promise<{ CameraPanel: Camera }> | undefined;
+
+/**
+ * The scan state of the flow page, kept across its steps: a read on the rego step is told on the parts
+ * step, and the camera stays open from one to the other.
+ */
 export function useScanner(job: JobName, csrf: string) {
   const [note, setNote] = useState<Note | null>(null);
+  const [camera, setCamera] = useState<Camera | null>(null);
   const busy = useRef(false);
+
+  /** Scan: the camera's chunk (and, on a browser without a QR reader, the decoder) is fetched now. */
+  async function openCamera(): Promise<void> {
+    if (!navigator.onLine) return setNote({ kind: "error", text: SCAN_OFFLINE });
+    cameraModule ??= import("./_tablet_camera.tsx");
+    try {
+      const { CameraPanel } = await cameraModule;
+      setCamera(() => CameraPanel);
+    } catch {
+      cameraModule = undefined;
+      setNote({ kind: "error", text: SCAN_OFFLINE });
+    }
+  }
 
   /** Reads one code: `rego` is the claim on screen (the parts step), `onPart` ticks what it names. */
   async function read(code: string, rego: string | undefined, onPart: OnPart): Promise<void> {
@@ -71,7 +92,7 @@ export function useScanner(job: JobName, csrf: string) {
     }
   }
 
-  return { note, read };
+  return { note, read, camera, openCamera, closeCamera: () => setCamera(null) };
 }
 
 export type Scanner = ReturnType<typeof useScanner>;
@@ -79,7 +100,7 @@ export type Scanner = ReturnType<typeof useScanner>;
 /** The field (and what the last read did); `onCode` gets each code typed or scanned, with Enter. */
 export function ScanField({ scanner, onCode }: { scanner: Scanner; onCode: (code: string) => void }) {
   const [value, setValue] = useState("");
-  const { note } = scanner;
+  const { note, camera: Camera } = scanner;
   return (
     <form
       class="card space-y-3"
@@ -92,18 +113,26 @@ export function ScanField({ scanner, onCode }: { scanner: Scanner; onCode: (code
       }}
     >
       <label for={SCAN_FIELD_ID} class="field-label">Scan or type a code</label>
-      <input
-        id={SCAN_FIELD_ID}
-        class="field font-mono text-2xl uppercase"
-        value={value}
-        onInput={(e) => setValue(e.currentTarget.value)}
-        autoComplete="off"
-        autoCapitalize="characters"
-        spellcheck={false}
-        enterKeyHint="go"
-        maxLength={64}
-        aria-describedby={note ? "scan-note" : undefined}
-      />
+      <div class="flex flex-wrap gap-3">
+        <input
+          id={SCAN_FIELD_ID}
+          class="field grow basis-64 font-mono text-2xl uppercase"
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+          autoComplete="off"
+          autoCapitalize="characters"
+          spellcheck={false}
+          enterKeyHint="go"
+          maxLength={64}
+          aria-describedby={note ? "scan-note" : undefined}
+        />
+        {!Camera && (
+          <button type="button" class="btn btn-secondary" onClick={scanner.openCamera}>
+            Scan
+          </button>
+        )}
+      </div>
+      {Camera && <Camera onCode={onCode} onClose={scanner.closeCamera} />}
       {note && (
         <p
           id="scan-note"

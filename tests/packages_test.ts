@@ -12,7 +12,6 @@ const TEST_ONLY = [
   "axe-core",
   "@remix-run/multipart-parser",
   "hono-rate-limiter",
-  "zxing-wasm",
 ];
 /** Brought by s3rver alone (fast-xml-parser 3 and dicer carry known CVEs). */
 const BROUGHT_BY_TEST_ONLY = ["fast-xml-parser", "dicer", "koa"];

@@ -6,6 +6,7 @@
  * the server's message and ticks nothing; offline it says to tick by hand.
  */
 import assert from "node:assert/strict";
+import { encode } from "uqr";
 import type { Page } from "@/testkit/browser.ts";
 import { ensureAssets } from "@/render/assets.ts";
 import { CROCKFORD, labelCode } from "@/lib/labels/code.ts";
@@ -134,5 +135,97 @@ Deno.test({
     } finally {
       await browser.close();
     }
+  },
+});
+
+/**
+ * A fake camera's video (YUV4MPEG2, 4:2:0) of a label's QR code: black modules of 10 px on white, in the
+ * middle of a 640×480 frame, a few identical frames (Chromium loops the file).
+ */
+async function labelVideo(code: string): Promise<string> {
+  const { size, data } = encode(code, { ecc: "Q", border: 4 });
+  const [w, h, scale] = [640, 480, 10];
+  const luma = new Uint8Array(w * h).fill(235);
+  const left = (w - size * scale) / 2, top = (h - size * scale) / 2;
+  for (let y = 0; y < size * scale; y++) {
+    for (let x = 0; x < size * scale; x++) {
+      if (data[Math.floor(y / scale)][Math.floor(x / scale)]) luma[(top + y) * w + left + x] = 16;
+    }
+  }
+  const chroma = new Uint8Array((w / 2) * (h / 2) * 2).fill(128);
+  const frame = [new TextEncoder().encode("FRAME\n"), luma, chroma];
+  const parts = [new TextEncoder().encode(`YUV4MPEG2 W${w} H${h} F10:1 Ip A1:1 C420jpeg\n`)];
+  for (let i = 0; i < 5; i++) parts.push(...frame);
+  const path = await Deno.makeTempFile({ suffix: ".y4m" });
+  await Deno.writeFile(path, new Uint8Array(await new Blob(parts).arrayBuffer()));
+  return path;
+}
+
+Deno.test({
+  name:
+    "tablet in Chromium: the camera reads a label (the decoder and its WebAssembly from this server only)",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await ensureAssets({ log: () => {} });
+    // The fake camera is the browser's: one browser (and one demo) for this test alone.
+    await onDemo(() => Promise.resolve({ close: () => Promise.resolve() }), async (d) => {
+      const video = await labelVideo(await codeOf(d, "81110-0K530"));
+      const browser = await launchBrowser({
+        args: [
+          "--use-fake-device-for-media-stream",
+          "--use-fake-ui-for-media-stream",
+          `--use-file-for-fake-video-capture=${video}`,
+        ],
+      });
+      try {
+        const p = await openPage(browser);
+        const { page } = p;
+        const requests: string[] = [];
+        page.on("request", (r) => requests.push(r.url()));
+        await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+        await page.context().grantPermissions(["camera"], { origin: d.served.baseUrl });
+        await hydrated(page, "TabletIdle");
+        await p.jsSince();
+        await page.getByRole("link", { name: /Deliver to a repair shop/ }).click();
+        await hydrated(page, "TabletFlow");
+        const jobJs = await p.jsSince();
+        assert.deepEqual(requests.filter((u) => u.endsWith(".wasm")), [], "no decoder before Scan");
+        const native = await page.evaluate(() => "BarcodeDetector" in globalThis);
+
+        await page.getByRole("button", { name: "Scan", exact: true }).click();
+        await page.getByTestId("camera").waitFor();
+        // The label in front of the camera opens its claim with the part ticked, and the camera stays open.
+        await ticked(page, "81110-0K530");
+        assert.equal(await page.getByTestId("found-rego").textContent(), "ABC123");
+        assert.equal(await checkedCount(page), 1);
+        await page.getByTestId("camera").waitFor();
+        const decoderJs = await p.jsSince();
+
+        const wasm = requests.filter((u) => u.endsWith(".wasm"));
+        console.info(
+          `tablet camera scan: native BarcodeDetector ${native}; job page JS ${jobJs} B gzipped, ` +
+            `camera and decoder JS ${decoderJs} B gzipped, WebAssembly ${wasm.join(", ")}`,
+        );
+        if (!native) {
+          assert.equal(wasm.length, 1, "the polyfill fetched its WebAssembly");
+          assert.match(
+            wasm[0],
+            new RegExp(`^${d.served.baseUrl}/static/dist/zxing_reader-[0-9a-f]+\\.wasm$`),
+          );
+        }
+        const elsewhere = requests.filter((u) => new URL(u).origin !== d.served.baseUrl);
+        assert.deepEqual(elsewhere, [], "every request went to this server");
+
+        await page.getByRole("button", { name: "Stop" }).click();
+        await page.getByTestId("camera").waitFor({ state: "detached" });
+        assert.equal(await page.evaluate(() => document.querySelectorAll("video").length), 0);
+        assert.deepEqual(p.errors, []);
+        await p.close();
+      } finally {
+        await browser.close();
+        await Deno.remove(video);
+      }
+    });
   },
 });
