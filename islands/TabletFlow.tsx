@@ -18,7 +18,7 @@ import { SearchStep, useClaimSearch } from "./_tablet_search.tsx";
 import { checkBeforeReview, PartsStep, type Repairer } from "./_tablet_parts_step.tsx";
 import { loadHandover, refusalText, ReviewStep, useSubmission } from "./_tablet_review.tsx";
 import { asksHandover } from "./_tablet_handover_rules.ts";
-import { type OnPart, SCAN_FIELD_ID, ScanField, useScanner } from "./_tablet_scan.tsx";
+import { type OnPart, SCAN_FIELD_ID, ScanField, type ScanTarget, useScanner } from "./_tablet_scan.tsx";
 
 export interface TabletFlowProps {
   job: JobName;
@@ -113,6 +113,10 @@ export default function TabletFlow(props: TabletFlowProps) {
     document.querySelector(`[data-part-id="${answer.part_id}"]`)?.scrollIntoView({ block: "center" });
     return true;
   };
+  // Decided when the read's turn comes: a label read just before may have opened the claim meanwhile (the
+  // store holds it from the moment the search found it).
+  const scanTarget: ScanTarget = () =>
+    s.found ? { rego: s.found.rego, onPart: tickScanned } : { onPart: openScanned };
   const review = () =>
     checkBeforeReview(
       s,
@@ -133,7 +137,7 @@ export default function TabletFlow(props: TabletFlowProps) {
       {step === "search" && (
         <ScanField
           scanner={scanner}
-          onCode={(code) => scanner.read(code, undefined, openScanned)}
+          onCode={(code) => scanner.read(code, scanTarget)}
         />
       )}
       {step !== "search" && found && (
@@ -163,7 +167,7 @@ export default function TabletFlow(props: TabletFlowProps) {
           scan={
             <ScanField
               scanner={scanner}
-              onCode={(code) => scanner.read(code, found.rego, tickScanned)}
+              onCode={(code) => scanner.read(code, scanTarget)}
             />
           }
         />

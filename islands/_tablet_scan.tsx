@@ -20,6 +20,9 @@ export const SCAN_OFFLINE = "Scanning needs the network; tick the part by hand."
  */
 export type OnPart = (answer: ScanAnswer) => Promise<true | false | string>;
 
+/** Where a read goes, decided when its turn comes: the claim on screen (`rego`, the parts step) and the step. */
+export type ScanTarget = () => { rego?: string; onPart: OnPart };
+
 interface Note {
   kind: "error" | "ok";
   text: string;
@@ -49,10 +52,11 @@ let cameraModule: Promise<{ CameraPanel: Camera }> | undefined;
  * The scan state of the flow page, kept across its steps: a read on the rego step is told on the parts
  * step, and the camera stays open from one to the other.
  */
-export function useScanner(job: JobName, csrf: string) {
+export function useScanner(job: JobName, csrf: string, doneWord = "ticked") {
   const [note, setNote] = useState<Note | null>(null);
   const [camera, setCamera] = useState<Camera | null>(null);
-  const busy = useRef(false);
+  // Reads take turns: a scanner may read the next label before the server has answered the last one.
+  const turn = useRef(Promise.resolve());
 
   /** Scan: the camera's chunk (and, on a browser without a QR reader, the decoder) is fetched now. */
   async function openCamera(): Promise<void> {
@@ -67,28 +71,25 @@ export function useScanner(job: JobName, csrf: string) {
     }
   }
 
-  /** Reads one code: `rego` is the claim on screen (the parts step), `onPart` ticks what it names. */
-  async function read(code: string, rego: string | undefined, onPart: OnPart): Promise<void> {
+  /** Reads one code, after the reads before it; `target` says where it goes once its turn comes. */
+  function read(code: string, target: ScanTarget): Promise<void> {
     const text = code.trim();
-    if (!text || busy.current) return;
-    if (!navigator.onLine) {
-      setNote({ kind: "error", text: SCAN_OFFLINE });
-      return;
-    }
-    busy.current = true;
-    try {
-      const answer = await postJson<ScanAnswer>("/tablet/api/scan", { code: text, job, rego }, csrf);
-      if (answer.status === 0) setNote({ kind: "error", text: SCAN_OFFLINE });
-      else if (answer.data) {
-        signalRead();
-        const done = await onPart(answer.data);
-        if (done === true) setNote({ kind: "ok", text: `✓ ${answer.data.part_no} ticked` });
-        else setNote(done === false ? null : { kind: "error", text: done });
-      } else if (answer.status !== 401) {
-        setNote({ kind: "error", text: answer.message ?? `Scan failed (${answer.status}). Try again.` });
-      }
-    } finally {
-      busy.current = false;
+    if (text) turn.current = turn.current.then(() => readNow(text, target)).catch(() => {});
+    return turn.current;
+  }
+
+  async function readNow(text: string, target: ScanTarget): Promise<void> {
+    if (!navigator.onLine) return setNote({ kind: "error", text: SCAN_OFFLINE });
+    const { rego, onPart } = target();
+    const answer = await postJson<ScanAnswer>("/tablet/api/scan", { code: text, job, rego }, csrf);
+    if (answer.status === 0) setNote({ kind: "error", text: SCAN_OFFLINE });
+    else if (answer.data) {
+      signalRead();
+      const done = await onPart(answer.data);
+      if (done === true) setNote({ kind: "ok", text: `✓ ${answer.data.part_no} ${doneWord}` });
+      else setNote(done === false ? null : { kind: "error", text: done });
+    } else if (answer.status !== 401) {
+      setNote({ kind: "error", text: answer.message ?? `Scan failed (${answer.status}). Try again.` });
     }
   }
 

@@ -42,6 +42,16 @@ async function refusal(page: Page, message: RegExp): Promise<string> {
   return (await note.textContent())!;
 }
 
+/** Waits for the scan's success line to say `text`. */
+async function success(page: Page, text: string): Promise<void> {
+  await page.getByTestId("scan-ok").filter({ hasText: text }).waitFor({ timeout: 15_000 }).catch(
+    async (error) => {
+      const shown = await page.getByTestId("scan").innerText({ timeout: 1000 }).catch(() => null);
+      throw new Error(`no scan success "${text}" (shown: ${shown})`, { cause: error });
+    },
+  );
+}
+
 const scanFocused = (page: Page) =>
   page.waitForFunction(() => document.activeElement?.id === "scan-code", undefined, { timeout: 5_000 });
 
@@ -115,10 +125,11 @@ Deno.test({
           assert.equal(await checkedCount(page), 0, "no refusal ticked a part");
           await scanFocused(page);
 
+          // Two labels read back to back (the second before the first is answered), the second a supplier's
+          // label: the plain part number, unique on this claim. Both count.
           await wedge(page, good);
-          await ticked(page, "52119-0K040");
-          // A supplier's label: the plain part number, unique on this claim.
           await wedge(page, " 81110-0k530 ");
+          await ticked(page, "52119-0K040");
           await ticked(page, "81110-0K530");
           assert.equal(await checkedCount(page), 2);
 
@@ -131,6 +142,53 @@ Deno.test({
           );
           await page.context().setOffline(false);
         });
+      });
+    } finally {
+      await browser.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "tablet in Chromium: the load check on the run sheet marks scanned parts loaded, warns off the sheet",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await ensureAssets({ log: () => {} });
+    const browser = await launchBrowser();
+    try {
+      await onDemo(() => openPage(browser), async (d, p) => {
+        const { page } = p;
+        await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+        await page.locator('[data-testid="run-sheet"][data-ready]').waitFor({ timeout: 15_000 });
+        await page.getByRole("button", { name: "Load check" }).click();
+        const abc = page.getByTestId("loaded-ABC123");
+        assert.equal(await abc.textContent(), "ABC123: 0 of 2 loaded");
+
+        await wedge(page, await codeOf(d, "52119-0K040"));
+        await success(page, "✓ 52119-0K040 loaded");
+        assert.equal(await abc.textContent(), "ABC123: 1 of 2 loaded");
+        // A part of a claim the sheet does not list (FLT 900 has no repair shop: Needs HQ) is a warning.
+        await wedge(page, await codeOf(d, "90919-01253"));
+        assert.match(
+          await refusal(page, /not on today's run sheet/),
+          /^90919-01253 \(claim CLM-1004, rego FLT 900\) is not on today's run sheet/,
+        );
+        // One not ready to deliver: the server's refusal.
+        await wedge(page, await codeOf(d, "53301-0K100"));
+        await refusal(page, /^53301-0K100 is not ready to deliver/);
+        await wedge(page, "81110-0K530");
+        await refusal(page, /Open the claim first/);
+        await wedge(page, await codeOf(d, "81110-0K530"));
+        await success(page, "✓ 81110-0K530 loaded");
+        assert.equal(await abc.textContent(), "ABC123: 2 of 2 loaded ✓");
+
+        // The marks are kept on this tablet.
+        await page.reload();
+        await page.locator('[data-testid="run-sheet"][data-ready]').waitFor({ timeout: 15_000 });
+        await page.getByRole("button", { name: "Load check" }).click();
+        assert.equal(await page.getByTestId("loaded-ABC123").textContent(), "ABC123: 2 of 2 loaded ✓");
+        assert.deepEqual(p.errors, []);
       });
     } finally {
       await browser.close();
