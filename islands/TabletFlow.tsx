@@ -9,6 +9,7 @@
  * This module holds which step shows; each step lives beside it: _tablet_search.tsx,
  * _tablet_parts_step.tsx, _tablet_review.tsx with the handover under it (_tablet_handover.tsx; frame
  * pieces in _tablet_flow_ui.tsx, the store and its hooks in _tablet_store.ts and _tablet_flow_hooks.ts).
+ * A label scanned (_tablet_scan.tsx) opens its claim on the rego step and ticks its part on either step.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type FoundClaim, type JobName, JOBS } from "@/components/tablet_jobs.ts";
@@ -117,6 +118,7 @@ export default function TabletFlow(props: TabletFlowProps) {
   // store holds it from the moment the search found it).
   const scanTarget: ScanTarget = () =>
     s.found ? { rego: s.found.rego, onPart: tickScanned } : { onPart: openScanned };
+  const scanField = <ScanField scanner={scanner} onCode={(code) => scanner.read(code, scanTarget)} />;
   const review = () =>
     checkBeforeReview(
       s,
@@ -134,12 +136,7 @@ export default function TabletFlow(props: TabletFlowProps) {
       {step === "search" && (
         <SearchStep title={job.title} search={search} headingRef={heading} userId={props.userId} />
       )}
-      {step === "search" && (
-        <ScanField
-          scanner={scanner}
-          onCode={(code) => scanner.read(code, scanTarget)}
-        />
-      )}
+      {step === "search" && scanField}
       {step !== "search" && found && (
         <ClaimCard
           found={found}
@@ -164,12 +161,7 @@ export default function TabletFlow(props: TabletFlowProps) {
           sending={sending}
           headingRef={heading}
           onReview={review}
-          scan={
-            <ScanField
-              scanner={scanner}
-              onCode={(code) => scanner.read(code, scanTarget)}
-            />
-          }
+          scan={scanField}
         />
       )}
       {step === "review" && found && (

@@ -238,6 +238,7 @@ async function buildNow(opts: Resolved): Promise<AssetManifest> {
     },
     islands: js.islands,
     imports: js.imports,
+    decoder: [...js.decoder, ...(wasm ? [wasm.file] : [])].sort(),
     compressed: [...compressed.keys()].sort(),
     watch,
   });
