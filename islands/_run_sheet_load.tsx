@@ -19,7 +19,7 @@ interface Loaded {
 const loadedKey = (userId: number) => `pm.loaded.${userId}`;
 
 /** Today's marks (a kept copy of another day is dropped). */
-export function loadedOf(userId: number, date: string): Loaded {
+function loadedOf(userId: number, date: string): Loaded {
   try {
     const kept = JSON.parse(localStorage.getItem(loadedKey(userId)) ?? "null") as Loaded | null;
     if (kept?.date === date && kept.parts && typeof kept.parts === "object") return kept;
@@ -31,7 +31,7 @@ export function loadedOf(userId: number, date: string): Loaded {
  * Marks a scanned part loaded when the sheet lists its claim to deliver; else the warning to show. The
  * sheet lists the driver's stops and the unassigned ones (docs/runs.md).
  */
-export function markLoaded(userId: number, sheet: RunSheet, part: ScanAnswer): Loaded | string {
+function markLoaded(userId: number, sheet: RunSheet, part: ScanAnswer): Loaded | string {
   const listed = sheet.stops.some((s) => s.deliver.some((l) => l.claimNumber === part.claim_number));
   if (!listed) {
     return `${part.part_no} (claim ${part.claim_number}, rego ${part.rego}) is not on today's run sheet: ` +

@@ -12,7 +12,7 @@ import type { JobName, ScanAnswer } from "@/components/tablet_jobs.ts";
 import { postJson } from "./_tablet_net.ts";
 
 export const SCAN_FIELD_ID = "scan-code";
-export const SCAN_OFFLINE = "Scanning needs the network; tick the part by hand.";
+const SCAN_OFFLINE = "Scanning needs the network; tick the part by hand.";
 
 /**
  * What a step does with the part a code named: `true` once ticked, a message when it cannot (shown like
