@@ -292,8 +292,18 @@ Deno.test({
         const elsewhere = requests.filter((u) => new URL(u).origin !== d.served.baseUrl);
         assert.deepEqual(elsewhere, [], "every request went to this server");
 
+        // The label stays in view for a second more of video on the parts step: read again and again, it
+        // counts once (a read every 150 ms would otherwise send a dozen). At most one more for a camera
+        // restarted by the step change slower than the 2 s window.
+        await page.locator('[data-testid="camera"][data-state="reading"]').waitFor({ timeout: 15_000 });
+        const at = await page.evaluate(() => document.querySelector("video")!.currentTime);
+        await page.waitForFunction((t) => document.querySelector("video")!.currentTime > t + 1, at, {
+          timeout: 15_000,
+        });
         await page.getByRole("button", { name: "Stop" }).click();
         await page.getByTestId("camera").waitFor({ state: "detached" });
+        const scans = requests.filter((u) => u.endsWith("/tablet/api/scan")).length;
+        assert.ok(scans >= 1 && scans <= 2, `${scans} scan requests for one label in view`);
         assert.equal(await page.evaluate(() => document.querySelectorAll("video").length), 0);
         assert.deepEqual(p.errors, []);
         await p.close();
