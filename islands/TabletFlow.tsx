@@ -81,6 +81,8 @@ export default function TabletFlow(props: TabletFlowProps) {
   }, []);
   useTickWhile(sending.state === "waiting" || s.pending.waiting > 0, rerender);
   useEffect(() => {
+    // The review has no scanning: the camera goes off rather than coming back on with the parts step.
+    if (step === "review") scanner.closeCamera();
     if (!ready) return;
     if (scanned.current.focus) document.getElementById(SCAN_FIELD_ID)?.focus();
     else heading.current?.focus();
