@@ -10,7 +10,7 @@ import { openDb } from "@/db/client.ts";
 import { newPGlite } from "@/db/pglite.ts";
 import { importData } from "@/lib/import.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
-import { ensureAssets } from "@/render/assets.ts";
+import { ASSET_URL_PREFIX, ensureAssets } from "@/render/assets.ts";
 import { systemClock } from "@/io/clock.ts";
 import { testConfig } from "@/io/config.ts";
 import { DEMO_DATA_URL } from "@/lib/demo_data.ts";
@@ -70,7 +70,7 @@ async function medianMs(fn: () => Promise<unknown>): Promise<number> {
 }
 
 export async function benchPages(): Promise<BenchRow[]> {
-  await ensureAssets({ log: () => {} });
+  const manifest = await ensureAssets({ log: () => {} });
   const db = openDb({ pglite: newPGlite({}) });
   const rows: BenchRow[] = [];
   try {
@@ -133,6 +133,25 @@ export async function benchPages(): Promise<BenchRow[]> {
         note: `GET /healthz through the same app runs one query; median of ${RENDERS} a round`,
       });
     }
+    // The camera scan's QR decoder (docs/tablet.md "Scanning"): not in any page's figures above, fetched on
+    // Scan only, on a browser without its own QR reader.
+    const decoder = async (ext: string, encoding: string) => {
+      let total = 0;
+      for (const f of manifest.decoder.filter((f) => f.endsWith(ext))) {
+        total += await wireBytes(app, ASSET_URL_PREFIX + f, encoding);
+      }
+      return total;
+    };
+    const [js, wasm] = [await decoder(".js", COMPRESSED), await decoder(".wasm", COMPRESSED)];
+    const plain = (await decoder(".js", UNCOMPRESSED)) + (await decoder(".wasm", UNCOMPRESSED));
+    rows.push({
+      figure: "QR decoder on Scan: JS / WebAssembly on the wire, brotli (KB)",
+      service: `${(js / 1024).toFixed(1)} / ${(wasm / 1024).toFixed(1)}`,
+      vs: "same service, uncompressed",
+      baseline: `${(plain / 1024).toFixed(1)} (both)`,
+      ratio: (js + wasm) / plain,
+      note: "fetched only when the driver presses Scan; the job pages' JS above excludes it",
+    });
   } finally {
     await db.destroy();
   }

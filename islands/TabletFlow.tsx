@@ -9,6 +9,7 @@
  * This module holds which step shows; each step lives beside it: _tablet_search.tsx,
  * _tablet_parts_step.tsx, _tablet_review.tsx with the handover under it (_tablet_handover.tsx; frame
  * pieces in _tablet_flow_ui.tsx, the store and its hooks in _tablet_store.ts and _tablet_flow_hooks.ts).
+ * A label scanned (_tablet_scan.tsx) opens its claim on the rego step and ticks its part on either step.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type FoundClaim, type JobName, JOBS } from "@/components/tablet_jobs.ts";
@@ -18,6 +19,7 @@ import { SearchStep, useClaimSearch } from "./_tablet_search.tsx";
 import { checkBeforeReview, PartsStep, type Repairer } from "./_tablet_parts_step.tsx";
 import { loadHandover, refusalText, ReviewStep, useSubmission } from "./_tablet_review.tsx";
 import { asksHandover } from "./_tablet_handover_rules.ts";
+import { type OnPart, SCAN_FIELD_ID, ScanField, type ScanTarget, useScanner } from "./_tablet_scan.tsx";
 
 export interface TabletFlowProps {
   job: JobName;
@@ -45,11 +47,18 @@ export default function TabletFlow(props: TabletFlowProps) {
   const [ready, setReady] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   const leaving = useLeaveGuard(s);
+  const scanner = useScanner(props.job, props.csrf);
+  // A label scanned on the rego step: the part to tick once its claim is found, and the scan field (not
+  // the heading) takes focus on the parts step, so the scanner can read the next label at once.
+  const scanned = useRef<{ tick?: number; focus: boolean }>({ focus: false });
 
   const search = useClaimSearch(props.job, props.csrf, props.rego ?? "", async (claim: FoundClaim) => {
     const preselected = claim.repairer_id;
     if (asksHandover(claim.handover)) void loadHandover().catch(() => {});
     await s.load(claim, props.repairers?.some((r) => r.id === preselected) ? String(preselected) : "");
+    const tick = scanned.current.tick;
+    scanned.current.tick = undefined;
+    if (tick !== undefined) await s.toggle(tick, true);
     setFormError(null);
     setStep("parts");
   }, props.userId);
@@ -72,7 +81,12 @@ export default function TabletFlow(props: TabletFlowProps) {
   }, []);
   useTickWhile(sending.state === "waiting" || s.pending.waiting > 0, rerender);
   useEffect(() => {
-    if (ready) heading.current?.focus();
+    // The review has no scanning: the camera goes off rather than coming back on with the parts step.
+    if (step === "review") scanner.closeCamera();
+    if (!ready) return;
+    if (scanned.current.focus) document.getElementById(SCAN_FIELD_ID)?.focus();
+    else heading.current?.focus();
+    scanned.current.focus = false;
   }, [step]);
 
   const found = s.found;
@@ -87,6 +101,26 @@ export default function TabletFlow(props: TabletFlowProps) {
       setStep("search");
     }
   };
+  // The rego step opens the scanned part's claim with the part ticked; the parts step ticks it.
+  const openScanned: OnPart = async (answer) => {
+    scanned.current = { tick: answer.part_id, focus: true };
+    if (await search.search(answer.rego)) return true;
+    scanned.current = { focus: false };
+    return false;
+  };
+  const tickScanned: OnPart = async (answer) => {
+    if (!s.part(answer.part_id)) {
+      return `${answer.part_no} is not in the list on screen: search the rego again.`;
+    }
+    await s.toggle(answer.part_id, true);
+    document.querySelector(`[data-part-id="${answer.part_id}"]`)?.scrollIntoView({ block: "center" });
+    return true;
+  };
+  // Decided when the read's turn comes: a label read just before may have opened the claim meanwhile (the
+  // store holds it from the moment the search found it).
+  const scanTarget: ScanTarget = () =>
+    s.found ? { rego: s.found.rego, onPart: tickScanned } : { onPart: openScanned };
+  const scanField = <ScanField scanner={scanner} onCode={(code) => scanner.read(code, scanTarget)} />;
   const review = () =>
     checkBeforeReview(
       s,
@@ -104,6 +138,7 @@ export default function TabletFlow(props: TabletFlowProps) {
       {step === "search" && (
         <SearchStep title={job.title} search={search} headingRef={heading} userId={props.userId} />
       )}
+      {step === "search" && scanField}
       {step !== "search" && found && (
         <ClaimCard
           found={found}
@@ -128,6 +163,7 @@ export default function TabletFlow(props: TabletFlowProps) {
           sending={sending}
           headingRef={heading}
           onReview={review}
+          scan={scanField}
         />
       )}
       {step === "review" && found && (

@@ -7,8 +7,41 @@
  * sent count as done (islands/_run_sheet.ts).
  */
 import type { JobName } from "@/components/tablet_jobs.ts";
-import { asOfText, claimHref, setCurrentStop, type SheetClaim, type SheetStop } from "./_run_sheet.ts";
+import {
+  asOfText,
+  claimHref,
+  type RunSheet,
+  setCurrentStop,
+  type SheetClaim,
+  type SheetStop,
+} from "./_run_sheet.ts";
 import { type RunSheetState, useRunSheet } from "./_run_sheet_hooks.ts";
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+
+type LoadModule = typeof import("./_run_sheet_load.tsx");
+
+/**
+ * **Load check** (docs/runs.md): its scanning is a chunk fetched on the first press, not on every visit to
+ * the home.
+ */
+function LoadCheckButton({ userId, csrf, sheet }: { userId: number; csrf: string; sheet: RunSheet }) {
+  const [module, setModule] = useState<LoadModule | null>(null);
+  const [failed, setFailed] = useState(false);
+  if (module) return <module.LoadCheck userId={userId} csrf={csrf} sheet={sheet} />;
+  return (
+    <div class="flex flex-wrap items-center gap-3">
+      <button
+        type="button"
+        class="btn btn-secondary"
+        onClick={() => import("./_run_sheet_load.tsx").then(setModule, () => setFailed(true))}
+      >
+        Load check
+      </button>
+      {failed && <p class="msg-error" role="alert">Load check needs the network.</p>}
+    </div>
+  );
+}
 
 export interface TabletRunSheetProps {
   userId: number;
@@ -111,15 +144,21 @@ function Stop({ stop, n, userId }: { stop: SheetStop; n: number; userId: number 
 
 export default function TabletRunSheet({ userId, csrf, timeZone }: TabletRunSheetProps) {
   const state = useRunSheet(userId, csrf, true);
-  return <RunSheetView {...state} userId={userId} timeZone={timeZone} />;
+  return (
+    <RunSheetView {...state} userId={userId} timeZone={timeZone}>
+      {state.sheet && <LoadCheckButton userId={userId} csrf={csrf} sheet={state.sheet} />}
+    </RunSheetView>
+  );
 }
 
 /** The sheet as it stands (kept copy or server's), drawn; exported for the server-side render test. */
 export function RunSheetView(
-  { sheet, offline, error, settled, userId, timeZone, now }: RunSheetState & {
+  { sheet, offline, error, settled, userId, timeZone, now, children }: RunSheetState & {
     userId: number;
     timeZone: string;
     now?: Date;
+    /** Under the heading: the load check (islands/_run_sheet_load.tsx). */
+    children?: ComponentChildren;
   },
 ) {
   const asOf = sheet ? asOfText(sheet.asOf, timeZone, now) : "";
@@ -140,6 +179,7 @@ export function RunSheetView(
         )}
       </div>
       {error && <p class="msg-error" role="alert">{error}</p>}
+      {children}
       {!sheet && settled && !error && (
         <p class="msg-info" role="status">
           {offline ? "No network, and no run sheet saved on this tablet yet." : "Loading today's run…"}

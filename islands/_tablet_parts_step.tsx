@@ -3,6 +3,7 @@
  * part (the claim's parts not ready for this job listed below, greyed, with their status), and the checks
  * made before the review. A part that needs attention is scrolled into view and focused.
  */
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { FoundClaim, Job, JobName } from "@/components/tablet_jobs.ts";
 import { type FlowStore, type PartState, STORAGE_LOW } from "./_tablet_store.ts";
@@ -91,6 +92,8 @@ export function PartsStep(props: {
   sending: Sending;
   headingRef: HeadingRef;
   onReview: () => ReviewCheck | void;
+  /** The scan field (islands/_tablet_scan.tsx): a label read ticks its part. */
+  scan?: ComponentChildren;
 }) {
   const { job, found, store: s } = props;
   const [askedToWait, setAskedToWait] = useState(false);
@@ -121,6 +124,7 @@ export function PartsStep(props: {
           noneOnRecord={found.repairer_name === null}
         />
       )}
+      {props.scan}
       <ul class="space-y-4" aria-label="Parts">
         {s.parts.map((p) => (
           <PartCard

@@ -9,7 +9,23 @@ import { EVENTS, postJson } from "./_tablet_net.ts";
 import { recentRegos, rememberRego } from "./_tablet_recent.ts";
 import { keptFound } from "./_run_sheet.ts";
 import { type HeadingRef, StepHeading } from "./_tablet_flow_ui.tsx";
-import { ReturnRequestPanel } from "./_tablet_return_request.tsx";
+
+type PanelModule = typeof import("./_tablet_return_request.tsx");
+type PanelProps = Parameters<PanelModule["ReturnRequestPanel"]>[0];
+let panelModule: Promise<PanelModule> | undefined;
+
+/**
+ * The return-request panel is a chunk of its own, fetched when a collect search offers it: few searches do,
+ * and the job page's JavaScript has a budget (docs/tablet.md "Size"). The service worker keeps the chunk.
+ */
+function ReturnRequest(props: PanelProps) {
+  const [module, setModule] = useState<PanelModule | null>(null);
+  useEffect(() => {
+    panelModule ??= import("./_tablet_return_request.tsx");
+    panelModule.then(setModule, () => (panelModule = undefined));
+  }, []);
+  return module ? <module.ReturnRequestPanel {...props} /> : null;
+}
 
 /** The rego field, the search in flight and its refusal; `onFound` gets the claim the server found. */
 export function useClaimSearch(
@@ -44,7 +60,8 @@ export function useClaimSearch(
   };
   useEffect(() => () => stopWatching.current?.(), []);
 
-  async function search(value: string) {
+  /** Searches the rego; true when a claim was found (and handed to `onFound`). */
+  async function search(value: string): Promise<boolean> {
     setRego(value);
     setSearching(true);
     setError(null);
@@ -55,12 +72,13 @@ export function useClaimSearch(
     const kept = answer.status === 0 && userId ? keptFound<FoundClaim>(userId, job, value) : null;
     if (kept) {
       onFound({ ...kept, rego: value });
-      return;
+      return true;
     }
     if (answer.status === 0) watchNetwork();
     if (answer.data) {
       rememberRego(value);
       onFound(answer.data);
+      return true;
     } else if (answer.status !== 401) {
       setError({
         message: answer.message ??
@@ -73,6 +91,7 @@ export function useClaimSearch(
         return_offer: (answer.body as ApiRefusal | null)?.return_offer,
       });
     }
+    return false;
   }
 
   return { rego, setRego, searching, error, search, csrf };
@@ -167,7 +186,7 @@ export function SearchStep(
       )}
       {error?.return_offer && (
         // Collect with nothing flagged: no dead end at the shop (docs/return-requests.md).
-        <ReturnRequestPanel
+        <ReturnRequest
           key={error.return_offer.claim_number}
           offer={error.return_offer}
           csrf={search.csrf}

@@ -19,6 +19,7 @@ import { precompress } from "./assets/compress.ts";
 import { buildCss } from "./assets/css.ts";
 import { buildJs, listIslands } from "./assets/js.ts";
 import { buildServiceWorker, SERVICE_WORKER, STATIC_OFFLINE_FILES } from "./assets/sw.ts";
+import { decoderWasm } from "./assets/decoder.ts";
 import {
   type AssetManifest,
   type AssetProject,
@@ -41,10 +42,10 @@ export const DIST_DIR = join(REPO_ROOT, "static", "dist");
 export const ISLAND_DIRS: readonly string[] = ["islands"];
 
 /**
- * A built file name: stem, dash, content hash, .js or .css. No dots or slashes beyond the
+ * A built file name: stem, dash, content hash, .js, .css or .wasm (the QR decoder). No dots or slashes beyond the
  * extension, so a name that passes cannot leave the dist folder; the assets route relies on it.
  */
-export const ASSET_FILE_NAME = /^[A-Za-z0-9_-]+-[A-Za-z0-9]{8,}\.(?:js|css)$/;
+export const ASSET_FILE_NAME = /^[A-Za-z0-9_-]+-[A-Za-z0-9]{8,}\.(?:js|css|wasm)$/;
 
 // The builder's own modules: a change to how assets are built makes every build stale.
 const BUILDER_FILE = fileURLToPath(import.meta.url);
@@ -193,13 +194,18 @@ function build(opts: Resolved): Promise<AssetManifest> {
 async function buildNow(opts: Resolved): Promise<AssetManifest> {
   const started = performance.now();
   const islandPaths = await listIslands(opts);
-  const [js, css] = await Promise.all([buildJs(opts, islandPaths), buildCss(opts)]);
+  const wasm = await decoderWasm(opts.root);
+  const decoderUrl = wasm ? ASSET_URL_PREFIX + wasm.file : "";
+  const [js, css] = await Promise.all([buildJs(opts, islandPaths, decoderUrl), buildCss(opts)]);
 
   const cssFile = `styles-${createHash("sha256").update(css.code).digest("hex").slice(0, 10)}.css`;
   const outputs = new Map<string, Uint8Array>(js.outputs);
   outputs.set(cssFile, new TextEncoder().encode(css.code));
-  // The tablet's service worker caches every file above for offline use (render/assets/sw.ts).
-  const worker = await buildServiceWorker([...outputs.keys()].map((f) => ASSET_URL_PREFIX + f), REPO_ROOT);
+  // The tablet's service worker caches every file above for offline use (render/assets/sw.ts), but the
+  // QR decoder: fetched on Scan only (scanning needs the network anyway; render/assets/decoder.ts).
+  const precache = [...outputs.keys()].filter((f) => !js.decoder.includes(f));
+  const worker = await buildServiceWorker(precache.map((f) => ASSET_URL_PREFIX + f), REPO_ROOT);
+  if (wasm) outputs.set(wasm.file, wasm.bytes);
   outputs.set(worker.file, worker.code);
 
   const inRoot = (f: string) => relative(opts.root, f);
@@ -224,9 +230,15 @@ async function buildNow(opts: Resolved): Promise<AssetManifest> {
     fingerprint: await fingerprint(opts, watch),
     builtAt: new Date().toISOString(),
     buildMs: 0,
-    files: { "boot.js": js.boot, "styles.css": cssFile, [SERVICE_WORKER]: worker.file },
+    files: {
+      "boot.js": js.boot,
+      "styles.css": cssFile,
+      [SERVICE_WORKER]: worker.file,
+      ...(wasm ? { "zxing_reader.wasm": wasm.file } : {}),
+    },
     islands: js.islands,
     imports: js.imports,
+    decoder: [...js.decoder, ...(wasm ? [wasm.file] : [])].sort(),
     compressed: [...compressed.keys()].sort(),
     watch,
   });

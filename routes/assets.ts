@@ -21,6 +21,7 @@ const CONTENT_TYPES: Record<string, string> = {
   png: "image/png",
   svg: "image/svg+xml",
   webmanifest: "application/manifest+json",
+  wasm: "application/wasm",
 };
 
 /** The worker's URL; its scope (/tablet) lies outside its folder, which Service-Worker-Allowed permits. */

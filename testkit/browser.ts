@@ -23,9 +23,10 @@ const CHROMIUM_ARGS = [
 
 /**
  * Launches Chromium; fails (never skips) with one line saying how to install it when absent (`deno task
- * test` installs it first when it can: tasks/prepare_tests.ts).
+ * test` installs it first when it can: tasks/prepare_tests.ts). `args` are added to the usual flags (a fake
+ * camera, for one).
  */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(options: { args?: string[] } = {}): Promise<Browser> {
   try {
     await Deno.stat(CHROMIUM_PATH);
   } catch {
@@ -33,7 +34,10 @@ export async function launchBrowser(): Promise<Browser> {
       `Chromium is missing at ${CHROMIUM_PATH}: run "deno task test" (installs it as root) or "${chromiumInstallCommand()}"`,
     );
   }
-  return await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  return await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, ...options.args ?? []],
+  });
 }
 
 export interface ServedApp {

@@ -16,7 +16,7 @@ const PairIsland = island("Pair", Pair);
 // A hand-made build, so these tests need neither esbuild nor Tailwind.
 function fakeManifest(): AssetManifest {
   return {
-    version: 2,
+    version: 3,
     fingerprint: "f",
     builtAt: "2026-01-01T00:00:00.000Z",
     buildMs: 0,
@@ -28,6 +28,7 @@ function fakeManifest(): AssetManifest {
       "Pair-DDDDDDDD.js": ["chunk-EEEEEEEE.js", "Greeting-CCCCCCCC.js"],
       "chunk-EEEEEEEE.js": [],
     },
+    decoder: [],
     compressed: [],
     watch: { dirs: [], files: [] },
   };

@@ -12,7 +12,6 @@ const TEST_ONLY = [
   "axe-core",
   "@remix-run/multipart-parser",
   "hono-rate-limiter",
-  "zxing-wasm",
   "smtp-server",
   "mailparser",
 ];

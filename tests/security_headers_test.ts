@@ -20,6 +20,21 @@ appTest(
       assert.equal(res.headers.get("x-frame-options"), "DENY", path);
       assert.equal(res.headers.get("referrer-policy"), "same-origin", path);
     }
+    // The tablet's pages may compile WebAssembly (the camera scan's QR decoder), and nothing else more.
+    for (const path of ["/tablet", "/tablet/deliver", "/tablet/sign-in"]) {
+      const res = await a.app.request(path);
+      await res.body?.cancel();
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const scripts = csp.split(";").map((d) => d.trim()).filter((d) => d.startsWith("script-src"));
+      assert.deepEqual(scripts, ["script-src 'self' 'wasm-unsafe-eval'"], path);
+    }
+    const hq = await a.app.request("/tablets");
+    await hq.body?.cancel();
+    assert.doesNotMatch(
+      hq.headers.get("content-security-policy") ?? "",
+      /wasm/,
+      "/tablets is not the tablet's",
+    );
   },
 );
 

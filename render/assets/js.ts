@@ -6,6 +6,7 @@
 import { join, relative, sep } from "node:path";
 import type * as esbuildTypes from "esbuild";
 import type { AssetProject } from "./manifest.ts";
+import { DECODER_URL_CONSTANT, isDecoderInput } from "./decoder.ts";
 
 const BOOT_ENTRY = "island-boot:entry";
 
@@ -16,6 +17,8 @@ export interface JsBuild {
   outputs: Map<string, Uint8Array>;
   /** Repository files the bundle read, relative to the root. */
   inputs: string[];
+  /** Output files holding the QR decoder (render/assets/decoder.ts): fetched on Scan, never ahead. */
+  decoder: string[];
 }
 
 /**
@@ -44,9 +47,14 @@ export async function listIslands({ root, islandDirs }: AssetProject): Promise<M
   return new Map([...islands].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export async function buildJs(project: AssetProject, islandPaths: Map<string, string>): Promise<JsBuild> {
+/** `decoderUrl`: where the QR decoder's WebAssembly is served ("" when the project has none). */
+export async function buildJs(
+  project: AssetProject,
+  islandPaths: Map<string, string>,
+  decoderUrl = "",
+): Promise<JsBuild> {
   const { root } = project;
-  const result = await bundle(project, islandPaths);
+  const result = await bundle(project, islandPaths, decoderUrl);
   const inputs = Object.keys(result.metafile.inputs).filter((p) =>
     !p.includes(":") && !p.includes("node_modules/")
   );
@@ -57,7 +65,9 @@ export async function buildJs(project: AssetProject, islandPaths: Map<string, st
 
   const byEntry = new Map<string, string>();
   const directImports = new Map<string, string[]>();
+  const decoder: string[] = [];
   for (const [path, meta] of Object.entries(result.metafile.outputs)) {
+    if (Object.keys(meta.inputs).some(isDecoderInput)) decoder.push(baseName(path));
     if (meta.entryPoint) byEntry.set(meta.entryPoint, baseName(path));
     directImports.set(
       baseName(path),
@@ -75,10 +85,10 @@ export async function buildJs(project: AssetProject, islandPaths: Map<string, st
   }
   const boot = byEntry.get(BOOT_ENTRY);
   if (!boot) throw new Error("esbuild produced no boot module");
-  return { boot, islands, imports, outputs, inputs };
+  return { boot, islands, imports, outputs, inputs, decoder };
 }
 
-async function bundle({ root, distDir }: AssetProject, islandPaths: Map<string, string>) {
+async function bundle({ root, distDir }: AssetProject, islandPaths: Map<string, string>, decoderUrl: string) {
   const esbuild = await import("esbuild");
 
   // The boot entry is generated so that adding an island file needs no registration step; the
@@ -127,7 +137,7 @@ async function bundle({ root, distDir }: AssetProject, islandPaths: Map<string, 
       jsx: "automatic",
       jsxImportSource: "preact",
       legalComments: "none",
-      define: { "process.env.NODE_ENV": '"production"' },
+      define: { "process.env.NODE_ENV": '"production"', [DECODER_URL_CONSTANT]: JSON.stringify(decoderUrl) },
       logLevel: "silent",
       plugins: [plugin],
     });

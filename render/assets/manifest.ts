@@ -7,7 +7,7 @@ import { dirname, join, relative } from "node:path";
 
 export const MANIFEST_FILE = "manifest.json";
 // Bump when the manifest shape changes, so old manifests read as stale rather than malformed.
-const MANIFEST_VERSION = 2;
+const MANIFEST_VERSION = 3;
 // Files that were built but are no longer referenced are kept this long: a page rendered just
 // before a rebuild (or by another process on an older build) can still fetch its scripts.
 const PRUNE_AFTER_MS = 10 * 60 * 1000;
@@ -24,6 +24,8 @@ export interface AssetManifest {
   islands: Record<string, string>;
   /** Built JS file → every JS file it imports statically, directly or not (for modulepreload). */
   imports: Record<string, string[]>;
+  /** The QR decoder's files (its chunks and WebAssembly): fetched on Scan only, never precached. */
+  decoder: string[];
   /** The precompressed copies (`boot-X.js.br`, `styles-Y.css.gz`), written beside their files. */
   compressed: string[];
   /** What the fingerprint covers, relative to the root: folders walked whole, and single files. */
@@ -64,6 +66,7 @@ export async function isFresh(manifest: AssetManifest, project: AssetProject): P
   const outputs = [
     ...Object.values(manifest.files),
     ...Object.values(manifest.islands),
+    ...manifest.decoder,
     ...manifest.compressed,
   ];
   for (const deps of Object.values(manifest.imports)) outputs.push(...deps);

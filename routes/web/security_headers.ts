@@ -4,26 +4,32 @@
  * on this site. Inline `style` attributes are allowed (progress bars set widths), style elements are not.
  * Outside development, browsers are told to use HTTPS only for this host and its subdomains for a year
  * (development runs on plain http://localhost, which HSTS would break for every other local service).
+ * The tablet's pages may also compile WebAssembly (`'wasm-unsafe-eval'`, which allows no JavaScript eval):
+ * the camera scan's QR decoder (docs/tablet.md "Scanning"), served from this origin like every script.
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "@/io/config.ts";
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src-elem 'self'",
-  "style-src-attr 'unsafe-inline'",
-  // blob: and data: for the tablet's photo previews, made in the browser before upload.
-  "img-src 'self' blob: data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+const policy = (scripts: string) =>
+  [
+    "default-src 'self'",
+    `script-src ${scripts}`,
+    "style-src-elem 'self'",
+    "style-src-attr 'unsafe-inline'",
+    // blob: and data: for the tablet's photo previews, made in the browser before upload.
+    "img-src 'self' blob: data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+
+export const CONTENT_SECURITY_POLICY = policy("'self'");
+/** Under /tablet: the same, and WebAssembly may be compiled (the QR decoder). */
+export const TABLET_CONTENT_SECURITY_POLICY = policy("'self' 'wasm-unsafe-eval'");
 
 const SECURITY_HEADERS: [string, string][] = [
-  ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
   ["X-Content-Type-Options", "nosniff"],
   ["X-Frame-Options", "DENY"],
   ["Referrer-Policy", "same-origin"],
@@ -39,17 +45,22 @@ export function securityHeaders(config: Pick<Config, "appEnv">): MiddlewareHandl
     : [...SECURITY_HEADERS, ["Strict-Transport-Security", STRICT_TRANSPORT_SECURITY]];
   return async (c, next) => {
     await next();
+    const path = c.req.path;
+    const csp = path === "/tablet" || path.startsWith("/tablet/")
+      ? TABLET_CONTENT_SECURITY_POLICY
+      : CONTENT_SECURITY_POLICY;
+    const all: [string, string][] = [["Content-Security-Policy", csp], ...headers];
     // Set on the finished answer's own headers: `c.header()` after the handler copies the whole Response
     // (and turns its body into a stream) once per header, which cost more than the rest of the middleware.
     // A route's own Referrer-Policy stands: the shop's page sends none at all (its path is its secret).
     const own = c.res.headers.has("Referrer-Policy");
     try {
-      for (const [name, value] of headers) {
+      for (const [name, value] of all) {
         if (!own || name !== "Referrer-Policy") c.res.headers.set(name, value);
       }
     } catch {
       // Immutable headers (a Response from fetch or Response.redirect): `c.header` copies the answer.
-      for (const [name, value] of headers) if (!own || name !== "Referrer-Policy") c.header(name, value);
+      for (const [name, value] of all) if (!own || name !== "Referrer-Policy") c.header(name, value);
     }
   };
 }
