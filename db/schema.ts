@@ -28,7 +28,8 @@ export type AnnouncementTitle =
   | "Parts Returned to HQ"
   | "Return Requested"
   /** E-mail only: a shop's stop was assigned to a driver for today (docs/submissions-and-announcements.md). */
-  | "Parts On The Way";
+  | "Parts On The Way"
+  | "Ready For Collection";
 export type ChatChannel = "parts_movement" | "new_repair_jobs";
 /** The outbox's channels: the two chats, and e-mail to a repair shop's contacts (one channel for all shops). */
 export type AnnouncementChannel = ChatChannel | "shop_email";

@@ -13,14 +13,17 @@ import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
 import { confirmed, dropOffPayload, flowSetup } from "@/testkit/movements.ts";
 import { jpegPhoto, photoForm } from "@/testkit/photos.ts";
 import { changeStatusByDispatcher } from "@/lib/part_status.ts";
+import { announcementOf } from "@/db/queries/announcements.ts";
+import { announcementText } from "@/lib/announcements/text.ts";
 import { replaceShopLink, revokeShopLink, shopPageUrl } from "@/lib/shops/link.ts";
-import { signedIn } from "@/tests/helpers/hq.ts";
+import { signedIn, withAssets } from "@/tests/helpers/hq.ts";
 
 const AT_SHOP: PartStatus = "Delivered to Repair Shop directly";
 const FLAGGED: PartStatus = "Pending Repair Shop Pick-Up";
 
 /** A shop with two parts delivered by a real drop-off (with photos) and one waiting at HQ; its link's path. */
 async function deliveredShop(a: TestApp) {
+  await withAssets(); // the page is rendered with the built stylesheet
   const s = await flowSetup(a, {
     count: 2,
     status: "Arrived",
@@ -112,8 +115,30 @@ appTest(
       .executeTakeFirstOrThrow();
     assert.equal(audit.actor_repairer_id, s.shop.id);
     assert.equal(audit.claim_id, s.claim.id);
-    // The dashboard's part page names the shop as who made the change.
+    // Announced in chat, about the claim (no movement), its link the claim's parts on the dashboard.
+    const announced = await a.db.selectFrom("announcements").selectAll().where(
+      "title",
+      "=",
+      "Ready For Collection",
+    )
+      .execute();
+    assert.deepEqual(announced.map((r) => [r.channel, r.movement_id, r.return_request_id]), [[
+      "parts_movement",
+      null,
+      null,
+    ]]);
+    const said = announcementText(announcementOf(announced[0]), a.config.depotTimeZone);
+    assert.match(said, new RegExp(`^Ready For Collection: SHOP1\nRego: SHOP1\nReady at: ${s.shop.name}\n`));
+    assert.match(said, new RegExp(`- ${first.part_no}`));
+    assert.doesNotMatch(said, new RegExp(second.part_no));
+    assert.ok(
+      said.includes(
+        `Parts: ${a.config.publicUrl}/hq/parts?claim=${encodeURIComponent(s.claim.claim_number)}`,
+      ),
+    );
+    // The dashboard's part page names the shop as who made the change; the feed shows the announcement.
     const hq = await signedIn(a, "dispatcher");
+    assert.match(await (await hq.get("/hq/announcements")).text(), /Ready For Collection/);
     assert.match(
       await (await hq.get(`/hq/parts/${first.id}`)).text(),
       new RegExp(`${s.shop.name} \\(shop page\\)`),

@@ -8,6 +8,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { Tx } from "@/db/queries/compiled.ts";
 import type { PartStatus } from "@/db/schema.ts";
+import { announcementJson, type OutboxWrite } from "@/db/queries/announcements.ts";
 
 export interface ShopPartRow {
   id: number;
@@ -134,9 +135,43 @@ export async function lockPartsAsShopSees(tx: Tx, repairerId: number, partIds: n
       "claim_management as cm",
       (join) => join.onRef("cm.claim_id", "=", "p.claim_id").on("cm.repairer_id", "=", repairerId),
     )
-    .select(["p.id", "p.part_no", "p.status", "p.claim_id", sql<boolean>`cm.id is not null`.as("ours")])
+    .select([
+      "p.id",
+      "p.part_no",
+      "p.description",
+      "p.status",
+      "p.claim_id",
+      sql<boolean>`cm.id is not null`.as("ours"),
+    ])
     .where("p.id", "in", partIds)
     .orderBy("p.id")
     .modifyEnd(sql`for update of p`)
     .execute();
+}
+
+/** The claims `ids` (number and rego), for what the shop's actions announce. */
+export async function claimsByIds(tx: Tx, ids: number[]) {
+  if (ids.length === 0) return [];
+  return await tx.selectFrom("claims").select(["id", "claim_number", "registration"]).where("id", "in", ids)
+    .orderBy("id").execute();
+}
+
+/**
+ * The chat rows of a shop's "Ready for collection" about one claim (D21: in the change's own transaction):
+ * no movement, no return request; `link` opens the claim's parts.
+ */
+export async function insertClaimAnnouncements(tx: Tx, w: OutboxWrite, link: string): Promise<void> {
+  if (w.rows.length === 0) return;
+  const body = announcementJson({ ...w.announcement, link, movementId: 0 });
+  await tx.insertInto("announcements").values(w.rows.map((r) => ({
+    message_id: r.messageId,
+    movement_id: null,
+    return_request_id: null,
+    title: w.announcement.title,
+    channel: r.channel,
+    body: JSON.stringify(body),
+    state: r.state,
+    next_attempt_at: w.at,
+    created_at: w.at,
+  }))).execute();
 }

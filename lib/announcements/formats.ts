@@ -12,6 +12,7 @@ import type { ChatFormat } from "@/io/config.ts";
 import {
   announcementText,
   formatAnnouncementTime,
+  linkButtonLabel,
   linkLabel,
   noteOf,
   oneLine,
@@ -111,7 +112,7 @@ function cliqBody(a: Announcement, timeZone: string) {
       theme: "modern-inline",
       title: truncate(`${a.title}: ${e(a.rego)}`, CLIQ_TITLE_MAX),
       buttons: [{
-        label: a.returnRequestId !== undefined ? "Open return request" : "Open movement",
+        label: linkButtonLabel(a),
         action: { type: "open.url", data: { web: a.link } },
       }],
     },

@@ -18,6 +18,8 @@ export const ANNOUNCEMENT_CHANNELS: Record<AnnouncementTitle, readonly ChatChann
   "Return Requested": ["parts_movement"],
   // E-mail only (shop_email.ts).
   "Parts On The Way": [],
+  // A shop's "Ready for collection" on its page (docs/shop-page.md): about a claim, no movement.
+  "Ready For Collection": ["parts_movement"],
 };
 
 /** The webhook URL of a channel, if one is configured. */
@@ -28,6 +30,11 @@ export function webhookUrl(config: Config, channel: ChatChannel): string | undef
 /** The page of a movement, linked from every announcement about it. */
 export function movementLink(config: Config, movementId: number | ""): string {
   return `${config.publicUrl}/hq/movements/${movementId}`;
+}
+
+/** A claim's parts on the dashboard, linked from a shop's "Ready for collection" announcement. */
+export function claimPartsLink(config: Config, claimNumber: string): string {
+  return `${config.publicUrl}/hq/parts?claim=${encodeURIComponent(claimNumber)}`;
 }
 
 /** The dispatchers' queue, at a return request (docs/return-requests.md), linked from its announcement. */

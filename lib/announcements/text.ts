@@ -21,6 +21,8 @@ export function placeLabel(title: AnnouncementTitle): string {
       return "At";
     case "Parts On The Way":
       return "On the way to";
+    case "Ready For Collection":
+      return "Ready at";
   }
 }
 
@@ -29,9 +31,15 @@ export function placeLabel(title: AnnouncementTitle): string {
  * dispatchers' queue (docs/return-requests.md), where one click approves or declines it.
  */
 export function linkLabel(a: Announcement): string {
-  return a.returnRequestId !== undefined
-    ? `Return request #${a.returnRequestId}`
-    : `Movement #${a.movementId}`;
+  if (a.returnRequestId !== undefined) return `Return request #${a.returnRequestId}`;
+  // A shop's "Ready for collection" (docs/shop-page.md) is about a claim: its parts on the dashboard.
+  return a.title === "Ready For Collection" ? "Claim's parts" : `Movement #${a.movementId}`;
+}
+
+/** The link's button in the formats that have one (Cliq). */
+export function linkButtonLabel(a: Announcement): string {
+  if (a.returnRequestId !== undefined) return "Open return request";
+  return a.title === "Ready For Collection" ? "Open the claim's parts" : "Open movement";
 }
 
 /** The driver's note of a return request, single-line; null when there is none. */
@@ -82,7 +90,15 @@ export function announcementText(a: Announcement, timeZone: string): string {
     ...(noteOf(a) !== null ? [`Note: ${noteOf(a)}`] : []),
     // A shop's `Parts On The Way` e-mail is about no movement: it has no link.
     ...(a.link
-      ? [a.returnRequestId !== undefined ? `Return request: ${a.link}` : `Movement: ${a.link}`]
+      ? [
+        `${
+          a.returnRequestId !== undefined
+            ? "Return request"
+            : a.title === "Ready For Collection"
+            ? "Parts"
+            : "Movement"
+        }: ${a.link}`,
+      ]
       : []),
   ].join("\n");
 }

@@ -2,7 +2,8 @@
  * "Ready for collection" (docs/shop-page.md): a repair shop tells the depot it is done with parts it holds.
  * Each part still at the shop (`Delivered to Repair Shop directly`, on a claim the shop repairs) becomes
  * `Pending Repair Shop Pick-Up` (the protocol's start of every reverse movement), all in one transaction,
- * with a history row each (`via` `shop`, the shop as the actor) and one audit entry naming the shop.
+ * with a history row each (`via` `shop`, the shop as the actor), an audit entry naming the shop and a chat
+ * announcement (`Ready For Collection`) per claim.
  *
  * Races (the return requests' rule, docs/return-requests.md "Races"): the parts are locked in id order (the
  * order every submission locks them in: no deadlock), then each is judged under the lock. A part flagged
@@ -14,7 +15,8 @@ import { insertAuditEntry } from "@/db/queries/audit.ts";
 import { notifyChange } from "@/db/queries/changes.ts";
 import { insertHistoryRows } from "@/db/queries/history.ts";
 import { flagPartsAtShop } from "@/db/queries/return_requests.ts";
-import { lockPartsAsShopSees } from "@/db/queries/shop_page.ts";
+import { claimsByIds, insertClaimAnnouncements, lockPartsAsShopSees } from "@/db/queries/shop_page.ts";
+import { announcementOutbox, announcementsWritten, claimPartsLink } from "@/lib/announcements/outbox.ts";
 import type { PartStatus } from "@/db/schema.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { DomainError } from "@/lib/errors.ts";
@@ -30,17 +32,18 @@ export interface ReadyResult {
 }
 
 export async function markReadyForCollection(
-  { db, clock }: Pick<AppDeps, "db" | "clock">,
-  repairerId: number,
+  { db, clock, config }: Pick<AppDeps, "db" | "clock" | "config">,
+  shop: { repairerId: number; name: string },
   partIds: number[],
 ): Promise<ReadyResult> {
+  const { repairerId } = shop;
   const ids = [...new Set(partIds)];
   if (ids.length === 0) {
     throw new DomainError("invalid", "Tick at least one part that is ready for collection.");
   }
   if (ids.length > SHOP_LIST_LIMIT) throw new DomainError("invalid", "Too many parts at once.");
   const now = clock.now();
-  return await db.transaction().execute(async (tx) => {
+  const result = await db.transaction().execute(async (tx) => {
     const locked = await lockPartsAsShopSees(tx, repairerId, ids);
     const ours = locked.filter((p) => p.ours);
     const atShop = ours.filter((p) => p.status === AT_SHOP);
@@ -93,8 +96,23 @@ export async function markReadyForCollection(
         at: now,
       });
     }
+    // In chat, one announcement per claim (D21: written in this transaction, posted after commit).
+    for (const claim of await claimsByIds(tx, [...claims])) {
+      const parts = atShop.filter((p) => p.claim_id === claim.id && flagged.some((f) => f.id === p.id));
+      const outbox = announcementOutbox(config, {
+        title: "Ready For Collection",
+        rego: claim.registration,
+        place: shop.name,
+        parts: parts.map((p) => ({ partNo: p.part_no, description: p.description })),
+        driver: `${shop.name} (shop page)`,
+        at: now.toISOString(),
+      }, now);
+      await insertClaimAnnouncements(tx, outbox, claimPartsLink(config, claim.claim_number));
+    }
     // The dashboards and the drivers' run sheets read the change feed (lib/live/).
     await notifyChange(tx, "parts");
     return result;
   });
+  if (result.flagged.length > 0) announcementsWritten(db);
+  return result;
 }

@@ -172,7 +172,11 @@ export function shopRoutes(deps: AppDeps) {
   forms.post("/ready", async (c) => {
     const { part } = parseInput(readySchema, await c.req.parseBody({ all: true }));
     const ids = part === undefined ? [] : Array.isArray(part) ? part : [part];
-    const result = await markReadyForCollection(deps, c.var.shop.repairerId, ids);
+    const shop = c.var.shop;
+    const result = await markReadyForCollection(deps, {
+      repairerId: shop.repairerId,
+      name: shop.repairerName,
+    }, ids);
     return await render(c, readyNotice(result));
   });
   forms.post("/problems", async (c) => {
