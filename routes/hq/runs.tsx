@@ -15,9 +15,9 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { Live } from "@/components/hq/live.tsx";
 import { ClaimLink, RegoLink } from "@/components/hq/part_cells.tsx";
+import { parts, StopItem } from "@/components/hq/run_stop.tsx";
 import { errorPage, type HqContext, hqPage, mustViewer } from "@/components/hq/page.tsx";
 import {
-  buttonClass,
   Csrf,
   Empty,
   inputClass,
@@ -29,7 +29,7 @@ import {
 } from "@/components/hq/ui.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { assignStop, moveStop, type RunPlanPage, runPlanPage, suggestOrder } from "@/lib/run_plan.ts";
-import { depotToday, type SheetLine, type Stop } from "@/lib/run_sheet.ts";
+import { depotToday } from "@/lib/run_sheet.ts";
 import { idField, parseInput } from "@/lib/validation.ts";
 import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
 import type { SessionEnv } from "@/routes/web/session.ts";
@@ -276,82 +276,5 @@ function Page({ data }: { data: Data }) {
         )}
       </Live>
     </>
-  );
-}
-
-const parts = (n: number) => `${n} ${n === 1 ? "part" : "parts"}`;
-
-function Lines({ label, lines }: { label: string; lines: SheetLine[] }) {
-  if (lines.length === 0) return null;
-  return (
-    <p class="text-base">
-      <span class="font-medium">{label}:</span> {lines.map((l, i) => (
-        <span key={l.claimId}>
-          {i > 0 && ", "}
-          <span class={l.done ? "text-slate-500 line-through" : ""}>
-            <RegoLink rego={l.rego} /> ({parts(l.parts)}
-            {l.done ? ", done" : ""})
-          </span>
-        </span>
-      ))}
-    </p>
-  );
-}
-
-function StopItem({ stop, data, first, last }: { stop: Stop; data: Data; first: boolean; last: boolean }) {
-  const { shop } = stop;
-  const hidden = (
-    <>
-      <Csrf token={data.csrfToken} />
-      <input type="hidden" name="date" value={data.day.date} />
-      <input type="hidden" name="repairer_id" value={shop.id} />
-      <input type="hidden" name="seen_driver_id" value={stop.assignedTo?.id ?? ""} />
-    </>
-  );
-  return (
-    <li id={`stop-${shop.id}`} class="rounded border border-slate-200 bg-white p-3" data-stop={shop.id}>
-      <div class="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-        {stop.position !== null && <span class="font-semibold text-slate-500">{stop.position}.</span>}
-        <strong>{shop.name}</strong>
-        <span class="text-slate-600">{shop.address ?? "no address on record"}</span>
-        {shop.coordinates === null && <span class="text-sm text-amber-800">no coordinates</span>}
-        <span class="ml-auto text-sm text-slate-700" data-testid="progress">
-          {stop.total === 0 ? "no work on this date" : `${stop.done} of ${stop.total} done`}
-        </span>
-      </div>
-      <Lines label="Deliver" lines={stop.deliver} />
-      <Lines label="Collect" lines={stop.collect} />
-      {data.editable && (
-        <div class="mt-2 flex flex-wrap items-end gap-2">
-          <form method="post" action="/hq/runs/assign" class="flex flex-wrap items-end gap-2">
-            {hidden}
-            <label class="flex flex-col gap-1 text-sm">
-              <span class="text-slate-700">Driver</span>
-              <select name="driver_id" class={inputClass} aria-label={`Driver for ${shop.name}`}>
-                <option value="" selected={stop.assignedTo === null}>Unassigned</option>
-                {data.drivers.map((d) => (
-                  <option key={d.id} value={d.id} selected={stop.assignedTo?.id === d.id}>{d.name}</option>
-                ))}
-              </select>
-            </label>
-            <button type="submit" class={secondaryButtonClass}>
-              Assign<span class="sr-only">{shop.name}</span>
-            </button>
-          </form>
-          {stop.position !== null && (["up", "down"] as const).map((direction) =>
-            (direction === "up" ? !first : !last) && (
-              <form key={direction} method="post" action="/hq/runs/move">
-                {hidden}
-                <input type="hidden" name="seen_position" value={stop.position!} />
-                <input type="hidden" name="direction" value={direction} />
-                <button type="submit" class={buttonClass} aria-label={`Move ${shop.name} ${direction}`}>
-                  {direction === "up" ? "↑ Up" : "↓ Down"}
-                </button>
-              </form>
-            )
-          )}
-        </div>
-      )}
-    </li>
   );
 }
