@@ -21,6 +21,14 @@ export type MovementType = "direct" | "reverse";
 export type MovementStatus = "Parts Picked Up" | "Parts Dropped off";
 export const MOVEMENT_STAGES = ["direct_dropoff", "reverse_pickup", "reverse_dropoff"] as const;
 export type MovementStage = (typeof MOVEMENT_STAGES)[number];
+export const AGEING_THRESHOLD_KEYS = [
+  "held_band_1_days",
+  "held_band_2_days",
+  "held_band_3_days",
+  "truck_hours",
+  "return_waiting_days",
+] as const;
+export type AgeingThresholdKey = (typeof AGEING_THRESHOLD_KEYS)[number];
 export type HistoryVia = "import" | "dashboard" | "movement" | "shop";
 export type AnnouncementTitle =
   | "Parts Delivered"
@@ -407,6 +415,14 @@ export interface HandoverPoliciesTable {
   updated_at: Timestamp;
 }
 
+/** A threshold of the overview's ageing an admin set (docs/dashboard.md "Ageing"); unset ones have defaults. */
+export interface AgeingThresholdsTable {
+  key: AgeingThresholdKey;
+  value: number;
+  updated_by: number;
+  updated_at: Timestamp;
+}
+
 /** A signature or left-at photo a driver sent, unused until a submission takes it (docs/handover.md). */
 export interface HandoverImagesTable {
   id: Generated<number>;
@@ -493,6 +509,7 @@ export interface Database {
   handover_policies: HandoverPoliciesTable;
   handover_images: HandoverImagesTable;
   handovers: HandoversTable;
+  ageing_thresholds: AgeingThresholdsTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;
