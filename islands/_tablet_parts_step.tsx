@@ -99,8 +99,8 @@ export function PartsStep(props: {
   const [askedToWait, setAskedToWait] = useState(false);
   const qty = new Map(found.parts.map((p) => [p.id, p.qty]));
   const pending = s.pending;
-  // Shown only while something is still on its way, so it never outlives the wait.
-  const waitNotice = askedToWait && pending.preparing + pending.uploading + pending.waiting > 0;
+  // Shown only while a photo is still being saved on the tablet, so it never outlives the wait.
+  const waitNotice = askedToWait && pending.preparing > 0;
 
   // Back from the review with a rule failure the server reported: straight to the part it names.
   useEffect(() => showFirstProblem(s.parts), []);
@@ -110,6 +110,11 @@ export function PartsStep(props: {
     setAskedToWait(outcome === "waiting");
     if (outcome === "problems") showFirstProblem(s.parts);
   };
+  // The notice promises the review once the photos are saved on the tablet: keep the promise (the check
+  // runs again, and opens the review or shows what needs attention).
+  useEffect(() => {
+    if (askedToWait && pending.preparing === 0) review();
+  }, [askedToWait, pending.preparing]);
 
   return (
     <div class="space-y-4">
@@ -146,7 +151,7 @@ export function PartsStep(props: {
             role="status"
             data-testid="wait-notice"
           >
-            Photos are still uploading: Review opens when they are done.
+            Photos are still being saved on this tablet: Review opens when they are done.
           </p>
         )}
         <button type="button" class="btn btn-primary w-full min-h-14 text-xl sm:w-auto" onClick={review}>

@@ -166,6 +166,35 @@ Deno.test({
       );
 
       await t.step(
+        "Review asked while a photo is still being saved says so, then opens the review by itself",
+        async () => {
+          await onDemo(() => openPage(browser), async (d, p) => {
+            const { page } = p;
+            // Holds the photo's shrinking (islands/_tablet_net.ts prepareJpeg) until the test lets it go.
+            await page.addInitScript(() => {
+              const decode = globalThis.createImageBitmap.bind(globalThis);
+              const w = globalThis as unknown as { releasePhoto?: () => void };
+              const held = new Promise<void>((resolve) => w.releasePhoto = resolve);
+              globalThis.createImageBitmap = ((...args: Parameters<typeof decode>) =>
+                held.then(() => decode(...args))) as typeof decode;
+            });
+            await signIn(page, d.served.baseUrl, "Dana Driver", "4821");
+            await chooseJob(page, "Deliver to a repair shop", "ABC123");
+            const bumper = page.getByTestId("part-52119-0K040");
+            await bumper.waitFor();
+            await bumper.getByRole("checkbox").check();
+            await bumper.getByLabel("Take photo of 52119-0K040").setInputFiles(PHOTO);
+            await page.getByRole("button", { name: /^Review/ }).click();
+            await page.getByTestId("wait-notice").getByText(/being saved on this tablet/).waitFor();
+            assert.equal(await page.getByRole("heading", { name: "Check and confirm" }).count(), 0);
+            await page.evaluate(() => (globalThis as unknown as { releasePhoto: () => void }).releasePhoto());
+            await page.getByRole("heading", { name: "Check and confirm" }).waitFor();
+            assert.deepEqual(p.errors, []);
+          });
+        },
+      );
+
+      await t.step(
         "a rule failure scrolls to and focuses its part, clear of the sticky header and bar (≤ 1/5 of 1280×800)",
         async () => {
           await onDemo(() => openPage(browser), async (d, p) => {
