@@ -1,5 +1,5 @@
 /**
- * The claim page's Print button (docs/dashboard.md "Claim page and evidence pack"): opens the browser's
+ * The claim page's Print button (docs/claim-page.md): opens the browser's
  * print dialog (an island: the CSP allows no inline handler). Whichever way the page is printed (this
  * button, the browser's menu, Ctrl+P), it stamps the time of printing in the depot's zone into the page's
  * margins just before (`beforeprint`), so a page left open since the morning does not print the morning's

@@ -1,5 +1,5 @@
 /**
- * A claim's page (docs/dashboard.md "Claim page and evidence pack"), shared by the dashboard page
+ * A claim's page (docs/claim-page.md), shared by the dashboard page
  * (routes/hq/claim.tsx) and the printable copy in the evidence ZIP: the claim, vehicle and repair shop, every
  * part with its status, each moved part's legs with their photos, the parts never moved in one line, and the
  * timeline. Printed (static/styles.css @media print), parts flow on A4 pages, each part's block kept whole.

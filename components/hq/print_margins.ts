@@ -1,5 +1,5 @@
 /**
- * What a printed page carries in its margins (docs/dashboard.md "Claim page and evidence pack"): a title
+ * What a printed page carries in its margins (docs/claim-page.md): a title
  * ("Claim CLM-1 · Vehicle ABC 123") top left, a stamp ("Printed 27 Nov 2026 18:42 AEDT") top right, and
  * "Page N of M" bottom right (static/styles.css `@page`). The title and stamp travel as CSS custom
  * properties on the root element, the only element a page's margin boxes inherit from: a `style`

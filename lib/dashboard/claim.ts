@@ -1,5 +1,5 @@
 /**
- * The data of a claim's page (docs/dashboard.md "Claim page and evidence pack"): the claim, its vehicle and
+ * The data of a claim's page (docs/claim-page.md): the claim, its vehicle and
  * repair shop, every part with its status, each leg a part travelled (who, where, when, with its photo), and
  * one timeline of every event about the claim, oldest first. The evidence pack (lib/evidence/zip.ts) is built
  * from the same legs.

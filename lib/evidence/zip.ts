@@ -1,5 +1,5 @@
 /**
- * A claim's evidence pack (docs/dashboard.md "Claim page and evidence pack"): one ZIP with the original photo
+ * A claim's evidence pack (docs/claim-page.md): one ZIP with the original photo
  * of every leg of every part, named `<part no>_<leg>_<time>.jpg`, each handover's signature
  * (`signatures/<movement>_<leg>.png`) or photo of where the parts were left (`left/<movement>_<leg>.jpg`,
  * docs/handover.md "Evidence pack"), a `manifest.csv` and `manifest.json` listing each file with the SHA-256

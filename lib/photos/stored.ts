@@ -1,4 +1,4 @@
-/** A stored photo as the pages and the evidence pack name it (docs/dashboard.md "Claim page and evidence pack"). */
+/** A stored photo as the pages and the evidence pack name it (docs/claim-page.md). */
 
 /** A stored photo: its storage key is the SHA-256 of its bytes, recorded when it was stored. */
 export interface LegPhoto {

@@ -1,5 +1,5 @@
 /**
- * `/hq/claims/:claim_number`: a claim's chain of custody (docs/dashboard.md "Claim page and evidence pack"),
+ * `/hq/claims/:claim_number`: a claim's chain of custody (docs/claim-page.md),
  * printable on A4 (each page's margins carry the claim, its rego, the print time and the page's number), and
  * `/hq/claims/:claim_number/evidence.zip`: its evidence pack (lib/evidence/zip.ts), streamed: the original
  * photos, the handovers' signatures and left-at photos, manifest.csv and manifest.json with each file's

@@ -1,5 +1,5 @@
 /**
- * The claim page printed in Chromium (docs/dashboard.md "Claim page and evidence pack"): print media on an
+ * The claim page printed in Chromium (docs/claim-page.md): print media on an
  * A4-wide page hides the dashboard's header, cuts no table off and shows one thumbnail per leg; the Print
  * button prints; `page.pdf()` of a three-part claim with two legs each fits three A4 pages, every page
  * carrying the claim number, the rego, the print time and "Page N of M", the parts never moved listed
