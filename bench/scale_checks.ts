@@ -93,7 +93,9 @@ const CHECKS: Record<string, string> = {
 
 /** Steps between the claim's opening and the anchor: none in the future of the run's clock. */
 const inWindow = (now: Date) =>
-  sql<{ count: string | number }>`select count(*) from part_status_history h join parts_orders p on p.id = h.part_id
+  sql<
+    { count: string | number }
+  >`select count(*) from part_status_history h join parts_orders p on p.id = h.part_id
     join claims c on c.id = p.claim_id
     where h.changed_at < c.created_at or h.changed_at > ${now.toISOString()}::timestamptz`;
 
@@ -115,7 +117,16 @@ export async function scaleFigures(db: Db, now: Date) {
   const count = async (text: string) =>
     Number((await sql<{ n: string | number }>`${sql.raw(text)}`.execute(db)).rows[0].n);
   const rows: Record<string, number> = {};
-  for (const t of ["claims", "parts_orders", "parts_movements", "deliver_parts", "part_status_history", "announcements"]) {
+  for (
+    const t of [
+      "claims",
+      "parts_orders",
+      "parts_movements",
+      "deliver_parts",
+      "part_status_history",
+      "announcements",
+    ]
+  ) {
     rows[t] = await count(`select count(*) as n from ${t}`);
   }
   const statuses = await sql<{ status: string; n: string | number }>`select status, count(*) as n
