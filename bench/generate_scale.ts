@@ -34,7 +34,7 @@ const ALL_RETURNED_DAYS = 60;
 const RETURN_SHARE = 0.8;
 /**
  * Of the parts whose return trip would be under way at `now`, the share left on the truck (the rest are still
- * waiting to be picked up): about one trip on the road per 10 000 claims, as the open-trips page is at a
+ * waiting to be picked up): about one trip on the road per 5 000 claims, as the open-trips page is at a
  * depot of this size, some of them for more than a day (below).
  */
 const ON_ROAD_SHARE = 0.008;
@@ -163,10 +163,10 @@ async function fillSlice(db: Db, s: Slice) {
     // collection"), picked up up to 10 days later, back at HQ 0.5–4.5 hours later (1 trip in 50: 1–2.5
     // days). A step after `now` has not happened (null), nor has a delivery without a shop; a return trip
     // under way at `now` stays on the road for ON_ROAD_SHARE of them, the others are still waiting.
-    // A long trip (1–2.5 days) under way is kept on the road five times as often: a few trucks past 24 h.
+    // A long trip (1–2.5 days) under way is kept on the road 12 times as often: a few trucks past 24 h.
     const onRoad = sql`${frac(id, 7)} < ${s.onRoadShare}::float8 * case when ${
       frac(id, 5)
-    } < 0.02 then 5 else 1 end`;
+    } < 0.02 then 12 else 1 end`;
     await sql`create temp table scale_parts on commit drop as
       select id, g, k, shop, opened, a as arrived,
         case when shop is not null and d <= ${now} then d end as delivered,
