@@ -2,10 +2,10 @@
  * Dashboard-scale bench data (docs/dashboard-scale.md "The generated depot"): claims, three parts each, and
  * the twelve weeks of a depot's work on them before the run's clock: each part ordered, marked arrived at HQ,
  * delivered to the claim's repair shop on a direct movement of its own, and most flagged for return and
- * brought back on a return trip of their own, about five movements a claim (the issue's 5 000 000 at
- * 1 000 000 claims), with the history rows, Deliver_Parts and announcements those steps write. Written
- * set-based by the database itself (one statement per table for each slice of claims, explicit ids, no
- * per-row lookups), so 1 000 000 claims load in minutes on the server.
+ * brought back on a return trip of their own, about five movements a claim (5 000 000 at 1 000 000 claims,
+ * the scale the dashboard is held to), with the history rows, Deliver_Parts and announcements those steps
+ * write. Written set-based by the database itself (one statement per table for each slice of claims,
+ * explicit ids, no per-row lookups, indexes built after), so 1 000 000 claims load in minutes on the server.
  *
  * Every figure is a function of the claim's number `g`, the part's id and the anchor `now` (the run's clock
  * when the fill starts, or the `now` given): a part's steps are at fixed offsets from its claim's opening, and
@@ -34,7 +34,7 @@ const ALL_RETURNED_DAYS = 60;
 const RETURN_SHARE = 0.8;
 /**
  * Of the parts whose return trip would be under way at `now`, the share left on the truck (the rest are still
- * waiting to be picked up): about one trip on the road per 5 000 claims, as the open-trips page is at a
+ * waiting to be picked up): about one trip on the road per 10 000 claims, as the open-trips page is at a
  * depot of this size, some of them for more than a day (below).
  */
 const ON_ROAD_SHARE = 0.008;
@@ -158,7 +158,7 @@ async function fillSlice(db: Db, s: Slice) {
         date_trunc('second', ${now} - ${days(sql`${SCALE_DAYS}::float8 * (g - 0.5) / ${s.claims}`)}),
         g % ${SHOPLESS_EVERY} <> 7
       from ${g}`.execute(tx);
-    // Each part's timeline (minutes): ordered when the claim opened, at HQ 0.5–6 days later, delivered
+    // Each part's timeline (to the minute): ordered when the claim opened, at HQ 0.5–6 days later, delivered
     // 0.1–2.5 days after that, flagged for return 1–15 days after delivery (a quarter by the shop's "Ready for
     // collection"), picked up up to 10 days later, back at HQ 0.5–4.5 hours later (1 trip in 50: 1–2.5
     // days). A step after `now` has not happened (null), nor has a delivery without a shop; a return trip
