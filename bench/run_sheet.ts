@@ -1,9 +1,9 @@
 /**
  * The run sheet (docs/performance.md "The run sheet at 1M claims", docs/runs.md):
  * - `runsheet` (only with `--only runsheet`, like the dashboard): `GET /tablet/api/run-sheet` on a database of
- *   `--claims` claims (bench/generate_scale.ts, three parts each) whose day is shaped like a depot's: work open
- *   on the newest DAY_CLAIMS claims only, the older work delivered and returned on earlier days (with its
- *   history), DONE_CLAIMS claims' work moved today, five stops planned for the driver. Timed through a fresh
+ *   `--claims` claims (bench/generate_scale.ts, three parts each, its depot stopped two days ago) whose day is
+ *   shaped like a depot's: work open on the newest DAY_CLAIMS claims that have some, the older work moved on
+ *   before today (with its history), DONE_CLAIMS claims' work moved today, five stops planned for the driver. Timed through a fresh
  *   service: the second request alone (against the 100 ms budget), and the median of the next ones beside the
  *   sheet's own statements replayed on a bare driver ("bare SQL", recorded as bench/dashboard_bare.ts does).
  * - `home` (no database: in process over the demo data, as the `pages` group): the tablet's home on the wire,
@@ -41,10 +41,12 @@ import { hashToken, randomToken } from "@/io/tokens.ts";
 import type { CompiledQuery } from "kysely";
 
 const BUDGET_MS = 100;
-/** The claims with open work: the newest, about ten hours of a busy depot (one claim a minute). */
-const DAY_CLAIMS = 600;
-/** The next older claims, whose work was moved today: done lines on the sheet. */
+/** The claims whose open work stays open: the newest that have some (a depot's day of about 450 lines). */
+const DAY_CLAIMS = 300;
+/** The next ones, whose work was moved today: done lines on the sheet. */
 const DONE_CLAIMS = 100;
+/** The generated depot stops this long before the run (bench/generate_scale.ts `now`): nothing yet today. */
+const ANCHOR_BEFORE_MS = 2 * 86_400_000;
 /** The stops planned for the bench driver (the rest are unassigned). */
 const PLANNED = 5;
 /** The service children and the sheet's day: UTC, so the day does not depend on the host's zone. */
@@ -52,22 +54,27 @@ const ZONE = "UTC";
 const EMBEDDED_MAX_CLAIMS = 100_000;
 
 /**
- * Gives the generated history a depot's day: work (parts `Arrived` or flagged for pick-up) stays open on the
- * newest DAY_CLAIMS claims; older work was delivered or returned, yesterday or before (history rows from the
- * work status), except DONE_CLAIMS claims' moved today. Then VACUUM ANALYZE, as autovacuum would after it.
+ * Gives the generated depot (its clock stopped ANCHOR_BEFORE_MS ago, so nothing happened yet today) a depot's
+ * day: work (parts `Arrived` or flagged for pick-up) stays open on the DAY_CLAIMS newest claims that have
+ * some; the next DONE_CLAIMS claims' work was moved on today, the older work a minute after it became work
+ * (history rows from the work status, so each part's history stays a chain). Then VACUUM ANALYZE, as
+ * autovacuum would after it.
  */
 export async function shapeDay(db: Db): Promise<void> {
-  await sql`with moved as (
-      update parts_orders set status = case status when 'Arrived' then 'Delivered to Repair Shop directly'
-        else 'Returned to HQ' end
-      where status in ('Arrived', 'Pending Repair Shop Pick-Up') and claim_id > ${DAY_CLAIMS}
-      returning id, claim_id, status
+  await sql`with open as (
+      select id, dense_rank() over (order by claim_id) as claim_rank
+      from parts_orders where status in ('Arrived', 'Pending Repair Shop Pick-Up')
+    ), moved as (
+      update parts_orders p set status = case p.status when 'Arrived' then 'Delivered to Repair Shop directly'
+          else 'Returned to HQ' end,
+        updated_at = case when o.claim_rank <= ${DAY_CLAIMS + DONE_CLAIMS} then now()
+          else p.updated_at + interval '1 minute' end
+      from open o where o.id = p.id and o.claim_rank > ${DAY_CLAIMS}
+      returning p.id, p.status, p.updated_at
     )
     insert into part_status_history (part_id, from_status, to_status, changed_at, via)
     select id, case status when 'Returned to HQ' then 'Pending Repair Shop Pick-Up' else 'Arrived' end, status,
-      case when claim_id <= ${DAY_CLAIMS + DONE_CLAIMS} then now()
-        else now() - interval '1 day' - make_interval(mins => claim_id) end,
-      'import'
+      updated_at, 'import'
     from moved`.execute(db);
   for (const table of ["parts_orders", "part_status_history"]) {
     await sql`vacuum analyze ${sql.table(table)}`.execute(db);
@@ -207,7 +214,10 @@ export async function benchRunSheet(target: BenchTarget, claims: number): Promis
   try {
     const db = own.target.open();
     await migrateToLatest(db);
-    await fillScale(db, claims, (line) => console.error(line));
+    await fillScale(db, claims, {
+      log: (line) => console.error(line),
+      now: new Date(Date.now() - ANCHOR_BEFORE_MS),
+    });
     const t0 = performance.now();
     await shapeDay(db);
     console.error(`  shaped the day in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -1,7 +1,7 @@
 /**
  * The search box's requests (docs/search-box.md) that bench/dashboard.ts times beside the lists: each kind
  * of text a dispatcher types, on the bench's scale data (bench/generate_scale.ts: parts `BP-<claim>-<k>`
- * described "Bench part <k>", claims `BCH-<g>` with six-character regos, one driver, 20 shops), and the
+ * described "Bench part <k>", claims `BCH-<g>` with six-character regos, twelve drivers, 20 shops), and the
  * parts list's "Part No. or description" filter the search's "More parts…" leads to. Rows `search_box …`.
  */
 import { sql } from "kysely";
