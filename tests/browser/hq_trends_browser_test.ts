@@ -12,9 +12,13 @@ import { DEMO, hqWorld, signInAs } from "./hq_setup.ts";
 
 const AXE_SOURCE = (axe as unknown as { source: string }).source;
 
-/** The roles (and names) of an aria snapshot's lines, in order: `- row "a b":` → `row "a b"`. */
+/**
+ * The roles (and names) of an aria snapshot's lines, in order: `- row "a b":` → `row "a b"` (a line YAML
+ * had to quote, for an apostrophe in its name, unquoted).
+ */
 const roles = (snapshot: string) =>
-  snapshot.split("\n").map((l) => l.trim().replace(/^- /, "").replace(/:$/, "")).filter((l) => l !== "");
+  snapshot.split("\n").map((l) => l.trim().replace(/^- /, "").replace(/^'/, "").replace(/:$/, ""))
+    .filter((l) => l !== "");
 
 Deno.test({
   name: "hq trends: axe-clean; each figure reads heading, chart, caption, headers, rows, CSV link in order",
