@@ -28,6 +28,7 @@ import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeLeg2DropOffSql, writeNewMovementSql } from "@/db/queries/movements.ts";
 import { lockRunDaySql, runSheetLinesSql } from "@/db/queries/run_sheet.ts";
 import { deliveriesOfPartsSql } from "@/db/queries/shop_page.ts";
+import { driverTrendsSql, jitOffSql, movementsPerDaySql, turnaroundSql } from "@/db/queries/trends.ts";
 import { type SubmissionReadQuery, submissionReadSql } from "@/db/queries/submission_reads.ts";
 import { dbTest } from "@/testkit/db.ts";
 
@@ -95,7 +96,13 @@ function submissionReads(): RawBuilder<unknown>[] {
  * Arguments for every exported `…Sql` of db/queries/, keyed `file#export`: each function returns the
  * statements to prepare (one per shape of the text the arguments can give).
  */
+const trendDays = { bounds: ["2026-11-20T13:00:00.000Z", "2026-11-21T13:00:00.000Z"] };
+
 const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
+  "trends.ts#movementsPerDaySql": () => [movementsPerDaySql(trendDays)],
+  "trends.ts#driverTrendsSql": () => [driverTrendsSql(trendDays)],
+  "trends.ts#turnaroundSql": () => [turnaroundSql(trendDays)],
+  "trends.ts#jitOffSql": () => [jitOffSql()],
   "announcements.ts#announcementCountsSql": () => [
     announcementCountsSql(["pending"]),
     announcementCountsSql(["pending", "delivered", "failed", "feed_only"]),

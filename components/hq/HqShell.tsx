@@ -16,6 +16,7 @@ export type HqSection =
   | "problem_reports"
   | "announcements"
   | "exports"
+  | "trends"
   | "users"
   | "places"
   | "tablets"
@@ -41,6 +42,7 @@ const STAFF_LINKS: [HqSection, string, string][] = [
   ["problem_reports", "/hq/problem-reports", "Shop problems"],
   ["announcements", "/hq/announcements", "Announcements"],
   ["exports", "/hq/exports", "Exports"],
+  ["trends", "/hq/trends", "Trends"],
 ];
 const ADMIN_LINKS: [HqSection, string, string][] = [
   ["users", "/hq/admin/users", "Users"],

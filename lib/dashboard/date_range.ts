@@ -28,7 +28,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const FIRST_YEAR = 2000;
 
 /** `value` as a date of the calendar ("2026-02-30" is not one); throws ValidationError naming `field`. */
-function dateOf(field: string, value: string): string {
+export function dateOf(field: string, value: string): string {
   const m = DATE.exec(value);
   const ok = m && Number(m[1]) >= FIRST_YEAR &&
     new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).toISOString().slice(0, 10) === value;
@@ -36,10 +36,15 @@ function dateOf(field: string, value: string): string {
   return value;
 }
 
+/** The date `days` after `date` (negative: before; "2026-03-01", -1 → "2026-02-28"). */
+export function addDays(date: string, days: number): string {
+  const [y, m, d] = date.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
 /** The date before `date` ("2026-03-01" → "2026-02-28"). */
 function dayBefore(date: string): string {
-  const [y, m, d] = date.split("-").map(Number);
-  return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
+  return addDays(date, -1);
 }
 
 /**

@@ -15,7 +15,7 @@ import { buttonClass, Field, inputClass, PageTitle } from "@/components/hq/ui.ts
 import { DateRangeFields } from "@/components/hq/filter_form.tsx";
 
 /** A download named after what it holds and the day it was made (at the depot). */
-function csvResponse(c: HqContext, name: string, body: ReadableStream<Uint8Array>, deps: AppDeps) {
+export function csvResponse(c: HqContext, name: string, body: ReadableStream<Uint8Array>, deps: AppDeps) {
   const today = isoInZone(deps.clock.now(), deps.config.depotTimeZone).slice(0, 10);
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",

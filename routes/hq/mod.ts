@@ -24,6 +24,7 @@ import { runsRoutes } from "@/routes/hq/runs.tsx";
 import { openReturnRequestCount } from "@/lib/return_requests.ts";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
+import { trendsRoutes } from "@/routes/hq/trends.tsx";
 import { claimRoutes } from "@/routes/hq/claim.tsx";
 import { searchRoutes } from "@/routes/hq/search.tsx";
 import { labelRoutes } from "@/routes/hq/labels.tsx";
@@ -82,6 +83,7 @@ function staffArea(deps: AppDeps) {
   app.route("/problem-reports", problemReportRoutes(deps));
   app.route("/announcements", announcementsRoutes(deps));
   app.route("/exports", exportsRoutes(deps));
+  app.route("/trends", trendsRoutes(deps));
   app.route("/claims", claimRoutes(deps));
   app.route("/search", searchRoutes(deps));
   // Label sheets: /hq/claims/:claim_number/labels and /hq/labels.
