@@ -226,21 +226,18 @@ function FormatTable({ format }: { format: CsvFormat }) {
   const id = `format-${format.kind}`;
   return (
     <section class="mb-4 rounded border border-slate-200 bg-white p-4" aria-labelledby={id}>
-      <h3 id={id} class="font-semibold">
-        {format.label}{" "}
-        <a
-          class="ml-2 font-normal text-sky-800 underline"
-          href={`/hq/admin/import/templates/${format.kind}.csv`}
-        >
-          Download the {format.label.toLowerCase()} template ({format.kind}.csv)
+      <div class="flex flex-wrap items-baseline gap-x-4">
+        <h3 id={id} class="font-semibold">{format.label}</h3>
+        <a class="text-sky-800 underline" href={`/hq/admin/import/templates/${format.kind}.csv`}>
+          Download the template ({format.kind}.csv)
         </a>
-      </h3>
-      <table class="mt-2 w-full text-left text-base" aria-labelledby={id}>
+      </div>
+      <table class="mt-2 w-full table-fixed text-left text-base" aria-labelledby={id}>
         <thead>
           <tr class="border-b border-slate-200">
-            <th scope="col" class="py-1 pr-4">Column</th>
-            <th scope="col" class="py-1 pr-4">Required</th>
-            <th scope="col" class="py-1 pr-4">Example</th>
+            <th scope="col" class="w-44 py-1 pr-4">Column</th>
+            <th scope="col" class="w-28 py-1 pr-4">Required</th>
+            <th scope="col" class="w-1/3 py-1 pr-4">Example</th>
             <th scope="col" class="py-1">What it holds</th>
           </tr>
         </thead>

@@ -232,7 +232,7 @@ Deno.test({
       const page = await signInAs(world, DEMO.admin, "/hq/admin/import", DESK);
       const [download] = await Promise.all([
         page.waitForEvent("download"),
-        page.getByRole("link", { name: /Download the users template/ }).click(),
+        page.getByRole("link", { name: /Download the template \(users\.csv\)/ }).click(),
       ]);
       assert.equal(download.suggestedFilename(), "users.csv");
       const template = await Deno.readTextFile((await download.path())!);
