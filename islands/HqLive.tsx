@@ -4,10 +4,12 @@
  * `[data-live]` region for the fresh one, without a reload. Changes arriving while a refresh runs are folded
  * into one more refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended
  * session alive; when the session ends (the stream's `end` event, or a refresh that is not the page), it
- * stops. Ticked checkboxes stay ticked across a swap. Renders nothing: without JavaScript the page is the
- * same, only static.
+ * stops. Ticked checkboxes stay ticked across a swap. A row a refresh brings (islands/_live_rows.ts,
+ * docs/live-rows.md) is highlighted for a few seconds and announced to screen readers. Renders nothing:
+ * without JavaScript the page is the same, only static.
  */
 import { useEffect } from "preact/hooks";
+import { LiveRows } from "@/islands/_live_rows.ts";
 
 export interface HqLiveProps {
   /** The change topics this page shows (db/queries/changes.ts): `movements`, `parts`, `announcements`. */
@@ -22,6 +24,7 @@ const SETTLE_MS = 200;
 
 export default function HqLive({ topics }: HqLiveProps) {
   useEffect(() => {
+    const rows = new LiveRows(document);
     const source = new EventSource("/hq/live");
     let timer: ReturnType<typeof setTimeout> | undefined;
     let running = false;
@@ -29,6 +32,7 @@ export default function HqLive({ topics }: HqLiveProps) {
     const stop = () => {
       source.close();
       clearTimeout(timer);
+      rows.stop();
     };
     const refresh = async () => {
       if (running) {
@@ -56,6 +60,7 @@ export default function HqLive({ topics }: HqLiveProps) {
             region.replaceWith(fresh);
           }
         });
+        rows.arrived();
       } catch {
         // Offline for a moment: the next change tries again.
       } finally {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "@/tests/helpers/fast_check.ts";
-import { csvCell, csvRow, csvStream, parseCsv } from "@/io/csv.ts";
+import { csvCell, csvRow, csvStream, parseCsv, readCsv } from "@/io/csv.ts";
 
 Deno.test("csv: cells are quoted only when needed, quotes doubled", () => {
   assert.equal(csvCell("plain", "UTC"), "plain");
@@ -52,6 +52,69 @@ Deno.test("csv: any text survives a write and parse round trip (defused formulas
     ),
     { numRuns: 300 },
   );
+});
+
+/** A cell as a spreadsheet writes it: quoted when it must be, no formula defusing (for the reader's tests). */
+const plainCell = (c: string) => /[",\r\n]/.test(c) || c === "" ? `"${c.replaceAll('"', '""')}"` : c;
+
+Deno.test("csv reader: any rows written with any line ends read back the same, each record at its line", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }),
+      fc.array(fc.constantFrom("\r\n", "\n", "\r"), { minLength: 6, maxLength: 6 }),
+      fc.boolean(),
+      fc.boolean(),
+      (rows, ends, bom, lastEnd) => {
+        let text = bom ? "\uFEFF" : "";
+        const lines: number[] = [];
+        rows.forEach((r, i) => {
+          // The line a record starts on: one more than the line breaks before it, quoted ones included.
+          lines.push(1 + (text.match(/\r\n|\r|\n/g)?.length ?? 0));
+          text += r.map(plainCell).join(",") + (i < rows.length - 1 || lastEnd ? ends[i] : "");
+        });
+        const read = readCsv(text);
+        assert.ok(read.ok, JSON.stringify(read));
+        assert.deepEqual(read.records.map((r) => r.cells), rows);
+        assert.deepEqual(read.records.map((r) => r.line), lines);
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("csv reader: any text either reads or is refused with a line inside it, never a throw", () => {
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom("a", ",", '"', "\r", "\n", " ") }), (text) => {
+      const read = readCsv(text);
+      const lineCount = 1 + (text.match(/\r\n|\r|\n/g)?.length ?? 0);
+      if (read.ok) {
+        // What was read, written again, reads the same.
+        const again = read.records.map((r) => r.cells.map(plainCell).join(",")).join("\n");
+        const back = readCsv(again);
+        assert.ok(back.ok);
+        assert.deepEqual(back.records.map((r) => r.cells), read.records.map((r) => r.cells));
+      } else {
+        assert.ok(read.line >= 1 && read.line <= lineCount, JSON.stringify({ text, read }));
+      }
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("csv reader: what is not RFC 4180 is refused with its line and why", () => {
+  assert.deepEqual(readCsv('a,b\nc,d"e\n'), {
+    ok: false,
+    line: 2,
+    problem: 'a cell has a quote (") inside it but does not start with one',
+  });
+  assert.deepEqual(readCsv('a\n"b"c\n'), {
+    ok: false,
+    line: 2,
+    problem: "a quoted cell has text after its closing quote",
+  });
+  assert.deepEqual(readCsv('a\n"b\n\nc'), { ok: false, line: 2, problem: "a quoted cell is never closed" });
+  assert.deepEqual(readCsv('""'), { ok: true, records: [{ line: 1, cells: [""] }] });
+  assert.deepEqual(readCsv("a,\r\n"), { ok: true, records: [{ line: 1, cells: ["a", ""] }] });
 });
 
 Deno.test("csv: the stream starts with a BOM and the header, then pulls one batch per read", async () => {

@@ -337,7 +337,7 @@ appTest(
     assert.match(unknown, /claims\[0\]\.management\.repairer: names unknown repairer "Nobody"/);
 
     assert.match(await pageText(await post(upload("{not json")), 422), /data\.json is not valid JSON/);
-    assert.match(await pageText(await post(new FormData()), 400), /Choose a JSON file to import\./);
+    assert.match(await pageText(await post(new FormData()), 400), /Choose a file to import\./);
     const big = await post(upload(new Uint8Array(5 * 1024 * 1024 + 100_000).fill(32)));
     assert.match(await pageText(big, 413), /larger than 5 MB; nothing was imported/);
 

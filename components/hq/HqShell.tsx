@@ -89,14 +89,14 @@ export function hqShell(viewer: HqViewer | null, active: HqSection, searched = "
         </head>
         <body class="hq-body min-h-screen bg-slate-50 text-base text-slate-900">
           <header class="bg-slate-800 text-white">
-            <div class="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+            <div class="mx-auto flex max-w-[96rem] flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
               <a href="/hq" class="inline-flex min-h-10 items-center text-lg font-semibold tracking-tight">
                 Parts Movement · HQ
               </a>
               {viewer && <Nav viewer={viewer} active={active} searched={searched} />}
             </div>
           </header>
-          <main id="main" class="mx-auto max-w-7xl px-4 py-6">{children}</main>
+          <main id="main" class="mx-auto max-w-[96rem] px-4 py-6">{children}</main>
         </body>
       </html>
     );

@@ -10,18 +10,35 @@ import type { ChangeTopic } from "@/db/queries/changes.ts";
 
 const HqLiveIsland = island("HqLive", HqLive);
 
-type LiveProps = { topics: ChangeTopic[]; children: ComponentChildren };
+type LiveProps = {
+  topics: ChangeTopic[];
+  children: ComponentChildren;
+  /**
+   * When the page was made (the service's clock): a keyed row (`liveRow`) made at or after it that a
+   * refresh brings is new, and highlighted and announced; an older one that only moved into view (paging,
+   * sorting) is not. Without it, rows newer than every row of the page as loaded count.
+   */
+  since?: Date;
+};
 
-export function Live({ topics, children }: LiveProps) {
+export function Live({ topics, children, since }: LiveProps) {
   return (
     <>
       <HqLiveIsland topics={topics} />
-      <LiveRegion topics={topics}>{children}</LiveRegion>
+      <LiveRegion topics={topics} since={since}>{children}</LiveRegion>
     </>
   );
 }
 
 /** Another region of a page that already has a `<Live>`: its island refreshes every region of the page. */
-export function LiveRegion({ topics, children }: LiveProps) {
-  return <div data-live={topics.join(" ")}>{children}</div>;
+export function LiveRegion({ topics, children, since }: LiveProps) {
+  return <div data-live={topics.join(" ")} data-live-since={since?.getTime()}>{children}</div>;
+}
+
+/**
+ * The attributes of a row a live refresh may bring (docs/live-rows.md): its key (`movement:12`), when it was
+ * made, and what a screen reader is told when it arrives ("movement #12: Direct, ABC123").
+ */
+export function liveRow(key: string, at: Date | string, say: string): Record<string, string> {
+  return { "data-live-key": key, "data-live-at": String(new Date(at).getTime()), "data-live-say": say };
 }

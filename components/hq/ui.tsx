@@ -96,8 +96,14 @@ export function Table<R>(
   if (rows.length === 0 && empty) return <Empty>{empty}</Empty>;
   return (
     // relative: an absolutely placed child (the sr-only "Actions" heading) scrolls with the table instead of
-    // widening the page.
-    <div class="relative overflow-x-auto rounded border border-slate-200 bg-white">
+    // widening the page. On a screen narrower than the table it scrolls here, never cut: a labelled region
+    // that takes the keyboard's focus, so arrow keys scroll it (docs/live-rows.md "Tables").
+    <div
+      class="relative overflow-x-auto rounded border border-slate-200 bg-white"
+      role="region"
+      aria-label={`${label} (scrolls sideways when wider than the screen)`}
+      tabIndex={0}
+    >
       <table class={tableClass} aria-label={label}>
         <thead class="bg-slate-50">
           <tr>

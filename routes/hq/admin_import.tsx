@@ -1,11 +1,22 @@
 /**
  * `/hq/admin/import` (admins only): the import (D5) by file upload, through the running server, so it is
  * also the way to import into the embedded database while the server holds it. Same validation and problem
- * list as `deno task import` (lib/import.ts). The body is size-limited in routes/hq/mod.ts.
+ * list as `deno task import` (lib/import.ts), for the JSON document or one kind of CSV (lib/import_csv.ts,
+ * docs/import.md), whose templates are downloaded here. The body is size-limited in routes/hq/mod.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { importData, type ImportProblem, ImportRejected, type ImportSummary } from "@/lib/import.ts";
+import { validateImport } from "@/lib/import_validation.ts";
+import {
+  CSV_FORMATS,
+  CSV_KINDS,
+  type CsvFormat,
+  csvTemplate,
+  problemsInFile,
+  readUpload,
+  type UploadKind,
+} from "@/lib/import_csv.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { sessionCookie, type SessionEnv } from "@/routes/web/session.ts";
@@ -15,8 +26,14 @@ import { buttonClass, Csrf, type Notice, NoticeBox, PageTitle } from "@/componen
 export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 const MAX_MB = IMPORT_MAX_BYTES / 1024 / 1024;
 
-/** The upload form: one non-empty file. */
-const importForm = z.object({ file: z.instanceof(File).refine((f) => f.size > 0) });
+/** The upload form: one file, and what it holds (the JSON document when not said, as the task takes). */
+const importForm = z.object({
+  file: z.instanceof(File),
+  kind: z.enum(["json", ...CSV_KINDS]).catch("json"),
+});
+
+/** A problem's line in the file (`line 12, status`), for listing a CSV's problems in file order. */
+const lineOf = (p: ImportProblem) => Number(/^line (\d+)/.exec(p.path)?.[1] ?? 0);
 
 export function adminImportRoutes(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
@@ -30,20 +47,50 @@ export function adminImportRoutes(deps: AppDeps) {
 
   app.get("/", (c) => show(c, { notice: null }));
 
+  // One template per kind (docs/import.md): its header and an example line.
+  for (const kind of CSV_KINDS) {
+    app.get(`/templates/${kind}.csv`, (c) =>
+      c.body(csvTemplate(kind), 200, {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${kind}.csv"`,
+        "Cache-Control": "no-store",
+      }));
+  }
+
   app.post("/", async (c) => {
     const form = importForm.safeParse(await c.req.parseBody());
     if (!form.success) {
-      return show(c, { notice: { kind: "error", text: "Choose a JSON file to import." } }, 400);
+      return show(c, { notice: { kind: "error", text: "Choose a file to import." } }, 400);
     }
-    const { file } = form.data;
+    const { file, kind } = form.data;
     if (file.size > IMPORT_MAX_BYTES) return tooLarge(c);
-    let input: unknown;
-    try {
-      input = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer()));
-    } catch (error) {
-      const why = error instanceof SyntaxError ? error.message : "it is not UTF-8 text";
-      return show(c, { notice: { kind: "error", text: `${file.name} is not valid JSON: ${why}` } }, 422);
+    const read = readUpload(kind, file.name, new Uint8Array(await file.arrayBuffer()));
+    if (!read.ok) return show(c, { notice: { kind: "error", text: read.message }, kind }, 422);
+    const inFile = (problems: ImportProblem[]) =>
+      problemsInFile(problems, read.lines).sort((x, y) => lineOf(x) - lineOf(y));
+    const rejected = (problems: ImportProblem[]) =>
+      show(c, {
+        notice: {
+          kind: "error",
+          text: `Import rejected: ${problems.length} problem(s); nothing was written.`,
+        },
+        problems,
+        fileName: file.name,
+        kind,
+      }, 422);
+    if (read.problems.length) {
+      // The file's own problems (a line's cell count, a claim's lines that disagree), listed with every
+      // problem the validation finds (D5): nothing is written.
+      const more = await validateImport(deps.db, read.input).then(
+        () => [],
+        (error) => {
+          if (error instanceof ImportRejected) return error.problems;
+          throw error;
+        },
+      );
+      return rejected(inFile([...read.problems, ...more]));
     }
+    const input = read.input;
     try {
       const current = sessionCookie(deps.config).get(c);
       const summary = await importData(
@@ -60,15 +107,12 @@ export function adminImportRoutes(deps: AppDeps) {
         },
         summary,
         fileName: file.name,
+        kind,
       });
     } catch (error) {
       // Not a DomainError: a rejected file comes with its whole problem list, shown below the message.
       if (!(error instanceof ImportRejected)) throw error;
-      return show(c, {
-        notice: { kind: "error", text: error.message },
-        problems: error.problems,
-        fileName: file.name,
-      }, 422);
+      return rejected(inFile(error.problems));
     }
   });
 
@@ -95,6 +139,8 @@ interface Data {
   fileName?: string;
   problems?: ImportProblem[];
   summary?: ImportSummary;
+  /** What the last upload was chosen as (the form keeps the choice). */
+  kind?: UploadKind;
 }
 
 /** A long problem list is cut here; the count says how many more there are. */
@@ -140,15 +186,72 @@ function Page({ data }: { data: Data }) {
       >
         <Csrf token={data.csrfToken} />
         <label class="flex flex-col gap-1 text-base">
-          <span class="font-medium text-slate-700">JSON file (at most {MAX_MB} MB)</span>
-          <input type="file" name="file" accept=".json,application/json" required class="text-base" />
+          <span class="font-medium text-slate-700">The file holds</span>
+          <select name="kind" class="rounded border border-slate-300 bg-white px-2 text-base">
+            <option value="json" selected={(data.kind ?? "json") === "json"}>
+              Everything: the JSON document
+            </option>
+            {CSV_KINDS.map((k) => (
+              <option key={k} value={k} selected={data.kind === k}>{CSV_FORMATS[k].label} (CSV)</option>
+            ))}
+          </select>
+        </label>
+        <label class="flex flex-col gap-1 text-base">
+          <span class="font-medium text-slate-700">File (JSON or CSV, at most {MAX_MB} MB)</span>
+          <input
+            type="file"
+            name="file"
+            accept=".json,.csv,application/json,text/csv"
+            required
+            class="text-base"
+          />
         </label>
         <button type="submit" class={buttonClass}>Import</button>
       </form>
       <p class="mt-4 text-base text-slate-600">
         The whole file is checked before anything is written; a file with any problem changes nothing. The
-        format is the one of <code>deno task import</code> (see docs/operations.md, section Import).
+        JSON document is the one of <code>deno task import</code>{" "}
+        (docs/import.md). A CSV holds one kind of row, with a header line naming its columns, separated by
+        commas, saved as UTF-8 (a spreadsheet's "CSV UTF-8"); a problem is named by its line, the header being
+        line 1. Rows are upserted by their keys, so import places and users before the claims that name them.
       </p>
+      <h2 class="mt-6 mb-2 text-lg font-semibold">CSV formats</h2>
+      {CSV_KINDS.map((k) => <FormatTable key={k} format={CSV_FORMATS[k]} />)}
     </>
+  );
+}
+
+/** A kind's columns, with its template's link: what the page promises a CSV of that kind holds. */
+function FormatTable({ format }: { format: CsvFormat }) {
+  const id = `format-${format.kind}`;
+  return (
+    <section class="mb-4 rounded border border-slate-200 bg-white p-4" aria-labelledby={id}>
+      <div class="flex flex-wrap items-baseline gap-x-4">
+        <h3 id={id} class="font-semibold">{format.label}</h3>
+        <a class="text-sky-800 underline" href={`/hq/admin/import/templates/${format.kind}.csv`}>
+          Download the template ({format.kind}.csv)
+        </a>
+      </div>
+      <table class="mt-2 w-full table-fixed text-left text-base" aria-labelledby={id}>
+        <thead>
+          <tr class="border-b border-slate-200">
+            <th scope="col" class="w-44 py-1 pr-4">Column</th>
+            <th scope="col" class="w-28 py-1 pr-4">Required</th>
+            <th scope="col" class="w-1/3 py-1 pr-4">Example</th>
+            <th scope="col" class="py-1">What it holds</th>
+          </tr>
+        </thead>
+        <tbody>
+          {format.columns.map((c) => (
+            <tr key={c.name} class="border-b border-slate-100 align-top">
+              <td class="py-1 pr-4 font-mono">{c.name}</td>
+              <td class="py-1 pr-4">{c.required ? "required" : "optional"}</td>
+              <td class="py-1 pr-4 break-words">{c.example}</td>
+              <td class="py-1">{c.about}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }

@@ -2,7 +2,7 @@
  * `/hq/announcements`: the announcement feed (D22): every announcement with its delivery state per
  * channel, filtered by state, and the retry of failed ones (POST).
  */
-import { Live } from "@/components/hq/live.tsx";
+import { Live, liveRow } from "@/components/hq/live.tsx";
 import { ANNOUNCEMENT_STATE_LABEL, CHANNEL_LABEL } from "@/components/hq/announcement_words.ts";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -57,6 +57,7 @@ export function announcementsRoutes(deps: AppDeps) {
       { title: "Announcements", section: "announcements" },
       <Page
         data={{ ...data, state, before, csrfToken: mustViewer(c).csrfToken, notice: done ?? null }}
+        since={deps.clock.now()}
       />,
     );
   });
@@ -84,7 +85,7 @@ const STATE_CLASS: Record<AnnouncementState, string> = {
   feed_only: "bg-slate-100 text-slate-800",
 };
 
-function Page({ data }: { data: Data }) {
+function Page({ data, since }: { data: Data; since: Date }) {
   return (
     <>
       <PageTitle sub="Team-chat announcements of every movement, newest first, with their delivery state per channel.">
@@ -102,7 +103,7 @@ function Page({ data }: { data: Data }) {
           />
         ))}
       </nav>
-      <Live topics={["announcements", "movements"]}>
+      <Live topics={["announcements", "movements"]} since={since}>
         {data.entries.length === 0 ? <Empty>No announcements here.</Empty> : (
           <ol class="flex flex-col gap-3">
             {data.entries.map((e) => <Entry key={e.id} entry={e} csrfToken={data.csrfToken} />)}
@@ -166,7 +167,11 @@ function StateLink(
 function Entry({ entry, csrfToken }: { entry: FeedEntry; csrfToken: string }) {
   const a = entry.announcement;
   return (
-    <li class="rounded border border-slate-200 bg-white p-4" data-entry={entry.id}>
+    <li
+      class="rounded border border-slate-200 bg-white p-4"
+      data-entry={entry.id}
+      {...liveRow(`announcement:${entry.id}`, entry.createdAt, `announcement: ${entry.title}, ${a.rego}`)}
+    >
       <div class="flex flex-wrap items-center gap-x-3 gap-y-1">
         <strong>{entry.title}</strong>
         <span class="ml-auto text-sm text-slate-600">

@@ -2,7 +2,7 @@
  * `/hq/movements`: every recorded movement, newest first: filters (type, status, rego, driver, the depot's
  * days it was picked up), paging, export link.
  */
-import { Live } from "@/components/hq/live.tsx";
+import { Live, liveRow } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { movementPageOf, movementQueryOf } from "@/lib/dashboard/lists.ts";
@@ -38,7 +38,7 @@ export function movementsRoutes(deps: AppDeps) {
       queryOf: (raw) => movementQueryOf(raw, deps.clock.now(), deps.config.depotTimeZone),
       pageOf: movementPageOf,
       load: (filters, paging, sort) => movementsPage(deps.db, filters, paging, sort),
-      render: (data) => <Page data={data} />,
+      render: (data) => <Page data={data} since={deps.clock.now()} />,
     }),
   );
 
@@ -54,6 +54,11 @@ function placeOf(m: Pick<MovementRow, "movement_type" | "repairer_name" | "hq_na
     : `From ${m.repairer_name ?? "—"} to ${m.hq_name ?? "HQ"}`;
 }
 
+/** How a screen reader hears a movement that arrives live: "movement #12: Direct, ABC123". */
+export function movementSay(m: Pick<MovementRow, "id" | "movement_type" | "registration">): string {
+  return `movement #${m.id}: ${m.movement_type === "direct" ? "Direct" : "Return"}, ${m.registration}`;
+}
+
 const COLUMNS: Heading[] = [
   { label: "#", sort: "id" },
   { label: "Photo" },
@@ -67,7 +72,7 @@ const COLUMNS: Heading[] = [
   { label: "Parts", sort: "parts" },
 ];
 
-function Page({ data }: { data: Data }) {
+function Page({ data, since }: { data: Data; since: Date }) {
   const q = data.query;
   return (
     <>
@@ -110,7 +115,7 @@ function Page({ data }: { data: Data }) {
         </Field>
         <DateRangeFields query={q} />
       </FilterForm>
-      <Live topics={["movements"]}>
+      <Live topics={["movements"]} since={since}>
         <Table
           label="Movements"
           head={COLUMNS}
@@ -119,7 +124,12 @@ function Page({ data }: { data: Data }) {
           sorting={{ path: "/hq/movements", query: q, ...data.sort }}
         >
           {(m) => (
-            <tr key={m.id} class="hover:bg-slate-50" data-movement={m.id}>
+            <tr
+              key={m.id}
+              class="hover:bg-slate-50"
+              data-movement={m.id}
+              {...liveRow(`movement:${m.id}`, m.pick_up_at, movementSay(m))}
+            >
               <td class={tdClass}>
                 <a class={linkClass} href={`/hq/movements/${m.id}`}>#{m.id}</a>
               </td>

@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { Live } from "@/components/hq/live.tsx";
+import { Live, liveRow } from "@/components/hq/live.tsx";
 import { ClaimLink, DriverLink, RegoLink } from "@/components/hq/part_cells.tsx";
 import { type HqContext, hqPage, mustViewer, notFoundPage } from "@/components/hq/page.tsx";
 import {
@@ -72,7 +72,7 @@ export function returnRequestsRoutes(deps: AppDeps) {
     return hqPage(
       c,
       { title: "Return requests", section: "return_requests", status },
-      <Page data={{ ...queue, ...extra, csrfToken: mustViewer(c).csrfToken }} />,
+      <Page data={{ ...queue, ...extra, csrfToken: mustViewer(c).csrfToken, since: deps.clock.now() }} />,
     );
   };
 
@@ -126,6 +126,8 @@ interface Data {
   notice: Notice | null;
   /** A refused decline keeps what was typed. */
   typed?: { id: number; reason: string };
+  /** When the page was made, for the rows a live refresh brings (components/hq/live.tsx). */
+  since: Date;
 }
 
 function Page({ data }: { data: Data }) {
@@ -135,7 +137,7 @@ function Page({ data }: { data: Data }) {
         Return requests
       </PageTitle>
       <NoticeBox notice={data.notice} />
-      <Live topics={["return_requests", "parts"]}>
+      <Live topics={["return_requests", "parts"]} since={data.since}>
         <h2 class="mb-2 text-xl font-semibold">Open ({data.open.length})</h2>
         {data.open.length === 0
           ? <p class="mb-6 text-slate-600" data-testid="no-open-requests">No open requests.</p>
@@ -187,6 +189,7 @@ function OpenRequest({ r, csrfToken, reason }: { r: ReturnRequest; csrfToken: st
       class="rounded border border-slate-200 bg-white p-4"
       data-request={r.id}
       aria-label={`Return request #${r.id}, ${r.rego}`}
+      {...liveRow(`return-request:${r.id}`, r.requestedAt, `return request #${r.id}: ${r.rego}`)}
     >
       <div class="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <strong>#{r.id}</strong>

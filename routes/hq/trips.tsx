@@ -1,5 +1,5 @@
 /** `/hq/trips`: the open return trips (picked up at a repair shop, not yet dropped off at HQ), oldest first. */
-import { Live } from "@/components/hq/live.tsx";
+import { Live, liveRow } from "@/components/hq/live.tsx";
 import { Hono } from "hono";
 import type { AppDeps } from "@/lib/deps.ts";
 import { type OpenTrip, openTripsPage } from "@/lib/dashboard/movements.ts";
@@ -61,7 +61,7 @@ function Page({ data }: { data: Data }) {
       <PageTitle sub="Parts picked up from a repair shop and not yet dropped off at HQ, oldest first unless sorted.">
         Open return trips
       </PageTitle>
-      <Live topics={["movements"]}>
+      <Live topics={["movements"]} since={new Date(data.now)}>
         <Table
           label="Open return trips"
           head={TRIP_COLUMNS}
@@ -73,7 +73,12 @@ function Page({ data }: { data: Data }) {
             const ageMs = now - new Date(t.pick_up_at).getTime();
             const old = ageMs >= 24 * 3_600_000;
             return (
-              <tr key={t.id} class={old ? "bg-amber-50" : ""} data-trip={t.id}>
+              <tr
+                key={t.id}
+                class={old ? "bg-amber-50" : ""}
+                data-trip={t.id}
+                {...liveRow(`movement:${t.id}`, t.pick_up_at, `return trip #${t.id}: ${t.registration}`)}
+              >
                 <td class={`${tdClass} whitespace-nowrap font-medium ${old ? "text-amber-900" : ""}`}>
                   {formatAge(ageMs)}
                 </td>

@@ -144,7 +144,7 @@ Deno.test({
             JSON.stringify({ claims: [{ claim_number: "", registration: "X" }], oops: 1 }),
           );
           await page.getByRole("link", { name: "Import" }).click();
-          await page.getByLabel(/JSON file/).setInputFiles(bad);
+          await page.getByLabel(/^File \(/).setInputFiles(bad);
           await page.getByRole("button", { name: "Import" }).click();
           const problems = page.getByTestId("import-problems");
           await problems.waitFor();
@@ -165,7 +165,7 @@ Deno.test({
               }],
             }),
           );
-          await page.getByLabel(/JSON file/).setInputFiles(good);
+          await page.getByLabel(/^File \(/).setInputFiles(good);
           await page.getByRole("button", { name: "Import" }).click();
           await page.getByText("Imported good.json").waitFor();
           assert.equal((await page.locator('[data-count="claims"]').textContent())?.trim(), "1");
