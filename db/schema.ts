@@ -415,7 +415,7 @@ export interface HandoverPoliciesTable {
   updated_at: Timestamp;
 }
 
-/** A threshold of the overview's ageing an admin set (docs/dashboard.md "Ageing"); unset ones have defaults. */
+/** A threshold of the overview's ageing an admin set (docs/overview.md "Ageing"); unset ones have defaults. */
 export interface AgeingThresholdsTable {
   key: AgeingThresholdKey;
   value: number;
@@ -477,6 +477,7 @@ export const AUDIT_ACTIONS = [
   "import",
   "handler.movement",
   "handover.policy",
+  "ageing.threshold",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
