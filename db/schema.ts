@@ -481,6 +481,17 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/**
+ * The overview's counters (migration 20261225T1000_overview, docs/overview.md "How fast"): parts per status,
+ * repair shop of the claim (0: none) and UTC day they entered the status; kept by triggers, never written here.
+ */
+export interface OverviewCountsTable {
+  status: PartStatus;
+  repairer_id: number;
+  since_day: Date;
+  parts: number;
+}
+
 export interface Database {
   hq_locations: HqLocationsTable;
   repairers: RepairersTable;
@@ -511,6 +522,7 @@ export interface Database {
   handover_images: HandoverImagesTable;
   handovers: HandoversTable;
   ageing_thresholds: AgeingThresholdsTable;
+  overview_counts: OverviewCountsTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

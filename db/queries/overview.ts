@@ -1,9 +1,9 @@
 /**
  * The overview's figures (docs/overview.md): counts of parts by status and by the claim's repair shop now,
- * with the time each part entered its status (`updated_at`, the ageing's "since"), and the parts returned to
- * HQ in a window. Each statement reads one range of a partial index of migration 20261225T1000_overview
- * (`parts_orders_overview`, `part_status_history_returned`); the rules (which status is which figure, the
- * day's bounds, the bands) are lib/dashboard/overview.ts's.
+ * by the time each part entered its status (`updated_at`, the ageing's "since"), and the parts returned to
+ * HQ in a window. The counts are read from the counters of migration 20261225T1000_overview
+ * (`overview_counts`, kept by triggers), the returns from `part_status_history_returned`; the rules (which
+ * status is which figure, the day's bounds, the bands) are lib/dashboard/overview.ts's.
  */
 import { sql } from "kysely";
 import type { QueryRunner } from "@/db/queries/compiled.ts";
@@ -15,21 +15,29 @@ export interface ShopCount {
   parts: number;
 }
 
-/** The parts in `status` by the claim's repair shop now. */
+const DAY_MS = 86_400_000;
+
+/** The start of the UTC day of `t`: the counters' day (`date_trunc('day', …, 'UTC')`). */
+const utcDay = (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS);
+
+/** The counters' shop (0: none) as the figures name it. */
+const shopOf = (id: number) => id === 0 ? null : id;
+
+/** The parts in `status` by the claim's repair shop now (the counters of `overview_counts`). */
 export async function partsInStatusByShop(db: QueryRunner, status: PartStatus): Promise<ShopCount[]> {
-  const rows = await db.selectFrom("parts_orders as p")
-    .leftJoin("claim_management as cm", "cm.claim_id", "p.claim_id")
-    .select(["cm.repairer_id", sql<number>`count(*)::int`.as("parts")])
-    .where("p.status", "=", status)
-    .groupBy("cm.repairer_id")
+  const rows = await db.selectFrom("overview_counts")
+    .select(["repairer_id", sql<number>`sum(parts)::int`.as("parts")])
+    .where("status", "=", status)
+    .groupBy("repairer_id")
+    .having(sql`sum(parts)`, "<>", 0)
     .execute();
-  return rows.map((r) => ({ repairer_id: r.repairer_id, parts: Number(r.parts) }));
+  return rows.map((r) => ({ repairer_id: shopOf(r.repairer_id), parts: Number(r.parts) }));
 }
 
 /** A shop's parts in a status, counted by how long ago they entered it. */
 export interface ShopAges {
   repairer_id: number | null;
-  /** `counts[i]`: the parts that entered the status after `cutoffs[i - 1]` (none for 0) and at or before `cutoffs[i]`, then the rest. */
+  /** Newest first: `counts[i]` entered the status after `cutoffs[i]` and at or before `cutoffs[i - 1]`. */
   counts: number[];
 }
 
@@ -37,12 +45,48 @@ export interface ShopAges {
  * The parts in `status` by the claim's repair shop now, each shop's split at `cutoffs` (newest first):
  * `counts[0]` entered it after `cutoffs[0]`, `counts[i]` after `cutoffs[i]` and at or before
  * `cutoffs[i - 1]`, the last at or before the last cutoff. So a part's age (now − since) is under the first
- * threshold, then at least each threshold and under the next, then at least the last.
+ * threshold, then at least each threshold and under the next, then at least the last. The counters give
+ * every day but the cutoffs' own (whole days fall on one side of every cutoff); the parts of those days are
+ * counted one by one (`parts_orders_status_updated`).
  */
 export async function partsInStatusByShopAndAge(
   db: QueryRunner,
   status: PartStatus,
   cutoffs: Date[],
+): Promise<ShopAges[]> {
+  const edgeDays = cutoffs.map(utcDay);
+  const days = sql`array[${sql.join(edgeDays.map((d) => sql`${d}::timestamptz`))}]`;
+  const [whole, edges] = await Promise.all([
+    db.selectFrom("overview_counts as oc")
+      .select([
+        "oc.repairer_id",
+        sql<number>`(select count(*) from unnest(${days}) d where oc.since_day < d)::int`.as("band"),
+        sql<number>`sum(oc.parts)::int`.as("parts"),
+      ])
+      .where("oc.status", "=", status)
+      .where(sql<boolean>`oc.since_day <> all(${days})`)
+      .groupBy(["oc.repairer_id", "band"])
+      .execute(),
+    partsOfDaysByShopAndAge(db, status, cutoffs, edgeDays),
+  ]);
+  const byShop = new Map<number | null, number[]>();
+  const countsOf = (id: number | null) => {
+    let counts = byShop.get(id);
+    if (!counts) byShop.set(id, counts = cutoffs.map(() => 0).concat(0));
+    return counts;
+  };
+  for (const r of whole) countsOf(shopOf(r.repairer_id))[Number(r.band)] += Number(r.parts);
+  for (const r of edges) r.counts.forEach((n, i) => countsOf(r.repairer_id)[i] += n);
+  return [...byShop].filter(([, counts]) => counts.some((n) => n !== 0))
+    .map(([repairer_id, counts]) => ({ repairer_id, counts }));
+}
+
+/** The parts in `status` that entered it during these UTC days, by shop, split at `cutoffs` as above. */
+async function partsOfDaysByShopAndAge(
+  db: QueryRunner,
+  status: PartStatus,
+  cutoffs: Date[],
+  days: Date[],
 ): Promise<ShopAges[]> {
   const bounds = [undefined, ...cutoffs];
   const bands = bounds.map((newer, i) => {
@@ -53,11 +97,23 @@ export async function partsInStatusByShopAndAge(
     ];
     return sql<number>`count(*) filter (where ${sql.join(conditions, sql` and `)})::int`.as(`band_${i}`);
   });
+  // The claim's shop looked up per part (a few thousand a day): an index probe each, whatever the number of
+  // claims, where a join could read every management record.
+  const shop = sql<
+    number | null
+  >`(select cm.repairer_id from claim_management cm where cm.claim_id = p.claim_id)`;
   const rows = await db.selectFrom("parts_orders as p")
-    .leftJoin("claim_management as cm", "cm.claim_id", "p.claim_id")
-    .select(["cm.repairer_id", ...bands])
+    .select([shop.as("repairer_id"), ...bands])
     .where("p.status", "=", status)
-    .groupBy("cm.repairer_id")
+    .where((eb) =>
+      eb.or(days.map((d) =>
+        eb.and([
+          eb("p.updated_at", ">=", d),
+          eb("p.updated_at", "<", new Date(d.getTime() + DAY_MS)),
+        ])
+      ))
+    )
+    .groupBy(sql`1`)
     .execute();
   return rows.map((r) => {
     const row = r as unknown as Record<string, number | null>;
@@ -66,22 +122,6 @@ export async function partsInStatusByShopAndAge(
       counts: bounds.map((_, i) => Number(row[`band_${i}`])),
     };
   });
-}
-
-/** The parts in `status`, and those of them that entered it at or before `cutoff`. */
-export async function partsInStatusSince(
-  db: QueryRunner,
-  status: PartStatus,
-  cutoff: Date,
-): Promise<{ parts: number; atOrBefore: number }> {
-  const row = await db.selectFrom("parts_orders as p")
-    .select([
-      sql<number>`count(*)::int`.as("parts"),
-      sql<number>`count(*) filter (where p.updated_at <= ${cutoff}::timestamptz)::int`.as("at_or_before"),
-    ])
-    .where("p.status", "=", status)
-    .executeTakeFirstOrThrow();
-  return { parts: Number(row.parts), atOrBefore: Number(row.at_or_before) };
 }
 
 /**

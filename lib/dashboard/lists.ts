@@ -125,11 +125,12 @@ const partQuery = (ctx: ListContext) =>
           claim: q.claim,
           status: partStatus.parse(q.status),
           repairerId: parseId(q.repairer) ?? undefined,
-          noShop: q.repairer === "none" || undefined,
-          returned: q.returned ? dayWindowOf("returned", q.returned, ctx.zone) : undefined,
-          sinceAtOrBefore: minAge === undefined ? undefined : ago(minAge),
-          sinceAfter: maxAge === undefined ? undefined : ago(maxAge),
           text: q.part ? partTextOf(q.part) : undefined,
+          // The overview's filters, present only when asked for.
+          ...(q.repairer === "none" ? { noShop: true } : {}),
+          ...(q.returned ? { returned: dayWindowOf("returned", q.returned, ctx.zone) } : {}),
+          ...(minAge === undefined ? {} : { sinceAtOrBefore: ago(minAge) }),
+          ...(maxAge === undefined ? {} : { sinceAfter: ago(maxAge) }),
         },
       };
     });

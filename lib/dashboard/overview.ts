@@ -17,7 +17,6 @@ import type { QueryRunner } from "@/db/queries/compiled.ts";
 import {
   partsInStatusByShop,
   partsInStatusByShopAndAge,
-  partsInStatusSince,
   partsReturnedBetween,
   type ShopCount,
   shopNames,
@@ -115,7 +114,7 @@ export async function overviewFigures(db: QueryRunner, now: Date, zone: string):
     partsInStatusByShop(db, READY),
     partsInStatusByShopAndAge(db, AT_SHOP, bands.slice(1).map((b) => before(now, b.minHours!))),
     partsInStatusByShopAndAge(db, FLAGGED, [before(now, waitingHours)]),
-    partsInStatusSince(db, ON_TRUCK, before(now, thresholds.truck_hours)),
+    partsInStatusByShopAndAge(db, ON_TRUCK, [before(now, thresholds.truck_hours)]),
     partsReturnedBetween(db, day.start, day.end),
   ]);
   const ids = [...ready, ...held, ...flagged].map((r) => r.repairer_id).filter((id) => id !== null);
@@ -163,14 +162,14 @@ export async function overviewFigures(db: QueryRunner, now: Date, zone: string):
       shops: readyShops,
       noShop: { count: noShop, href: partsHref({ status: READY, repairer: "none" }) },
     },
-    onTrucks: { count: onTruck.parts, href: partsHref({ status: ON_TRUCK }) },
+    onTrucks: { count: sum(onTruck.flatMap((r) => r.counts)), href: partsHref({ status: ON_TRUCK }) },
     atShops: { count: sum(held.flatMap((r) => r.counts)), href: partsHref({ status: AT_SHOP }) },
     flagged: { count: sum(flagged.flatMap((r) => r.counts)), href: partsHref({ status: FLAGGED }) },
     returnedToday: { count: returned, href: partsHref({ returned: day.date }) },
     thresholds,
     held: [...heldRows.values()].sort(byName),
     truckLate: {
-      count: onTruck.atOrBefore,
+      count: sum(onTruck.map((r) => r.counts[1])),
       href: partsHref({ status: ON_TRUCK, min_age_h: thresholds.truck_hours }),
     },
     waitingLate: {
