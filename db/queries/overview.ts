@@ -95,15 +95,12 @@ async function partsOfDaysByShopAndAge(
       ...(older ? [sql`p.updated_at > ${older}::timestamptz`] : []),
       ...(newer ? [sql`p.updated_at <= ${newer}::timestamptz`] : []),
     ];
-    return sql<number>`count(*) filter (where ${sql.join(conditions, sql` and `)})::int`.as(`band_${i}`);
+    return sql<number>`count(*) filter (where ${sql.join(conditions, sql` and `)})`.as(`band_${i}`);
   });
-  // The claim's shop looked up per part (a few thousand a day): an index probe each, whatever the number of
-  // claims, where a join could read every management record.
-  const shop = sql<
-    number | null
-  >`(select cm.repairer_id from claim_management cm where cm.claim_id = p.claim_id)`;
-  const rows = await db.selectFrom("parts_orders as p")
-    .select([shop.as("repairer_id"), ...bands])
+  // The parts by claim first (a day holds a few thousand), then each claim's shop by one index probe:
+  // whatever the number of claims, where a join could read every management record.
+  const perClaim = db.selectFrom("parts_orders as p")
+    .select(["p.claim_id", ...bands])
     .where("p.status", "=", status)
     .where((eb) =>
       eb.or(days.map((d) =>
@@ -113,6 +110,15 @@ async function partsOfDaysByShopAndAge(
         ])
       ))
     )
+    .groupBy("p.claim_id");
+  const shop = sql<
+    number | null
+  >`(select cm.repairer_id from claim_management cm where cm.claim_id = x.claim_id)`;
+  const rows = await db.selectFrom(perClaim.as("x"))
+    .select([
+      shop.as("repairer_id"),
+      ...bounds.map((_, i) => sql<number>`sum(${sql.ref(`x.band_${i}`)})::int`.as(`band_${i}`)),
+    ])
     .groupBy(sql`1`)
     .execute();
   return rows.map((r) => {
