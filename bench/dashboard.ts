@@ -26,10 +26,13 @@ import { mintToken, randomToken } from "@/io/tokens.ts";
 import { type DashPage, dashPages, timedMs } from "@/bench/dashboard_pages.ts";
 import { searchBoxPages } from "@/bench/search_box.ts";
 import { trendsPages } from "@/bench/trends.ts";
+import { OVERVIEW_LABEL, overviewPages } from "@/bench/overview.ts";
 import { bareSample, type Recording } from "@/bench/dashboard_bare.ts";
 import { markdownTable } from "@/bench/report.ts";
 
 const BUDGET_MS = 100;
+/** The overview's figures (docs/overview.md "How fast"): every one within 200 ms, second request. */
+const OVERVIEW_BUDGET_MS = 200;
 const CSV_TARGET = 100_000;
 /**
  * Above this the embedded database is skipped (with a line saying so): generating millions of rows in
@@ -118,7 +121,12 @@ async function serviceSample(target: BenchTarget, pages: DashPage[], cookie: str
  */
 export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]> {
   const db = target.open();
-  const pages = [...await dashPages(db), ...await searchBoxPages(db), ...await trendsPages(db)];
+  const pages = [
+    ...await dashPages(db),
+    ...await searchBoxPages(db),
+    ...await overviewPages(db),
+    ...await trendsPages(db),
+  ];
   const cookie = await seedSession(db);
   const parts = Number(
     (await sql<{ n: number }>`select count(*) as n from parts_orders`.execute(db)).rows[0].n,
@@ -137,25 +145,32 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
   }));
   const isSearch = (t: (typeof timed)[number]) => t.page.label.startsWith("/hq/search");
   const isSort = (t: (typeof timed)[number]) => t.page.path.includes("sort=");
+  const isOverview = (t: (typeof timed)[number]) => t.page.label.startsWith(OVERVIEW_LABEL);
   const slowest = (pick: (t: (typeof timed)[number]) => boolean) =>
     timed.filter(pick).reduce((a, b) => b.ms.service.median > a.ms.service.median ? b : a);
-  const budgetRow = (figure: string, t: (typeof timed)[number]): BenchRow => ({
+  const budgetRow = (figure: string, t: (typeof timed)[number], budget = BUDGET_MS): BenchRow => ({
     figure,
     service: t.ms.service,
     vs: "budget",
-    baseline: BUDGET_MS,
-    ratio: t.ms.service.median / BUDGET_MS,
+    baseline: budget,
+    ratio: t.ms.service.median / budget,
     note: `GET ${t.page.label}, of ${timed.length} pages at ${parts} parts`,
-    target: `≤ ${BUDGET_MS} ms`,
+    target: `≤ ${budget} ms`,
   });
   const csv = compare(samples, (s) => s.csvRate, (b) => b.csvRate);
   const idle = spreadOf(samples.service.map((s) => s.idle / MB));
   return [
-    budgetRow("slowest dashboard list or filter (ms)", slowest((t) => !isSort(t) && !isSearch(t))),
+    budgetRow(
+      "slowest dashboard list or filter (ms)",
+      slowest((t) => !isSort(t) && !isSearch(t) && !isOverview(t)),
+    ),
     budgetRow("slowest dashboard sort (ms)", slowest(isSort)),
     budgetRow("search_box: slowest kind of query (ms)", slowest(isSearch)),
+    budgetRow("overview: slowest figure (ms)", slowest(isOverview), OVERVIEW_BUDGET_MS),
     ...timed.map((t, i): BenchRow => ({
-      figure: `${isSearch(t) ? "search_box" : "dashboard"} GET ${t.page.label} (ms)`,
+      figure: isOverview(t)
+        ? `${t.page.label} (ms)`
+        : `${isSearch(t) ? "search_box" : "dashboard"} GET ${t.page.label} (ms)`,
       service: t.ms.service,
       vs: "baseline",
       baseline: t.ms.baseline,

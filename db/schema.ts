@@ -415,7 +415,7 @@ export interface HandoverPoliciesTable {
   updated_at: Timestamp;
 }
 
-/** A threshold of the overview's ageing an admin set (docs/dashboard.md "Ageing"); unset ones have defaults. */
+/** A threshold of the overview's ageing an admin set (docs/overview.md "Ageing"); unset ones have defaults. */
 export interface AgeingThresholdsTable {
   key: AgeingThresholdKey;
   value: number;
@@ -477,8 +477,20 @@ export const AUDIT_ACTIONS = [
   "import",
   "handler.movement",
   "handover.policy",
+  "ageing.threshold",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * The overview's counters (migration 20261225T1000_overview, docs/overview.md "How fast"): parts per status,
+ * repair shop of the claim (0: none) and UTC day they entered the status; kept by triggers, never written here.
+ */
+export interface OverviewCountsTable {
+  status: PartStatus;
+  repairer_id: number;
+  since_day: Date;
+  parts: number;
+}
 
 export interface Database {
   hq_locations: HqLocationsTable;
@@ -510,6 +522,7 @@ export interface Database {
   handover_images: HandoverImagesTable;
   handovers: HandoversTable;
   ageing_thresholds: AgeingThresholdsTable;
+  overview_counts: OverviewCountsTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

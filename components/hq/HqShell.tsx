@@ -8,6 +8,7 @@ import { Csrf } from "@/components/hq/ui.tsx";
 import { SEARCH_MAX_CHARS } from "@/lib/dashboard/search.ts";
 
 export type HqSection =
+  | "overview"
   | "parts"
   | "movements"
   | "trips"
@@ -22,6 +23,7 @@ export type HqSection =
   | "tablets"
   | "import"
   | "handover"
+  | "ageing"
   | "audit"
   | "none";
 
@@ -34,6 +36,7 @@ export interface HqViewer {
 }
 
 const STAFF_LINKS: [HqSection, string, string][] = [
+  ["overview", "/hq", "Today"],
   ["parts", "/hq/parts", "Parts"],
   ["movements", "/hq/movements", "Movements"],
   ["runs", "/hq/runs", "Runs"],
@@ -49,6 +52,7 @@ const ADMIN_LINKS: [HqSection, string, string][] = [
   ["places", "/hq/admin/places", "Repair shops & HQ"],
   ["tablets", "/hq/admin/tablets", "Tablets"],
   ["handover", "/hq/admin/handover", "Handover"],
+  ["ageing", "/hq/admin/ageing", "Ageing"],
   ["import", "/hq/admin/import", "Import"],
   ["audit", "/hq/admin/audit", "Audit trail"],
 ];

@@ -1,6 +1,6 @@
 /**
  * `ageing_thresholds`: one row per threshold an admin set for the overview's ageing and the action queue's
- * late parts (docs/dashboard.md "Ageing"); a threshold without a row has its default
+ * late parts (docs/overview.md "Ageing"); a threshold without a row has its default
  * (lib/dashboard/ageing_thresholds.ts).
  */
 import { type Kysely, sql } from "kysely";

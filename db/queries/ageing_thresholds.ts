@@ -1,4 +1,4 @@
-/** The ageing thresholds an admin set (docs/dashboard.md "Ageing"); lib/dashboard/ageing_thresholds.ts adds the defaults. */
+/** The ageing thresholds an admin set (docs/overview.md "Ageing"); lib/dashboard/ageing_thresholds.ts adds the defaults. */
 import type { AgeingThresholdKey } from "@/db/schema.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 

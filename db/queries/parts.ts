@@ -142,6 +142,14 @@ export interface PartFilters {
   claim?: string;
   status?: PartStatus;
   repairerId?: number;
+  /** Only parts of claims without a repair shop (no management record, or none named on it). */
+  noShop?: boolean;
+  /** Only parts returned to HQ (a history row to `Returned to HQ`) in this window (docs/overview.md). */
+  returned?: { from: Date; before: Date };
+  /** Only parts that entered their status at or before this instant (an age of at least …). */
+  sinceAtOrBefore?: Date;
+  /** Only parts that entered their status after this instant (an age under …). */
+  sinceAfter?: Date;
   /** A part number's start or words of the description (db/queries/search_box.ts `partTextMatch`). */
   text?: PartText;
 }
@@ -179,6 +187,18 @@ export function partsFrom(db: Db, f: PartFilters) {
   if (claim) q = q.where("c.claim_number", "ilike", containsPattern(claim));
   if (f.status) q = q.where("p.status", "=", f.status);
   if (f.repairerId) q = q.where("cm.repairer_id", "=", f.repairerId);
+  if (f.noShop) q = q.where("c.has_shop", "=", false);
+  if (f.sinceAtOrBefore) q = q.where("p.updated_at", "<=", f.sinceAtOrBefore);
+  if (f.sinceAfter) q = q.where("p.updated_at", ">", f.sinceAfter);
+  const returned = f.returned;
+  if (returned) {
+    // The overview's "returned today" (docs/overview.md): one range of part_status_history_returned.
+    q = q.where("p.id", "in", (eb) =>
+      eb.selectFrom("part_status_history as h").select("h.part_id")
+        .where("h.to_status", "=", "Returned to HQ")
+        .where("h.changed_at", ">=", returned.from)
+        .where("h.changed_at", "<", returned.before));
+  }
   if (f.text) q = q.where(partTextMatch(f.text));
   return q;
 }

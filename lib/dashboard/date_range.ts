@@ -42,6 +42,12 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
 
+/** The instants of one date of the depot's zone, typed as `field`; throws ValidationError for a date that is not one. */
+export function dayWindowOf(field: string, value: string, zone: string): Required<TimeWindow> {
+  const day = dayInZone(dateOf(field, value), zone);
+  return { from: day.start, before: day.end };
+}
+
 /** The date before `date` ("2026-03-01" → "2026-02-28"). */
 function dayBefore(date: string): string {
   return addDays(date, -1);

@@ -26,7 +26,7 @@ import type { Cursor, KeysetWindow } from "@/db/queries/paging.ts";
 import { PART_STATUSES } from "@/db/schema.ts";
 import { normaliseRego } from "@/lib/rego.ts";
 import { partTextOf } from "@/lib/dashboard/search.ts";
-import { dateRangeOf } from "@/lib/dashboard/date_range.ts";
+import { dateRangeOf, dayWindowOf } from "@/lib/dashboard/date_range.ts";
 import { lineTextField, MAX_ID, parseId, parseInput } from "@/lib/validation.ts";
 import { ValidationError } from "@/lib/errors.ts";
 import { Buffer } from "node:buffer";
@@ -82,25 +82,58 @@ function sortOf<C extends string>(
   return { column: q.sort, dir: q.dir ?? "asc" };
 }
 
-const partQuery = z.object({
-  part: text,
-  rego: text,
-  claim: text,
-  status: text,
-  repairer: text,
-  ...sortFields(PART_SORTS),
-})
-  .transform((q): ListQuery<PartFilters, PartSortColumn> => ({
-    query: kept(q),
-    sort: sortOf(q, PART_DEFAULT_SORT),
-    filters: {
-      rego: q.rego && normaliseRego(q.rego),
-      claim: q.claim,
-      status: partStatus.parse(q.status),
-      repairerId: parseId(q.repairer) ?? undefined,
-      text: q.part ? partTextOf(q.part) : undefined,
-    },
-  }));
+/** An age in whole hours, at most ten years (docs/overview.md "Ageing"); anything else is ignored. */
+const ageHours = z.coerce.number().int().min(0).max(87_600).optional().catch(undefined);
+const HOUR_MS = 3_600_000;
+
+/** Where the parts list stands: "now" for the age filters, the depot's zone for the day of `returned`. */
+export interface ListContext {
+  now: Date;
+  zone: string;
+}
+
+/**
+ * The parts list's query: the form's filters, and the overview's (docs/overview.md): `repairer=none` (claims
+ * without a shop), `returned=YYYY-MM-DD` (returned to HQ that depot day; a date that is not one is refused),
+ * `min_age_h`/`max_age_h` (in the status now for at least / under so many hours).
+ */
+const partQuery = (ctx: ListContext) =>
+  z.object({
+    part: text,
+    rego: text,
+    claim: text,
+    status: text,
+    repairer: text,
+    returned: text,
+    min_age_h: text,
+    max_age_h: text,
+    ...sortFields(PART_SORTS),
+  })
+    .transform((q): ListQuery<PartFilters, PartSortColumn> => {
+      const minAge = ageHours.parse(q.min_age_h);
+      const maxAge = ageHours.parse(q.max_age_h);
+      const ago = (hours: number) => new Date(ctx.now.getTime() - hours * HOUR_MS);
+      return {
+        query: kept({
+          ...q,
+          min_age_h: minAge === undefined ? undefined : String(minAge),
+          max_age_h: maxAge === undefined ? undefined : String(maxAge),
+        }),
+        sort: sortOf(q, PART_DEFAULT_SORT),
+        filters: {
+          rego: q.rego && normaliseRego(q.rego),
+          claim: q.claim,
+          status: partStatus.parse(q.status),
+          repairerId: parseId(q.repairer) ?? undefined,
+          text: q.part ? partTextOf(q.part) : undefined,
+          // The overview's filters, present only when asked for.
+          ...(q.repairer === "none" ? { noShop: true } : {}),
+          ...(q.returned ? { returned: dayWindowOf("returned", q.returned, ctx.zone) } : {}),
+          ...(minAge === undefined ? {} : { sinceAtOrBefore: ago(minAge) }),
+          ...(maxAge === undefined ? {} : { sinceAfter: ago(maxAge) }),
+        },
+      };
+    });
 
 /** The movements list's query at `now` in the depot's `zone` (its date range is of the depot's days). */
 const movementQuery = (now: Date, zone: string) =>
@@ -130,8 +163,13 @@ const movementQuery = (now: Date, zone: string) =>
       };
     });
 
-/** What the parts list and the parts export filter by; throws ValidationError for a refused value. */
-export const partQueryOf = (raw: Record<string, string>) => parseInput(partQuery, raw);
+/**
+ * What the parts list and the parts export filter by; throws ValidationError for a refused value. `ctx`
+ * (the clock and the depot's zone) only matters to the overview's filters; without it, the system clock in
+ * UTC.
+ */
+export const partQueryOf = (raw: Record<string, string>, ctx?: ListContext) =>
+  parseInput(partQuery(ctx ?? { now: new Date(), zone: "UTC" }), raw);
 
 /**
  * What the movements list and the movements export filter by, their dates being the depot's days at `now`

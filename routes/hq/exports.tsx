@@ -33,7 +33,8 @@ export function exportsRoutes(deps: AppDeps) {
   app.get("/parts.csv", async (c) => {
     let filters;
     try {
-      filters = partQueryOf(c.req.query()).filters;
+      filters =
+        partQueryOf(c.req.query(), { now: deps.clock.now(), zone: deps.config.depotTimeZone }).filters;
     } catch (error) {
       return refusedQueryPage(c, error, "/hq/exports");
     }

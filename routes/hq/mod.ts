@@ -13,6 +13,7 @@ import { depotTimeZoneOf } from "@/components/hq/page.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
 import { requireAdmin, requireStaff } from "@/routes/hq/guards.ts";
 import { signInRoutes } from "@/routes/hq/sign_in.tsx";
+import { overviewRoutes } from "@/routes/hq/overview.tsx";
 import { partsRoutes } from "@/routes/hq/parts.tsx";
 import { partRoutes } from "@/routes/hq/part.tsx";
 import { movementsRoutes } from "@/routes/hq/movements.tsx";
@@ -34,6 +35,7 @@ import { adminTwoFactorRoutes } from "@/routes/hq/admin_two_factor.tsx";
 import { adminPlacesRoutes } from "@/routes/hq/admin_places.tsx";
 import { adminTabletsRoutes } from "@/routes/hq/admin_tablets.tsx";
 import { adminHandoverRoutes } from "@/routes/hq/admin_handover.tsx";
+import { adminAgeingRoutes } from "@/routes/hq/admin_ageing.tsx";
 import { adminAuditRoutes } from "@/routes/hq/admin_audit.tsx";
 import { adminImportRoutes, IMPORT_MAX_BYTES, tooLarge } from "@/routes/hq/admin_import.tsx";
 import { bufferedBodies, SMALL_BODY_LIMIT, smallBodies } from "@/routes/web/body_limits.ts";
@@ -62,6 +64,7 @@ function adminArea(deps: AppDeps) {
   app.route("/places", behind(adminPlacesRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/tablets", behind(adminTabletsRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/handover", behind(adminHandoverRoutes(deps), formBodies(deps), csrfProtect(deps)));
+  app.route("/ageing", behind(adminAgeingRoutes(deps), formBodies(deps), csrfProtect(deps)));
   app.route("/audit", behind(adminAuditRoutes(deps), formBodies(deps), csrfProtect(deps)));
   // The CSV file and the form around it.
   const importBodies = bufferedBodies(deps, IMPORT_MAX_BYTES + SMALL_BODY_LIMIT, (c) => tooLarge(c));
@@ -72,7 +75,7 @@ function adminArea(deps: AppDeps) {
 function staffArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use(requireStaff(), formBodies(deps), csrfProtect(deps));
-  app.get("/", (c) => c.redirect("/hq/parts", 303));
+  app.route("/", overviewRoutes(deps));
   app.route("/parts", partsRoutes(deps));
   app.route("/parts", partRoutes(deps));
   app.route("/movements", movementsRoutes(deps));

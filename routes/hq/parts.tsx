@@ -37,7 +37,7 @@ export function partsRoutes(deps: AppDeps) {
       path: "/hq/parts",
       title: "Parts",
       section: "parts",
-      queryOf: partQueryOf,
+      queryOf: (raw) => partQueryOf(raw, { now: deps.clock.now(), zone: deps.config.depotTimeZone }),
       pageOf: partPageOf,
       load: (filters, paging, sort) => partsPage(deps.db, filters, paging, sort),
       render: (data) => <Page data={data} />,
@@ -63,6 +63,27 @@ const COLUMNS: Heading[] = [
 ];
 
 const LABELS_FORM = "labels-form";
+
+/**
+ * The overview's filters (docs/overview.md), which the form has no field for: said in words and kept by a
+ * new search (Clear drops them).
+ */
+function OverviewFilters({ query }: { query: Record<string, string> }) {
+  const said = [
+    query.returned && `returned to HQ on ${query.returned}`,
+    query.min_age_h && `in this status for at least ${query.min_age_h} hours`,
+    query.max_age_h && `in this status for less than ${query.max_age_h} hours`,
+  ].filter(Boolean);
+  if (said.length === 0) return null;
+  return (
+    <p class="basis-full text-slate-700" data-testid="overview-filters">
+      {["returned", "min_age_h", "max_age_h"].map((name) =>
+        query[name] && <input key={name} type="hidden" name={name} value={query[name]} />
+      )}
+      Only parts {said.join(", ")}.
+    </p>
+  );
+}
 
 /** Prints labels of the parts ticked in the list (routes/hq/labels.tsx, docs/labels.md). */
 function LabelsForm() {
@@ -111,6 +132,7 @@ function Page({ data }: { data: Data }) {
         <Field label="Repair shop">
           <select class={inputClass} name="repairer">
             <option value="">Any repair shop</option>
+            <option value="none" selected={q.repairer === "none"}>No repair shop</option>
             {data.repairers.map((r) => (
               <option key={r.id} value={String(r.id)} selected={q.repairer === String(r.id)}>
                 {r.name}
@@ -119,6 +141,7 @@ function Page({ data }: { data: Data }) {
             ))}
           </select>
         </Field>
+        <OverviewFilters query={q} />
       </FilterForm>
       <Live topics={["movements", "parts"]}>
         <Table
