@@ -26,6 +26,9 @@ export default function HqLive({ topics }: HqLiveProps) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let running = false;
     let again = false;
+    // The topics changed since the last refresh: a region is swapped only when one of its own changed
+    // (the header's queue count and the page's list listen to different topics, components/hq/live.tsx).
+    let changed = new Set<string>();
     const stop = () => {
       source.close();
       clearTimeout(timer);
@@ -36,6 +39,11 @@ export default function HqLive({ topics }: HqLiveProps) {
         return;
       }
       running = true;
+      const topicsNow = changed;
+      changed = new Set();
+      const wanted = (region: Element) =>
+        topicsNow.has("all") ||
+        (region.getAttribute("data-live") ?? "").split(" ").some((t) => topicsNow.has(t));
       try {
         const res = await fetch(location.href, { headers: { "X-HQ-Live": "1" } });
         if (!res.ok || res.redirected) return stop();
@@ -44,7 +52,9 @@ export default function HqLive({ topics }: HqLiveProps) {
         const next = fresh.querySelectorAll("[data-live]");
         now.forEach((region, i) => {
           const other = next[i];
-          if (other && other.getAttribute("data-live") === region.getAttribute("data-live")) {
+          if (
+            other && other.getAttribute("data-live") === region.getAttribute("data-live") && wanted(region)
+          ) {
             // What the user ticked (the parts list's labels) stays ticked in the fresh copy.
             const ticked = new Set(
               [...region.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked")].map(boxKey),
@@ -69,6 +79,7 @@ export default function HqLive({ topics }: HqLiveProps) {
     source.addEventListener("change", (e) => {
       const topic = (e as MessageEvent<string>).data;
       if (topic !== "all" && !topics.includes(topic)) return;
+      changed.add(topic);
       clearTimeout(timer);
       timer = setTimeout(() => void refresh(), SETTLE_MS);
     });

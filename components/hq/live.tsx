@@ -3,7 +3,8 @@
  * marks its children with `data-live` and adds the HqLive island, which swaps the region for a fresh copy of
  * the page's when one of `topics` changes (islands/HqLive.tsx, routes/hq/live.ts).
  */
-import type { ComponentChildren } from "preact";
+import { type ComponentChildren, createContext } from "preact";
+import { useContext } from "preact/hooks";
 import HqLive from "@/islands/HqLive.tsx";
 import { island } from "@/render/islands.tsx";
 import type { ChangeTopic } from "@/db/queries/changes.ts";
@@ -12,7 +13,19 @@ const HqLiveIsland = island("HqLive", HqLive);
 
 type LiveProps = { topics: ChangeTopic[]; children: ComponentChildren };
 
+/**
+ * Set by the HQ shell (components/hq/HqShell.tsx): the topics of the page's regions, gathered while it
+ * renders, so the shell adds one island for them all (its own header count's and the page's) after the
+ * page: one stream and one refresh per change, not one per region.
+ */
+export const PageLiveTopics = createContext<Set<ChangeTopic> | null>(null);
+
 export function Live({ topics, children }: LiveProps) {
+  const gathered = useContext(PageLiveTopics);
+  if (gathered) {
+    for (const t of topics) gathered.add(t);
+    return <LiveRegion topics={topics}>{children}</LiveRegion>;
+  }
   return (
     <>
       <HqLiveIsland topics={topics} />
@@ -24,4 +37,9 @@ export function Live({ topics, children }: LiveProps) {
 /** Another region of a page that already has a `<Live>`: its island refreshes every region of the page. */
 export function LiveRegion({ topics, children }: LiveProps) {
   return <div data-live={topics.join(" ")}>{children}</div>;
+}
+
+/** The one island of a page whose topics were gathered (PageLiveTopics): rendered after everything else. */
+export function GatheredLive({ topics }: { topics: Set<ChangeTopic> }) {
+  return <HqLiveIsland topics={[...topics]} />;
 }
