@@ -25,6 +25,7 @@ import type { BenchTarget } from "@/bench/target.ts";
 import { mintToken, randomToken } from "@/io/tokens.ts";
 import { type DashPage, dashPages, timedMs } from "@/bench/dashboard_pages.ts";
 import { searchBoxPages } from "@/bench/search_box.ts";
+import { actionQueuePages } from "@/bench/action_queue.ts";
 import { bareSample, type Recording } from "@/bench/dashboard_bare.ts";
 import { markdownTable } from "@/bench/report.ts";
 
@@ -117,7 +118,7 @@ async function serviceSample(target: BenchTarget, pages: DashPage[], cookie: str
  */
 export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]> {
   const db = target.open();
-  const pages = [...await dashPages(db), ...await searchBoxPages(db)];
+  const pages = [...await dashPages(db), ...await searchBoxPages(db), ...await actionQueuePages(db)];
   const cookie = await seedSession(db);
   const parts = Number(
     (await sql<{ n: number }>`select count(*) as n from parts_orders`.execute(db)).rows[0].n,

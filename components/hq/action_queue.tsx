@@ -26,7 +26,10 @@ import { PROBLEM_REASONS } from "@/lib/shops/problems.ts";
 /** "5", "1000+": a capped count as text. */
 export const countText = (c: CappedCount) => `${c.n.toLocaleString("en")}${c.more ? "+" : ""}`;
 
-/** The header's link to the queue, its name saying how many wait ("Action queue, 5 waiting"). */
+/**
+ * The header's link to the queue, named "Action queue, 5 waiting": what is seen ("Action queue 5") starts
+ * its name, so a voice command of the visible words finds it (WCAG 2.5.3).
+ */
 export function QueueCountLink({ count, active }: { count: CappedCount; active: boolean }) {
   const text = countText(count);
   return (
@@ -36,13 +39,13 @@ export function QueueCountLink({ count, active }: { count: CappedCount; active: 
       aria-label={`Action queue, ${text} waiting`}
       data-testid="queue-count"
       data-count={count.n}
-      class={`inline-flex min-h-10 items-center gap-2 rounded px-3 py-2 font-medium ${
+      class={`inline-flex min-h-10 items-center rounded px-3 py-2 font-medium ${
         active ? "bg-white text-slate-900" : "text-slate-100 hover:bg-slate-700"
       }`}
     >
-      Queue
+      Action queue{" "}
       <span
-        class={`rounded-full px-2 text-sm font-bold ${
+        class={`ml-2 rounded-full px-2 text-sm font-bold ${
           count.n > 0 ? "bg-amber-400 text-slate-900" : "bg-slate-600 text-white"
         }`}
       >

@@ -159,7 +159,8 @@ export async function actionQueue(
     noShopClaimItems(db, perKind),
     failedAnnouncementItems(db, perKind),
     Promise.all(late.map((l) => latePartGroups(db, l))),
-    queueCounts(db, { cap: QUEUE_COUNT_CAP, late }),
+    // The late groups are read above: the count statement needs no late windows of its own here.
+    queueCounts(db, { cap: QUEUE_COUNT_CAP, late: [] }),
   ]);
   const items: QueueItem[] = [
     ...requests.map((r): QueueItem => ({
@@ -226,7 +227,7 @@ export async function actionQueue(
     }),
   ];
   items.sort((a, b) => a.since.getTime() - b.since.getTime() || a.key.localeCompare(b.key));
-  const byKind = countsOf(counts);
+  const byKind = countsOf({ ...counts, late: groups.map((g) => g.length) });
   return {
     items: opts.limit === undefined ? items : items.slice(0, opts.limit),
     counts: byKind,
