@@ -1,8 +1,9 @@
 /**
  * The live dashboard (docs/dashboard.md "Live updates") in the browser: listens to `/hq/live` (server-sent
  * events) and, when a change of one of `topics` is committed, fetches the same page again and swaps each
- * `[data-live]` region for the fresh one, without a reload. Changes arriving while a refresh runs are folded
- * into one more refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended
+ * `[data-live]` region one of whose own topics changed for the fresh one, without a reload (the HQ shell
+ * renders one island per page with every region's topics: components/hq/live.tsx). Changes arriving while
+ * a refresh runs are folded into one more refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended
  * session alive; when the session ends (the stream's `end` event, or a refresh that is not the page), it
  * stops. Ticked checkboxes stay ticked across a swap. Renders nothing: without JavaScript the page is the
  * same, only static.
