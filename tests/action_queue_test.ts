@@ -346,3 +346,32 @@ appTest("action queue: a problem report sent or handled is announced on the chan
     await stop();
   }
 });
+
+appTest("action queue: a thousand late parts make one item per shop, not a row per part", async (a) => {
+  const north = await makeRepairer(a.db, "North Bulk");
+  const south = await makeRepairer(a.db, "South Bulk");
+  const since = ago(a, 45 * DAY);
+  for (const [shop, n] of [[north.id, 700], [south.id, 400]] as const) {
+    const { claim } = await makeClaim(a.db, { management: shop });
+    await a.db.insertInto("parts_orders").values(
+      Array.from({ length: n }, (_, i) => ({
+        claim_id: claim.id,
+        part_no: `BULK-${shop}-${i}`,
+        description: "Bulk part",
+        qty_ordered: 1,
+        status: AT_SHOP,
+        updated_at: new Date(since.getTime() + (shop === north.id ? 0 : 1) + i * 2),
+      })),
+    ).execute();
+  }
+  const queue = await actionQueue(a.db, a.clock.now());
+  assert.deepEqual(queue.items.map((i) => i.key), [`late-held-${north.id}`, `late-held-${south.id}`]);
+  // 1100 late parts: the window read the oldest 1000, so each group says "at least".
+  const parts = queue.items.map((i) => i.kind === "late" ? [i.parts, i.atLeast] : []);
+  assert.equal(parts.reduce((s, p) => s + (p[0] as number), 0), 1000);
+  assert.ok(parts.every((p) => p[1] === true));
+  assert.equal((await actionQueueCount(a.db, a.clock.now())).n, 2);
+  const html = await (await (await signedIn(a, "dispatcher")).get("/hq/queue")).text();
+  assert.equal(itemsOf(html).length, 2);
+  assert.match(html, /at least \d+ parts held at North Bulk over 30 days/);
+});
