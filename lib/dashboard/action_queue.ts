@@ -33,7 +33,7 @@ export const QUEUE_TOPICS = [
 /** Each kind's count reads at most this many rows; past it the count reads "1000+". */
 export const QUEUE_COUNT_CAP = 1000;
 /** Per late status, the oldest parts read and grouped by shop (the groups a dispatcher acts on first). */
-export const LATE_WINDOW = 1000;
+export const LATE_WINDOW = 250;
 /** Items of each kind on the full queue page; the rest are one "and N more" link to the kind's page. */
 export const QUEUE_PAGE_ITEMS = 50;
 
