@@ -27,6 +27,7 @@ import { type DashPage, dashPages, timedMs } from "@/bench/dashboard_pages.ts";
 import { searchBoxPages } from "@/bench/search_box.ts";
 import { trendsPages } from "@/bench/trends.ts";
 import { OVERVIEW_LABEL, overviewPages } from "@/bench/overview.ts";
+import { actionQueuePages } from "@/bench/action_queue.ts";
 import { bareSample, type Recording } from "@/bench/dashboard_bare.ts";
 import { markdownTable } from "@/bench/report.ts";
 
@@ -126,6 +127,7 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
     ...await searchBoxPages(db),
     ...await overviewPages(db),
     ...await trendsPages(db),
+    ...await actionQueuePages(db),
   ];
   const cookie = await seedSession(db);
   const parts = Number(

@@ -1,8 +1,9 @@
 /**
  * The live dashboard (docs/dashboard.md "Live updates") in the browser: listens to `/hq/live` (server-sent
  * events) and, when a change of one of `topics` is committed, fetches the same page again and swaps each
- * `[data-live]` region for the fresh one, without a reload. Changes arriving while a refresh runs are folded
- * into one more refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended
+ * `[data-live]` region one of whose own topics changed for the fresh one, without a reload (the HQ shell
+ * renders one island per page with every region's topics: components/hq/live.tsx). Changes arriving while
+ * a refresh runs are folded into one more refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended
  * session alive; when the session ends (the stream's `end` event, or a refresh that is not the page), it
  * stops. Ticked checkboxes stay ticked across a swap. A row a refresh brings (islands/_live_rows.ts,
  * docs/live-rows.md) is highlighted for a few seconds and announced to screen readers. Renders nothing:
@@ -29,6 +30,9 @@ export default function HqLive({ topics }: HqLiveProps) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let running = false;
     let again = false;
+    // The topics changed since the last refresh: a region is swapped only when one of its own changed
+    // (the header's queue count and the page's list listen to different topics, components/hq/live.tsx).
+    let changed = new Set<string>();
     const stop = () => {
       source.close();
       clearTimeout(timer);
@@ -40,6 +44,11 @@ export default function HqLive({ topics }: HqLiveProps) {
         return;
       }
       running = true;
+      const topicsNow = changed;
+      changed = new Set();
+      const wanted = (region: Element) =>
+        topicsNow.has("all") ||
+        (region.getAttribute("data-live") ?? "").split(" ").some((t) => topicsNow.has(t));
       try {
         const res = await fetch(location.href, { headers: { "X-HQ-Live": "1" } });
         if (!res.ok || res.redirected) return stop();
@@ -48,7 +57,9 @@ export default function HqLive({ topics }: HqLiveProps) {
         const next = fresh.querySelectorAll("[data-live]");
         now.forEach((region, i) => {
           const other = next[i];
-          if (other && other.getAttribute("data-live") === region.getAttribute("data-live")) {
+          if (
+            other && other.getAttribute("data-live") === region.getAttribute("data-live") && wanted(region)
+          ) {
             // What the user ticked (the parts list's labels) stays ticked in the fresh copy.
             const ticked = new Set(
               [...region.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked")].map(boxKey),
@@ -74,6 +85,7 @@ export default function HqLive({ topics }: HqLiveProps) {
     source.addEventListener("change", (e) => {
       const topic = (e as MessageEvent<string>).data;
       if (topic !== "all" && !topics.includes(topic)) return;
+      changed.add(topic);
       clearTimeout(timer);
       timer = setTimeout(() => void refresh(), SETTLE_MS);
     });

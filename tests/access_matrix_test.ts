@@ -65,6 +65,7 @@ const GET_RULES: Record<string, Rule> = {
   "/hq/movements": "staff",
   "/hq/movements/:id": "staff",
   "/hq/parts": "staff",
+  "/hq/queue": "staff",
   "/hq/parts/:id": "staff",
   "/hq/search": "staff",
   "/hq/trips": "staff",

@@ -5,10 +5,16 @@
 import type { LayoutProps } from "@/components/Layout.tsx";
 import type { Role } from "@/db/schema.ts";
 import { Csrf } from "@/components/hq/ui.tsx";
+import { QueueCountLink } from "@/components/hq/action_queue.tsx";
+import { GatheredLive, LiveRegion, PageLiveTopics } from "@/components/hq/live.tsx";
+import type { CappedCount } from "@/db/queries/announcements.ts";
+import type { ChangeTopic } from "@/db/queries/changes.ts";
+import { QUEUE_TOPICS } from "@/lib/dashboard/action_queue.ts";
 import { SEARCH_MAX_CHARS } from "@/lib/dashboard/search.ts";
 
 export type HqSection =
   | "overview"
+  | "queue"
   | "parts"
   | "movements"
   | "trips"
@@ -33,6 +39,8 @@ export interface HqViewer {
   csrfToken: string;
   /** Staff: how many return requests are open (docs/return-requests.md), shown beside the queue's link. */
   openReturnRequests?: number;
+  /** Staff: how many items wait in the action queue (docs/action-queue.md), the header's live figure. */
+  queueCount?: CappedCount;
 }
 
 const STAFF_LINKS: [HqSection, string, string][] = [
@@ -84,6 +92,8 @@ function NavLink(
  */
 export function hqShell(viewer: HqViewer | null, active: HqSection, searched = "") {
   return function HqShell({ title, lang = "en", rootStyle, children }: LayoutProps) {
+    // The page's live regions and the header's count share one island, added after the page (live.tsx).
+    const topics = new Set<ChangeTopic>();
     return (
       <html lang={lang} style={rootStyle}>
         <head>
@@ -92,25 +102,41 @@ export function hqShell(viewer: HqViewer | null, active: HqSection, searched = "
           <title>{title} · HQ dashboard</title>
         </head>
         <body class="hq-body min-h-screen bg-slate-50 text-base text-slate-900">
-          <header class="bg-slate-800 text-white">
-            <div class="mx-auto flex max-w-[96rem] flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
-              <a href="/hq" class="inline-flex min-h-10 items-center text-lg font-semibold tracking-tight">
-                Parts Movement · HQ
-              </a>
-              {viewer && <Nav viewer={viewer} active={active} searched={searched} />}
-            </div>
-          </header>
-          <main id="main" class="mx-auto max-w-[96rem] px-4 py-6">{children}</main>
+          <PageLiveTopics.Provider value={viewer ? topics : null}>
+            <header class="bg-slate-800 text-white">
+              <div class="mx-auto flex max-w-[96rem] flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+                <a href="/hq" class="inline-flex min-h-10 items-center text-lg font-semibold tracking-tight">
+                  Parts Movement · HQ
+                </a>
+                {viewer && <Nav viewer={viewer} active={active} searched={searched} topics={topics} />}
+              </div>
+            </header>
+            <main id="main" class="mx-auto max-w-[96rem] px-4 py-6">{children}</main>
+            {viewer && <GatheredLive topics={topics} />}
+          </PageLiveTopics.Provider>
         </body>
       </html>
     );
   };
 }
 
-function Nav({ viewer, active, searched }: { viewer: HqViewer; active: HqSection; searched: string }) {
+function Nav(
+  { viewer, active, searched, topics }: {
+    viewer: HqViewer;
+    active: HqSection;
+    searched: string;
+    topics: Set<ChangeTopic>;
+  },
+) {
+  if (viewer.queueCount) { for (const t of QUEUE_TOPICS) topics.add(t); }
   return (
     <>
       <nav aria-label="Dashboard" class="flex flex-wrap gap-1">
+        {viewer.queueCount && (
+          <LiveRegion topics={[...QUEUE_TOPICS]}>
+            <QueueCountLink count={viewer.queueCount} active={active === "queue"} />
+          </LiveRegion>
+        )}
         {STAFF_LINKS.map(([key, href, label]) => (
           <NavLink
             key={key}

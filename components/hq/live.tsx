@@ -3,7 +3,8 @@
  * marks its children with `data-live` and adds the HqLive island, which swaps the region for a fresh copy of
  * the page's when one of `topics` changes (islands/HqLive.tsx, routes/hq/live.ts).
  */
-import type { ComponentChildren } from "preact";
+import { type ComponentChildren, createContext } from "preact";
+import { useContext } from "preact/hooks";
 import HqLive from "@/islands/HqLive.tsx";
 import { island } from "@/render/islands.tsx";
 import type { ChangeTopic } from "@/db/queries/changes.ts";
@@ -21,7 +22,19 @@ type LiveProps = {
   since?: Date;
 };
 
+/**
+ * Set by the HQ shell (components/hq/HqShell.tsx): the topics of the page's regions, gathered while it
+ * renders, so the shell adds one island for them all (its own header count's and the page's) after the
+ * page: one stream and one refresh per change, not one per region.
+ */
+export const PageLiveTopics = createContext<Set<ChangeTopic> | null>(null);
+
 export function Live({ topics, children, since }: LiveProps) {
+  const gathered = useContext(PageLiveTopics);
+  if (gathered) {
+    for (const t of topics) gathered.add(t);
+    return <LiveRegion topics={topics} since={since}>{children}</LiveRegion>;
+  }
   return (
     <>
       <HqLiveIsland topics={topics} />
@@ -41,4 +54,9 @@ export function LiveRegion({ topics, children, since }: LiveProps) {
  */
 export function liveRow(key: string, at: Date | string, say: string): Record<string, string> {
   return { "data-live-key": key, "data-live-at": String(new Date(at).getTime()), "data-live-say": say };
+}
+
+/** The one island of a page whose topics were gathered (PageLiveTopics): rendered after everything else. */
+export function GatheredLive({ topics }: { topics: Set<ChangeTopic> }) {
+  return <HqLiveIsland topics={[...topics]} />;
 }

@@ -191,11 +191,7 @@ export function Overview({ figures, queue }: OverviewProps) {
       <Live topics={OVERVIEW_TOPICS}>
         <TodayCounts f={figures} />
       </Live>
-      {queue && (
-        <section class="mt-8" aria-label="Action queue">
-          {queue}
-        </section>
-      )}
+      {queue && <div class="mt-8">{queue}</div>}
       <LiveRegion topics={OVERVIEW_TOPICS}>
         <Ageing f={figures} />
       </LiveRegion>

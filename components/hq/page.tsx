@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ComponentChildren } from "preact";
 import { type HqSection, hqShell, type HqViewer } from "@/components/hq/HqShell.tsx";
+import type { CappedCount } from "@/db/queries/announcements.ts";
 import { ValidationError } from "@/lib/errors.ts";
 import { DepotTimeZone } from "@/components/hq/ui.tsx";
 import { renderPage } from "@/render/page.tsx";
@@ -19,6 +20,8 @@ declare module "hono" {
     depotTimeZone: string;
     /** How many return requests are open, for the navigation (set by `openRequestCountOf`). */
     openReturnRequests: number | undefined;
+    /** How many items wait in the action queue, for the header (set by `openRequestCountOf`). */
+    actionQueueCount: CappedCount | undefined;
   }
 }
 
@@ -38,6 +41,7 @@ function viewerOf(c: HqContext): HqViewer | null {
       role: s.user.role,
       csrfToken: s.csrfToken,
       openReturnRequests: c.get("openReturnRequests"),
+      queueCount: c.get("actionQueueCount"),
     }
     : null;
 }

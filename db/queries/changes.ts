@@ -12,9 +12,16 @@ export const CHANGE_CHANNEL = "hq_change";
 
 /**
  * What changed: a movement (and so its parts), a part's status, an announcement's delivery, a driver's
- * return request (asked or decided: docs/return-requests.md), or HQ's plan of a day (docs/runs.md).
+ * return request (asked or decided: docs/return-requests.md), HQ's plan of a day (docs/runs.md), or a
+ * shop's problem report (sent or handled: docs/shop-page.md; the action queue shows the open ones).
  */
-export type ChangeTopic = "movements" | "parts" | "announcements" | "return_requests" | "runs";
+export type ChangeTopic =
+  | "movements"
+  | "parts"
+  | "announcements"
+  | "return_requests"
+  | "runs"
+  | "problem_reports";
 
 export const CHANGE_TOPICS: readonly ChangeTopic[] = [
   "movements",
@@ -22,6 +29,7 @@ export const CHANGE_TOPICS: readonly ChangeTopic[] = [
   "announcements",
   "return_requests",
   "runs",
+  "problem_reports",
 ];
 
 /**

@@ -4,6 +4,7 @@
  * dispatchers' queue (`/hq/problem-reports`) until one marks it handled. Audited with the shop as the actor.
  */
 import { insertAuditEntry } from "@/db/queries/audit.ts";
+import { notifyChange } from "@/db/queries/changes.ts";
 import { upsertPhoto } from "@/db/queries/photos.ts";
 import { lockPartsAsShopSees } from "@/db/queries/shop_page.ts";
 import {
@@ -61,6 +62,8 @@ export async function reportProblem(
       after: { report: id, part_no: part.part_no, reason: input.reason, note },
       at,
     });
+    // The action queue lists open reports (docs/action-queue.md): its pages refresh.
+    await notifyChange(tx, "problem_reports");
     return id;
   });
 }
@@ -119,5 +122,6 @@ export async function resolveProblemReport(
       after: { report: id },
       at,
     });
+    await notifyChange(tx, "problem_reports");
   });
 }

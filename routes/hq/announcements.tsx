@@ -15,6 +15,7 @@ import {
   FEED_STATES,
   retryFailed,
 } from "@/lib/dashboard/announcements.ts";
+import { queueBackOf, queueDone } from "@/lib/dashboard/action_queue.ts";
 import { doneQuery } from "@/lib/dashboard/forms.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { parseId } from "@/lib/validation.ts";
@@ -65,8 +66,11 @@ export function announcementsRoutes(deps: AppDeps) {
   app.post("/:id/retry", async (c) => {
     const id = parseId(c.req.param("id"));
     if (!id) return notFoundPage(c, "announcement");
+    // From the action queue (docs/action-queue.md): back there.
+    const back = queueBackOf(await c.req.parseBody());
     const retried = await retryFailed(deps.db, id, mustViewer(c).userId);
-    return c.redirect(`/hq/announcements?state=failed&done=${retried ? "retried" : "stale"}`, 303);
+    const done = retried ? "retried" : "stale";
+    return c.redirect(back ? queueDone(back, done) : `/hq/announcements?state=failed&done=${done}`, 303);
   });
 
   return app;

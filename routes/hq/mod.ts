@@ -23,6 +23,8 @@ import { returnRequestsRoutes } from "@/routes/hq/return_requests.tsx";
 import { problemReportRoutes } from "@/routes/hq/problem_reports.tsx";
 import { runsRoutes } from "@/routes/hq/runs.tsx";
 import { openReturnRequestCount } from "@/lib/return_requests.ts";
+import { actionQueueCount } from "@/lib/dashboard/action_queue.ts";
+import { queueRoutes } from "@/routes/hq/queue.tsx";
 import { announcementsRoutes } from "@/routes/hq/announcements.tsx";
 import { exportsRoutes } from "@/routes/hq/exports.tsx";
 import { trendsRoutes } from "@/routes/hq/trends.tsx";
@@ -76,6 +78,7 @@ function staffArea(deps: AppDeps) {
   const app = new Hono<SessionEnv>();
   app.use(requireStaff(), formBodies(deps), csrfProtect(deps));
   app.route("/", overviewRoutes(deps));
+  app.route("/queue", queueRoutes(deps));
   app.route("/parts", partsRoutes(deps));
   app.route("/parts", partRoutes(deps));
   app.route("/movements", movementsRoutes(deps));
@@ -96,8 +99,9 @@ function staffArea(deps: AppDeps) {
 }
 
 /**
- * The open return requests' count in the navigation (docs/return-requests.md): read for a staff member's
- * page (a GET), one indexed count; not for the live stream, whose answer has no navigation.
+ * The header's figures, read for a staff member's page (a GET; not for the live stream, whose answer has no
+ * navigation): the open return requests' count beside their link (docs/return-requests.md), one indexed
+ * count, and the action queue's (docs/action-queue.md "Header count"), one bounded statement.
  */
 function openRequestCountOf(deps: AppDeps): MiddlewareHandler<SessionEnv> {
   return async (c, next) => {
@@ -105,7 +109,12 @@ function openRequestCountOf(deps: AppDeps): MiddlewareHandler<SessionEnv> {
     if (
       c.req.method === "GET" && (role === "dispatcher" || role === "admin") && !c.req.path.endsWith("/live")
     ) {
-      c.set("openReturnRequests", await openReturnRequestCount(deps.db));
+      const [open, queue] = await Promise.all([
+        openReturnRequestCount(deps.db),
+        actionQueueCount(deps.db, deps.clock.now()),
+      ]);
+      c.set("openReturnRequests", open);
+      c.set("actionQueueCount", queue);
     }
     await next();
   };

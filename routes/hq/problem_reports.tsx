@@ -20,6 +20,7 @@ import {
 } from "@/components/hq/ui.tsx";
 import type { ProblemReportRow } from "@/db/queries/shop_problems.ts";
 import type { AppDeps } from "@/lib/deps.ts";
+import { queueBackOf, queueDone } from "@/lib/dashboard/action_queue.ts";
 import { PROBLEM_REASONS, problemReportQueue, resolveProblemReport } from "@/lib/shops/problems.ts";
 import { parseId } from "@/lib/validation.ts";
 import { answerRefusal, type Refusal } from "@/routes/hq/refusals.ts";
@@ -42,9 +43,11 @@ export function problemReportRoutes(deps: AppDeps) {
   app.post("/:id/resolve", async (c) => {
     const id = parseId(c.req.param("id"));
     if (!id) return notFoundPage(c, "problem report");
+    // From the action queue (docs/action-queue.md): back there.
+    const back = queueBackOf(await c.req.parseBody());
     try {
       await resolveProblemReport(deps, mustViewer(c).userId, id);
-      return c.redirect(`/hq/problem-reports?done=${id}`, 303);
+      return c.redirect(back ? queueDone(back, "handled") : `/hq/problem-reports?done=${id}`, 303);
     } catch (error) {
       return answerRefusal(c, error, { subject: "problem report", show: (r) => show(c, r.notice, r.status) });
     }

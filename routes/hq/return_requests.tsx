@@ -27,6 +27,7 @@ import {
   TimeCell,
 } from "@/components/hq/ui.tsx";
 import type { AppDeps } from "@/lib/deps.ts";
+import { queueBackOf, queueDone } from "@/lib/dashboard/action_queue.ts";
 import { formText } from "@/lib/dashboard/forms.ts";
 import {
   approveReturnRequest,
@@ -85,9 +86,11 @@ export function returnRequestsRoutes(deps: AppDeps) {
   app.post("/:id/approve", async (c) => {
     const id = parseId(c.req.param("id"));
     if (!id) return notFoundPage(c, "return request");
+    // From the action queue (docs/action-queue.md): back there.
+    const back = queueBackOf(await c.req.parseBody());
     try {
       await approveReturnRequest(deps, mustViewer(c).userId, id);
-      return c.redirect(`/hq/return-requests?done=${id}`, 303);
+      return c.redirect(back ? queueDone(back, "approved") : `/hq/return-requests?done=${id}`, 303);
     } catch (error) {
       return answerRefusal(c, error, {
         subject: "return request",
@@ -99,10 +102,12 @@ export function returnRequestsRoutes(deps: AppDeps) {
   app.post("/:id/decline", async (c) => {
     const id = parseId(c.req.param("id"));
     if (!id) return notFoundPage(c, "return request");
-    const form = declineForm.parse(await c.req.parseBody());
+    const body = await c.req.parseBody();
+    const form = declineForm.parse(body);
+    const back = queueBackOf(body);
     try {
       await declineReturnRequest(deps, mustViewer(c).userId, id, form.reason);
-      return c.redirect(`/hq/return-requests?done=${id}`, 303);
+      return c.redirect(back ? queueDone(back, "declined") : `/hq/return-requests?done=${id}`, 303);
     } catch (error) {
       return answerRefusal(c, error, {
         subject: "return request",
