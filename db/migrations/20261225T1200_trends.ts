@@ -4,7 +4,8 @@
  * - `parts_movements_trend_drop_off`: drop-offs (a direct delivery at a shop, a return at HQ) by type and
  *   time, with the driver, the parts and the shop;
  * - `parts_movements_trend_pick_up`: return trips' pick-ups at a shop by time, with the same;
- * - `part_status_history_returned`: parts entering "Returned to HQ" by time (turnaround per shop).
+ * The turnaround per shop reads parts entering "Returned to HQ" by time through
+ * `part_status_history_returned` (20261225T1000_overview, which "returned today" reads too).
  *
  * Plain DDL in the migration's transaction: on 5 000 000 movements the builds block writes to
  * parts_movements and part_status_history for some seconds.
@@ -17,13 +18,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     include (dropped_off_by, part_count, place_repairer_id)`.execute(db);
   await sql`create index parts_movements_trend_pick_up on parts_movements (pick_up_at)
     include (picked_up_by, part_count, place_repairer_id) where movement_type = 'reverse'`.execute(db);
-  await sql`create index part_status_history_returned on part_status_history (changed_at)
-    include (part_id) where to_status = 'Returned to HQ'`.execute(db);
 }
 
 // deno-lint-ignore no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop index part_status_history_returned`.execute(db);
   await sql`drop index parts_movements_trend_pick_up`.execute(db);
   await sql`drop index parts_movements_trend_drop_off`.execute(db);
 }
