@@ -52,6 +52,9 @@ appTest(
       forcePathStyle: true,
     }, tmp);
     try {
+      // The database first, under the test app's own bound: a fresh embedded database's first query can take
+      // seconds on a loaded machine, and the probe below checks the database before the store.
+      assert.equal((await a.app.request("/healthz")).status, 200);
       const bound = 15_000; // far below the SDK's 30 s, far above a loaded machine's database check
       const app = createApp({
         ...a,
