@@ -29,12 +29,18 @@ export interface HandlerAnswer {
   result: { status: "success" | "failure"; data?: Record<string, unknown>; text?: string };
 }
 
+/** The test apps' health bound: see buildTestApp. */
+export const TEST_HEALTH_MS = 60_000;
+
 export async function buildTestApp(t: TestDb, config: Partial<Config> = {}): Promise<TestApp> {
   const dataDir = await Deno.makeTempDir({ prefix: "pm-test-" });
   const clock = new FakeClock();
   const deps = {
     db: t.db,
-    config: testConfig({ dataDir, ...config }),
+    // The probes' database bound (2 s in service) far above a loaded CI machine's slowest query: a test
+    // about what /healthz or /readyz check must not get a 503 because the machine was busy. Tests of the
+    // bound itself set their own (tests/db_timeouts_test.ts, tests/readyz_test.ts).
+    config: testConfig({ dataDir, db: { ...testConfig().db, healthMs: TEST_HEALTH_MS }, ...config }),
     clock,
     storage: new DiskPhotoStore(`${dataDir}/photos`),
   } satisfies AppDeps;

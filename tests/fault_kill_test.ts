@@ -16,6 +16,12 @@
  * most the one post per channel that was in flight. The test asserts exactly that bound (and, after
  * deduplication by message id, exactly one post per announcement) and prints how many repeats occurred.
  *
+ * The kill is sent while a submission is in flight, as the database shows it (a statement of a submission
+ * running, or its transaction open, on one of the service's own connections, told by application_name),
+ * and the test asserts that the kill cut at least one request. Posts are told apart by their sender: the
+ * restarted service is given the same channels under URLs with a query, so no wait decides which process
+ * sent what.
+ *
  * The restart's delay: rows the killed worker had claimed stay leased until LEASE_MS after its last renewal
  * (docs/submissions-and-announcements.md "The worker's lease"), then the restarted worker's next poll
  * takes them over. The test waits for them with the bound LEASE_MS + POLL_INTERVAL_MS (15 s) from the
@@ -23,6 +29,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { systemClock } from "@/io/clock.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 import { startChatReceiver } from "@/tests/helpers/chat_receiver.ts";
@@ -41,6 +48,7 @@ import {
   type ServiceProcess,
   startService,
 } from "@/tests/helpers/service_process.ts";
+import { waitFor } from "@/tests/helpers/races.ts";
 
 const SUBMISSIONS = 120;
 const CONCURRENCY = 8;
@@ -50,6 +58,10 @@ const PM = "/parts-movement";
 const NRJ = "/new-repair-jobs";
 /** Added to the takeover bound: the restart (a new process, migrations checked) on a shared 2-core machine. */
 const TAKEOVER_SLACK_MS = 10_000;
+/** The first service's connections carry this application_name (pg_stat_activity). */
+const SERVICE_APP_NAME = "pm-fault-kill-service";
+/** The restarted service's webhook URLs end with this: its posts are told from the dead process's. */
+const RESTARTED = "?sender=restarted";
 
 interface Sent {
   job: SubmissionJob;
@@ -77,27 +89,45 @@ serverTest("fault: SIGKILL during a submission load, restart on the same databas
   let service: ServiceProcess | undefined;
   try {
     // Phase 1: the load, killed in the middle.
-    service = await startService(env);
+    service = await startService({ ...env, DATABASE_URL: `${t.url!}?application_name=${SERVICE_APP_NAME}` });
     const first = service;
     const sent: Sent[] = [];
     let answered = 0;
-    let killed: Promise<Deno.CommandStatus> | undefined;
+    let killing: Promise<Deno.CommandStatus> | undefined;
+    let killSent = false;
+    let inFlightAtKill = 0;
+    // A submission of the load in the middle of its work, on one of the service's connections.
+    const submissionsInFlight = async () => {
+      const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name = ${SERVICE_APP_NAME}
+          and state in ('active', 'idle in transaction')
+          and (query ilike '%parts_movements%' or query ilike '%deliver_parts%')`.execute(t.db);
+      return r.rows[0].n;
+    };
+    const killMidRequest = async () => {
+      await waitFor(
+        async () => (inFlightAtKill = await submissionsInFlight()) > 0,
+        30_000,
+        "a submission in flight",
+      );
+      killSent = true;
+      return await first.kill("SIGKILL");
+    };
     await runPool(jobs, CONCURRENCY, async (job) => {
       const s: Sent = { job, sentAt: performance.now() };
       sent.push(s);
       s.outcome = await callHandler(first, job.payload);
       s.answeredAt = performance.now();
-      if (s.outcome.kind === "success" && ++answered >= KILL_AFTER) killed ??= first.kill("SIGKILL");
-    }, () => killed !== undefined);
-    const status = await killed!;
+      if (s.outcome.kind === "success" && ++answered >= KILL_AFTER) killing ??= killMidRequest();
+    }, () => killSent);
+    const status = await killing!;
     const killedAt = Date.now();
     assert.equal(status.signal, "SIGKILL");
-    // Let the receiver finish reading anything the dead process had sent; later posts are the restart's.
-    await new Promise((r) => setTimeout(r, 300));
-    const postsBeforeKill = chat.posts.length;
+    assert.ok(inFlightAtKill > 0, "the database showed a submission in flight when the kill was sent");
 
     const answeredOk = sent.filter((s) => s.outcome?.kind === "success");
     const lost = sent.filter((s) => s.outcome?.kind !== "success");
+    assert.ok(lost.length > 0, "the kill cut at least one request in flight");
     for (const s of lost) {
       assert.equal(
         s.outcome?.kind,
@@ -110,8 +140,12 @@ serverTest("fault: SIGKILL during a submission load, restart on the same databas
     const leased = await t.db.selectFrom("announcements").select("id")
       .where("state", "=", "pending").where("lease_owner", "is not", null).execute();
 
-    // Phase 2: restart on the same database.
-    service = await startService(env);
+    // Phase 2: restart on the same database, its posts told by the query of its webhook URLs.
+    service = await startService({
+      ...env,
+      CHAT_WEBHOOK_PARTS_MOVEMENT: chat.url(PM) + RESTARTED,
+      CHAT_WEBHOOK_NEW_REPAIR_JOBS: chat.url(NRJ) + RESTARTED,
+    });
     const second = service;
 
     // The dead worker's rows are taken over and posted within the bound.
@@ -230,16 +264,17 @@ serverTest("fault: SIGKILL during a submission load, restart on the same databas
       const path = o.channel === "parts_movement" ? PM : NRJ;
       for (const i of postsOf.get(o.message_id)!) assert.equal(chat.posts[i].path, path, "its channel");
     }
-    // Repeats: only a post in flight at the kill (the last one of its channel before it), once.
+    assert.ok(chat.posts.every((p) => p.search === "" || p.search === RESTARTED), "only the two senders");
+    // Repeats: only a post in flight at the kill (the dead process's last one of its channel), once.
     const repeats = [...postsOf].filter(([, at]) => at.length > 1);
     for (const [id, at] of repeats) {
       assert.equal(at.length, 2, `${id} posted ${at.length} times`);
       assert.ok(
-        at[0] < postsBeforeKill && at[1] >= postsBeforeKill,
+        chat.posts[at[0]].search === "" && chat.posts[at[1]].search === RESTARTED,
         `${id}: repeated, but not across the kill`,
       );
       const path = chat.posts[at[0]].path;
-      const lastOfChannel = chat.posts.slice(0, postsBeforeKill).findLastIndex((p) => p.path === path);
+      const lastOfChannel = chat.posts.findLastIndex((p) => p.path === path && p.search === "");
       assert.equal(at[0], lastOfChannel, `${id}: repeated, but was not the post in flight at the kill`);
     }
     assert.ok(new Set(repeats.map(([, at]) => chat.posts[at[0]].path)).size === repeats.length);

@@ -26,6 +26,7 @@ import { makeSession } from "@/tests/helpers/hq.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { makeUser } from "@/testkit/factories.ts";
 import type { Db } from "@/db/client.ts";
+import { waitFor, within } from "@/tests/helpers/races.ts";
 
 // Hashing is slow on purpose (PBKDF2); one hash serves every test of this file.
 const PIN = "4821";
@@ -199,13 +200,13 @@ dbTest(
     };
     const settle = (p: Promise<unknown>) => p.then(() => "signed in", (e) => (e as Error).message);
     const inFlight = Array.from({ length: MAX_PIN_CHECKS - 1 }, () => settle(attempt(held, "0000")));
-    while (checked.length < MAX_PIN_CHECKS - 1) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => checked.length >= MAX_PIN_CHECKS - 1, 30_000, "four checks held", 5);
     assert.equal(await settle(attempt(held, PIN)), "signed in");
     // Four guesses hold their checks: of three more, one gets the fifth and last check.
     const more = Array.from({ length: 3 }, () => settle(attempt(held, "1111")));
-    while (checked.length < MAX_PIN_CHECKS + 1) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => checked.length >= MAX_PIN_CHECKS + 1, 30_000, "the fifth check", 5);
     release();
-    const answers = await Promise.all([...inFlight, ...more]);
+    const answers = await within(Promise.all([...inFlight, ...more]), 30_000, "the guesses' answers");
     assert.equal(checked.filter((p) => p !== PIN).length, MAX_PIN_CHECKS, `checked: ${checked}`);
     assert.equal(answers.filter((m) => m.startsWith("Too many wrong PINs")).length >= 2, true, `${answers}`);
     await rejects(attempt(deps, PIN), /^Too many wrong PINs/);
@@ -277,7 +278,7 @@ dbTest(
     const lines: string[] = [];
     const sweep = startSessionSweep(deps, { firstDelayMs: 0, intervalMs: 20, log: (l) => lines.push(l) });
     try {
-      for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await waitFor(() => lines.length > 0, 30_000, "the sweep's line");
     } finally {
       await sweep.stop();
     }

@@ -19,6 +19,7 @@ import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
 import { makeStaff, postSignIn, TEST_PASSWORD, withAssets } from "@/tests/helpers/hq.ts";
 import { makeDriver, TEST_PIN } from "@/tests/helpers/tablet.ts";
 import { serveApp } from "@/testkit/browser.ts";
+import { waitFor, within } from "@/tests/helpers/races.ts";
 
 const GUESSES = 30;
 const RIGHT_AT = 9;
@@ -35,9 +36,8 @@ interface Form {
 const secretsOf = (form: Form) =>
   Array.from({ length: GUESSES }, (_, i) => i === RIGHT_AT ? form.right : form.wrong(i));
 
-const until = async (done: () => boolean) => {
-  while (!done()) await new Promise((r) => setTimeout(r, 2));
-};
+/** Every wait of this test fails after this, instead of hanging CI on a regression (a check that never comes). */
+const FAIL_AFTER_MS = 30_000;
 
 /**
  * Serves the test's app with a counting `checkPin` and sends one sign-in per PIN; returns the HTTP statuses,
@@ -83,12 +83,22 @@ async function guess(a: TestApp, form: Form, mode: "all" | "held") {
     if (mode === "all") answers = pins.map(send);
     else {
       answers = pins.slice(0, RIGHT_AT).map(send);
-      await until(() => checked.length >= MAX_PIN_CHECKS);
+      await waitFor(
+        () => checked.length >= MAX_PIN_CHECKS,
+        FAIL_AFTER_MS,
+        `${MAX_PIN_CHECKS} checks held`,
+        2,
+      );
       answers.push(...pins.slice(RIGHT_AT).map(send));
-      await until(() => answered + checked.length >= GUESSES);
+      await waitFor(
+        () => answered + checked.length >= GUESSES,
+        FAIL_AFTER_MS,
+        "every other sign-in answered",
+        2,
+      );
       release();
     }
-    const statuses = await Promise.all(answers);
+    const statuses = await within(Promise.all(answers), FAIL_AFTER_MS, `the ${GUESSES} sign-ins' answers`);
     const sessions = await a.db.selectFrom("sessions").select("user_id").execute();
     console.log(`${a.kind}, ${mode}: ${GUESSES} sign-ins, ${checked.length} secrets checked`);
     return { statuses, checked, sessions };

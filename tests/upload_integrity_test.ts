@@ -23,6 +23,7 @@ import {
 } from "@/tests/helpers/multipart.ts";
 import { jpegPhoto } from "@/testkit/photos.ts";
 import { callHandler, startService } from "@/tests/helpers/service_process.ts";
+import { waitFor } from "@/tests/helpers/races.ts";
 import {
   assertNothingStored,
   expectFailure,
@@ -177,13 +178,27 @@ Deno.test({
       const head = `POST ${uploadPath(m)} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${TYPE}\r\n` +
         `Authorization: Zoho-oauthtoken ${m.token}\r\nContent-Length: ${body.length}\r\n\r\n`;
       await conn.write(concat(enc(head), body.subarray(0, Math.floor(body.length / 3))));
-      await new Promise((r) => setTimeout(r, 200)); // let the service start reading
+      // The service is reading the body once it opened the photo's file being received (photos/tmp/; the
+      // bytes sent stay under its first 256 KiB write, io/batched_writer.ts).
+      const receiving = join(dataDir, "photos", "tmp");
+      const received = async (dir = receiving): Promise<string[]> => {
+        const files: string[] = [];
+        try {
+          for await (const e of Deno.readDir(dir)) {
+            if (e.isFile) files.push(join(dir, e.name));
+            else if (e.isDirectory) files.push(...await received(join(dir, e.name))); // an instance's own
+          }
+        } catch (e) {
+          if (!(e instanceof Deno.errors.NotFound)) throw e; // not made yet, or just removed
+        }
+        return files;
+      };
+      await waitFor(async () => (await received()).length > 0, 30_000, "the photo being received");
       conn.close();
 
       const line = "client aborted the request body";
-      for (let i = 0; i < 200 && !service.stderr().includes(line); i++) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitFor(() => service.stderr().includes(line), 30_000, "the client-abort line")
+        .catch(() => assert.fail(`no client-abort line in:\n${service.stderr()}`));
       const log = service.stderr();
       // One warning (a JSON line outside development, io/log.ts), never the fault entry with its stack.
       const abortLine = log.split("\n").find((l) => l.includes(line));
@@ -191,6 +206,7 @@ Deno.test({
       assert.equal(JSON.parse(abortLine).level, "WARN", abortLine);
       assert.doesNotMatch(log, /Fault in/, "no fault entry for a client abort");
       assert.doesNotMatch(log, /\bat .*\.ts:\d+:\d+/, "no stack for a client abort");
+      await waitFor(async () => (await received()).length === 0, 30_000, "the cut photo's file removed");
 
       // Nothing kept, the token still usable: the phone's retry stores the photo.
       const retry = await fetch(`${service.url}${uploadPath(m)}`, {

@@ -12,6 +12,8 @@
 
 export interface ReceivedPost {
   path: string;
+  /** The URL's query ("" or "?…"): tells apart senders given the same channel under different URLs. */
+  search: string;
   /** Lower-case header names. */
   headers: Record<string, string>;
   /** Parsed JSON, or the raw text when the body is not JSON. */
@@ -84,7 +86,7 @@ export function startChatReceiver(opts: { mode?: ReceiverMode } = {}): ChatRecei
   }
 
   async function handler(req: Request): Promise<Response> {
-    const path = new URL(req.url).pathname;
+    const { pathname: path, search } = new URL(req.url);
     const text = await req.text();
     let body: unknown = text;
     try {
@@ -95,6 +97,7 @@ export function startChatReceiver(opts: { mode?: ReceiverMode } = {}): ChatRecei
     const mode = modeFor(path);
     const post: ReceivedPost = {
       path,
+      search,
       headers: Object.fromEntries(req.headers),
       body,
       status: 0,

@@ -104,6 +104,24 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
+/**
+ * Resolves once `done()` (checked every `everyMs`) is true; rejects after `ms` with `what` in the message.
+ * For waits on a state (a log line, a counter, a row): a regression fails the test instead of hanging it,
+ * and a slow machine only makes the wait longer, never the outcome different.
+ */
+export async function waitFor(
+  done: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string,
+  everyMs = 10,
+): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!(await done())) {
+    if (performance.now() > deadline) throw new Error(`${what}: not so within ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
 /** Waits until `n` backends of this database wait for a lock (server database; fails after 5 s). */
 export async function lockWaiters(db: Db, n: number): Promise<void> {
   for (let i = 0; i < 500; i++) {
