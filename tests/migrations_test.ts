@@ -338,3 +338,8 @@ dbTest(
     assert.deepEqual(await columns("hq_locations"), ["id", "latitude", "longitude", "name"]);
   },
 );
+
+Deno.test("migrations: listed in name order, so the last listed is the last applied (/readyz compares it)", () => {
+  const names = Object.keys(migrations);
+  assert.deepEqual(names, [...names].sort());
+});

@@ -30,8 +30,8 @@ import * as handovers from "./20261224T1000_handovers.ts";
 import * as shopEmail from "./20261224T1100_shop_email.ts";
 import * as readyAnnouncement from "./20261224T1200_ready_announcement.ts";
 import * as ageingThresholds from "./20261225T0900_ageing_thresholds.ts";
-import * as trends from "./20261225T1200_trends.ts";
 import * as overview from "./20261225T1000_overview.ts";
+import * as trends from "./20261225T1200_trends.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -61,6 +61,6 @@ export const migrations: Record<string, Migration> = {
   "20261224T1100_shop_email": shopEmail,
   "20261224T1200_ready_announcement": readyAnnouncement,
   "20261225T0900_ageing_thresholds": ageingThresholds,
-  "20261225T1200_trends": trends,
   "20261225T1000_overview": overview,
+  "20261225T1200_trends": trends,
 };
