@@ -30,6 +30,8 @@ import { bareSample, type Recording } from "@/bench/dashboard_bare.ts";
 import { markdownTable } from "@/bench/report.ts";
 
 const BUDGET_MS = 100;
+/** Each trends figure's budget (issue's "every figure within 200 ms"; docs/trends.md "At scale"). */
+const TRENDS_BUDGET_MS = 200;
 const CSV_TARGET = 100_000;
 /**
  * Above this the embedded database is skipped (with a line saying so): generating millions of rows in
@@ -114,7 +116,7 @@ async function serviceSample(target: BenchTarget, pages: DashPage[], cookie: str
  * Every page and the export, the service and the same SQL bare, interleaved rounds (bench/pairs.ts);
  * `target` is already filled. Three budget rows carry the 100 ms target: the slowest list or filter
  * (default orders, the deep page, filters, the feed), the slowest sort and the search box's slowest kind of
- * query (bench/search_box.ts).
+ * query (bench/search_box.ts); a fourth the trends' slowest figure against its 200 ms (bench/trends.ts).
  */
 export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]> {
   const db = target.open();
@@ -137,23 +139,30 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
   }));
   const isSearch = (t: (typeof timed)[number]) => t.page.label.startsWith("/hq/search");
   const isSort = (t: (typeof timed)[number]) => t.page.path.includes("sort=");
+  const isTrends = (t: (typeof timed)[number]) => t.page.path.startsWith("/hq/trends");
   const slowest = (pick: (t: (typeof timed)[number]) => boolean) =>
     timed.filter(pick).reduce((a, b) => b.ms.service.median > a.ms.service.median ? b : a);
-  const budgetRow = (figure: string, t: (typeof timed)[number]): BenchRow => ({
+  const budgetRow = (figure: string, t: (typeof timed)[number], budget = BUDGET_MS): BenchRow => ({
     figure,
     service: t.ms.service,
     vs: "budget",
-    baseline: BUDGET_MS,
-    ratio: t.ms.service.median / BUDGET_MS,
+    baseline: budget,
+    ratio: t.ms.service.median / budget,
     note: `GET ${t.page.label}, of ${timed.length} pages at ${parts} parts`,
-    target: `≤ ${BUDGET_MS} ms`,
+    target: `≤ ${budget} ms`,
   });
+  // The trends' figures (their CSVs; the page is the three together) have a budget of their own.
+  const isTrendFigure = (t: (typeof timed)[number]) => isTrends(t) && t.page.path.endsWith(".csv");
   const csv = compare(samples, (s) => s.csvRate, (b) => b.csvRate);
   const idle = spreadOf(samples.service.map((s) => s.idle / MB));
   return [
-    budgetRow("slowest dashboard list or filter (ms)", slowest((t) => !isSort(t) && !isSearch(t))),
+    budgetRow(
+      "slowest dashboard list or filter (ms)",
+      slowest((t) => !isSort(t) && !isSearch(t) && !isTrends(t)),
+    ),
     budgetRow("slowest dashboard sort (ms)", slowest(isSort)),
     budgetRow("search_box: slowest kind of query (ms)", slowest(isSearch)),
+    budgetRow("trends: slowest figure (ms)", slowest(isTrendFigure), TRENDS_BUDGET_MS),
     ...timed.map((t, i): BenchRow => ({
       figure: `${isSearch(t) ? "search_box" : "dashboard"} GET ${t.page.label} (ms)`,
       service: t.ms.service,
