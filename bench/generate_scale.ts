@@ -1,7 +1,7 @@
 /**
  * Dashboard-scale bench data (docs/dashboard-scale.md "The generated depot"): claims, three parts each, and
- * the twelve weeks of a depot's work on them before the run's clock: each part ordered, marked arrived at HQ,
- * delivered to the claim's repair shop on a direct movement of its own, and most flagged for return and
+ * a depot's work on them before the run's clock, CLAIMS_PER_DAY claims opened a day (at least twelve weeks
+ * of them): each part ordered, marked arrived at HQ, delivered to the claim's repair shop on a direct movement of its own, and most flagged for return and
  * brought back on a return trip of their own, about five movements a claim (5 000 000 at 1 000 000 claims,
  * the scale the dashboard is held to), with the history rows, Deliver_Parts and announcements those steps
  * write. Written set-based by the database itself (one statement per table for each slice of claims,
@@ -25,8 +25,18 @@ const PHOTOS = 1000;
 const REPAIRERS = 20;
 /** The drivers: BENCH_DRIVER ("Bench Driver") and `bench-driver-<n>@depot.example` ("Bench Driver <n>"). */
 export const SCALE_DRIVERS = 12;
+/**
+ * A large multi-shop network opens this many claims a day: `--claims` claims span claims / CLAIMS_PER_DAY
+ * days (1 000 000: about 2.7 years), so a range of weeks (the trends page's 8) holds a few weeks' work
+ * however deep the history, as at a real depot.
+ */
+export const CLAIMS_PER_DAY = 1000;
+/** The fewest days the claims span: a small fill still holds every status and age (held over 30 days…). */
+export const MIN_SCALE_DAYS = 84;
 /** The claims are opened evenly over these days before `now`, claim 1 the newest. */
-export const SCALE_DAYS = 84;
+export function scaleDays(claims: number): number {
+  return Math.max(MIN_SCALE_DAYS, claims / CLAIMS_PER_DAY);
+}
 /** One claim in this many has no repair shop: its parts wait at HQ (`Arrived`), never delivered. */
 const SHOPLESS_EVERY = 500;
 /** Parts of claims older than this all went back; of newer ones, RETURN_SHARE are flagged for return. */
@@ -34,8 +44,8 @@ const ALL_RETURNED_DAYS = 60;
 const RETURN_SHARE = 0.8;
 /**
  * Of the parts whose return trip would be under way at `now`, the share left on the truck (the rest are still
- * waiting to be picked up): about one trip on the road per 10 000 claims, as the open-trips page is at a
- * depot of this size, some of them for more than a day (below).
+ * waiting to be picked up): a few trips on the road at 1 000 claims a day, some of them for more than a day
+ * (below).
  */
 const ON_ROAD_SHARE = 0.008;
 
@@ -119,7 +129,11 @@ export async function fillScale(db: Db, claims: number, opts: FillOptions | ((li
       sql.table(table)
     }))`.execute(db);
   }
-  await step("analyze", () => sql`analyze`.execute(db));
+  // Vacuumed as well as analysed: the visibility map a running depot's autovacuum keeps, without which every
+  // index-only scan (the trends page's, docs/trends.md "At scale") would visit the heap for each row.
+  await step("vacuum analyze", async () => {
+    for (const table of FILLED) await sql`vacuum analyze ${sql.table(table)}`.execute(db);
+  });
   log(`  generated ${claims} claims in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -150,12 +164,12 @@ async function fillSlice(db: Db, s: Slice) {
     const now = sql`${s.now.toISOString()}::timestamptz`;
     const g = sql`generate_series(${s.from}::int, ${s.to}::int) g`;
     const id = sql.ref("id");
-    // Claim g was opened (g - 0.5) / claims of SCALE_DAYS before now: newer claims have lower numbers, as in
-    // a live depot. Written with has_shop as its management record below will have it: the trigger on
+    // Claim g was opened (g - 0.5) / claims of scaleDays(claims) before now: newer claims have lower numbers,
+    // as in a live depot. Written with has_shop as its management record below will have it: the trigger on
     // claim_management then finds nothing to change, where 1M updates of claims would double the table.
     await sql`insert into claims (id, claim_number, registration, created_at, has_shop) overriding system value
       select g, 'BCH-' || g, upper(substr(md5(g::text), 1, 6)),
-        date_trunc('second', ${now} - ${days(sql`${SCALE_DAYS}::float8 * (g - 0.5) / ${s.claims}`)}),
+        date_trunc('second', ${now} - ${days(sql`${scaleDays(s.claims)}::float8 * (g - 0.5) / ${s.claims}`)}),
         g % ${SHOPLESS_EVERY} <> 7
       from ${g}`.execute(tx);
     // Each part's timeline (to the minute): ordered when the claim opened, at HQ 0.5–6 days later, delivered

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { dbTest } from "@/testkit/db.ts";
-import { fillScale, SCALE_DAYS, SCALE_DRIVERS } from "@/bench/generate_scale.ts";
+import { fillScale, MIN_SCALE_DAYS, SCALE_DRIVERS, scaleDays } from "@/bench/generate_scale.ts";
 import { checkScale, scaleFigures } from "@/bench/scale_checks.ts";
 import { PART_STATUSES } from "@/db/schema.ts";
 import { sql } from "kysely";
@@ -14,6 +14,12 @@ import { sql } from "kysely";
 const CLAIMS = 500;
 /** A fixed anchor: the data is a function of it, so the figures below do not depend on the day. */
 const NOW = new Date("2026-11-27T15:30:00Z");
+
+Deno.test("bench scale data: a thousand claims a day, at least twelve weeks", () => {
+  assert.equal(scaleDays(500), MIN_SCALE_DAYS);
+  assert.equal(scaleDays(100_000), 100);
+  assert.equal(scaleDays(1_000_000), 1000, "1M claims: about 2.7 years of history");
+});
 
 dbTest(
   "bench scale data: about five movements a claim, every status, consistent histories",
@@ -53,7 +59,9 @@ dbTest(
         as today`.execute(db);
     const s = spread.rows[0];
     const days = (NOW.getTime() - new Date(s.oldest).getTime()) / 86_400_000;
-    assert.ok(days > SCALE_DAYS - 1 && days <= SCALE_DAYS, `claims over ${SCALE_DAYS} days, got ${days}`);
+    const span = scaleDays(CLAIMS);
+    assert.equal(span, MIN_SCALE_DAYS, "a small fill spans the fewest days");
+    assert.ok(days > span - 1 && days <= span, `claims over ${span} days, got ${days}`);
     assert.ok(new Date(s.newest).getTime() <= NOW.getTime());
     assert.equal(Number(s.drivers), SCALE_DRIVERS);
     assert.ok(Number(s.held) > 0, "parts held at shops over 30 days");

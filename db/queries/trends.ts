@@ -136,25 +136,29 @@ export function turnaroundSql(d: TrendDays): RawBuilder<TurnaroundRow> {
   const days = (a: string, b: string) => sql.raw(`extract(epoch from (${b} - ${a}))::float8 / 86400`);
   const pct = (p: number, a: string, b: string) =>
     sql`percentile_cont(${p}::float8) within group (order by ${days(a, b)})::float8`;
+  // Each step is bounded by the range's returns: one range of part_status_history_returned, then per return
+  // the part's latest flag and delivery before it (the newest entry of one key of part_status_history_cycle,
+  // read from the index alone), its claim and the claim's shop by key. No part's whole history is read.
   return sql<TurnaroundRow>`with cycles as (
       select r.part_id, r.changed_at as returned_at, f.flagged_at, dl.delivered_at
       from part_status_history r
       cross join lateral (
-        select max(h.changed_at) as flagged_at from part_status_history h
+        select h.changed_at as flagged_at from part_status_history h
         where h.part_id = r.part_id and h.to_status = ${FLAGGED} and h.changed_at <= r.changed_at
+        order by h.changed_at desc limit 1
       ) f
       cross join lateral (
-        select max(h.changed_at) as delivered_at from part_status_history h
+        select h.changed_at as delivered_at from part_status_history h
         where h.part_id = r.part_id and h.to_status = ${DELIVERED} and h.changed_at <= f.flagged_at
+        order by h.changed_at desc limit 1
       ) dl
       where r.to_status = ${RETURNED} and r.changed_at >= ${from}::timestamptz
         and r.changed_at < ${to}::timestamptz
-        and f.flagged_at is not null and dl.delivered_at is not null
     ), shops as (
       select c.*, cm.repairer_id
       from cycles c
-      cross join lateral (select claim_id from parts_orders where id = c.part_id offset 0) p
-      cross join lateral (select repairer_id from claim_management where claim_id = p.claim_id offset 0) cm
+      join parts_orders p on p.id = c.part_id
+      join claim_management cm on cm.claim_id = p.claim_id
       where cm.repairer_id is not null
     )
     select s.repairer_id, r.name, count(*)::int as parts,
