@@ -483,7 +483,8 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * The overview's counters (migration 20261225T1000_overview, docs/overview.md "How fast"): parts per status,
- * repair shop of the claim (0: none) and UTC day they entered the status; kept by triggers, never written here.
+ * repair shop of the claim (0: none) and UTC day they entered the status; kept by triggers, recounted only after
+ * a fill with the triggers off (db/queries/overview.ts recountOverviewCounts).
  */
 export interface OverviewCountsTable {
   status: PartStatus;

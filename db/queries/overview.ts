@@ -6,6 +6,7 @@
  * status is which figure, the day's bounds, the bands) are lib/dashboard/overview.ts's.
  */
 import { sql } from "kysely";
+import type { Db } from "@/db/client.ts";
 import type { QueryRunner } from "@/db/queries/compiled.ts";
 import type { PartStatus } from "@/db/schema.ts";
 
@@ -14,6 +15,14 @@ export interface ShopCount {
   repairer_id: number | null;
   parts: number;
 }
+
+/** The statuses the counters keep (the migration's list). */
+const COUNTED_STATUSES: PartStatus[] = [
+  "Arrived",
+  "Delivered to Repair Shop directly",
+  "Pending Repair Shop Pick-Up",
+  "Picked Up from Repair Shop",
+];
 
 const DAY_MS = 86_400_000;
 
@@ -149,4 +158,27 @@ export async function shopNames(db: QueryRunner, ids: number[]): Promise<Map<num
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom("repairers").select(["id", "name"]).where("id", "in", ids).execute();
   return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/**
+ * Counts every part again into `overview_counts`, replacing what is there: for a fill that wrote parts with
+ * the triggers off (the bench's generated depot, as a restore does). The same recount as the migration's.
+ */
+export async function recountOverviewCounts(db: Db): Promise<void> {
+  await db.deleteFrom("overview_counts").execute();
+  await db.insertInto("overview_counts")
+    .columns(["status", "repairer_id", "since_day", "parts"])
+    .expression(
+      db.selectFrom("parts_orders as p")
+        .leftJoin("claim_management as cm", "cm.claim_id", "p.claim_id")
+        .select([
+          "p.status",
+          sql<number>`coalesce(cm.repairer_id, 0)`.as("repairer_id"),
+          sql<Date>`date_trunc('day', p.updated_at, 'UTC')`.as("since_day"),
+          sql<number>`count(*)::int`.as("parts"),
+        ])
+        .where("p.status", "in", COUNTED_STATUSES)
+        .groupBy(["p.status", sql`2`, sql`3`]),
+    )
+    .execute();
 }
