@@ -4,6 +4,7 @@
  * table the page puts after it, which is what a screen reader reads. The series differ by colour and by
  * line dash or bar position, so none is told apart by colour alone.
  */
+import type { ComponentChildren } from "preact";
 
 /** A linear map from `domain` to `range` (domain of zero width: every value to the range's start). */
 export function linearScale(domain: [number, number], range: [number, number]): (v: number) => number {
@@ -109,6 +110,31 @@ function Legend({ series, x, y }: { series: Series[]; x: number; y: number }) {
 
 const WIDTH = 760;
 
+/** A chart's SVG: its accessible name and description (the title and desc elements) and its legend. */
+function ChartFrame(
+  { id, title, desc, height, series, left, children }: ChartText & {
+    height: number;
+    series: Series[];
+    left: number;
+    children: ComponentChildren;
+  },
+) {
+  return (
+    <svg
+      viewBox={`0 0 ${WIDTH} ${height}`}
+      role="img"
+      aria-labelledby={`${id}-title ${id}-desc`}
+      class="h-auto w-full max-w-4xl"
+      data-chart={id}
+    >
+      <title id={`${id}-title`}>{title}</title>
+      <desc id={`${id}-desc`}>{desc}</desc>
+      <Legend series={series} x={left} y={14} />
+      {children}
+    </svg>
+  );
+}
+
 /** A line per series over the categories (dates), values from 0 up. */
 export function LineChart(
   { id, title, desc, labels, series }: ChartText & { labels: string[]; series: Series[] },
@@ -121,16 +147,7 @@ export function LineChart(
   const x = linearScale([0, Math.max(1, labels.length - 1)], [left, right]);
   const every = labelEvery(labels.length, 8);
   return (
-    <svg
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-labelledby={`${id}-title ${id}-desc`}
-      class="h-auto w-full max-w-4xl"
-      data-chart={id}
-    >
-      <title id={`${id}-title`}>{title}</title>
-      <desc id={`${id}-desc`}>{desc}</desc>
-      <Legend series={series} x={left} y={14} />
+    <ChartFrame id={id} title={title} desc={desc} height={height} series={series} left={left}>
       {ticks.map((t) => (
         <g key={t}>
           <line x1={left} x2={right} y1={y(t)} y2={y(t)} stroke="#e2e8f0" />
@@ -158,7 +175,7 @@ export function LineChart(
           data-series={s.label}
         />
       ))}
-    </svg>
+    </ChartFrame>
   );
 }
 
@@ -177,16 +194,7 @@ export function BarChart(
   const bars = groupedBars(values, { top, left, band, barHeight, scale: x });
   const bottom = height - 24;
   return (
-    <svg
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-labelledby={`${id}-title ${id}-desc`}
-      class="h-auto w-full max-w-4xl"
-      data-chart={id}
-    >
-      <title id={`${id}-title`}>{title}</title>
-      <desc id={`${id}-desc`}>{desc}</desc>
-      <Legend series={series} x={left} y={14} />
+    <ChartFrame id={id} title={title} desc={desc} height={height} series={series} left={left}>
       {ticks.map((t) => (
         <g key={t}>
           <line x1={x(t)} x2={x(t)} y1={top - 4} y2={bottom} stroke="#e2e8f0" />
@@ -218,6 +226,6 @@ export function BarChart(
         ))
       )}
       <line x1={left} x2={left} y1={top - 4} y2={bottom} stroke="#64748b" />
-    </svg>
+    </ChartFrame>
   );
 }
