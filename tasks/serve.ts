@@ -17,6 +17,7 @@ import { startSessionSweep } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { logger } from "@/io/log.ts";
 import { startMemoryReducer } from "@/io/memory_reducer.ts";
+import { countTrendDaysIn } from "@/db/queries/trends.ts";
 
 /**
  * Who can reach the server, for the start banner (docs/configuration.md `HOST`): a development start is
@@ -60,6 +61,11 @@ export async function serve(config: Config, db: Db): Promise<void> {
     intervalMs: 60_000,
     onError: (error) => log.warning("Free disk space not measured: {error}", { error: String(error) }),
   });
+  // The trends' day summary counted in this depot's zone: at once when it already is, a long statement when
+  // the zone changed (docs/trends.md "At scale"), off the start's path either way.
+  countTrendDaysIn(db, config.depotTimeZone).catch((error) =>
+    log.warning("Trends' days not counted in the depot's zone: {error}", { error: String(error) })
+  );
   // Memory back to the system in quiet spells; each request (its arrival, one clock read) restarts the wait.
   const reducer = config.idleMemoryMs > 0 ? startMemoryReducer(config.idleMemoryMs) : undefined;
   const server = Deno.serve({
