@@ -1,20 +1,22 @@
 /**
- * Baseline for the upload benchmark: a bare `Deno.serve` that does what storing a photo must do and no more,
- * with the best bare technique (docs/performance.md "Upload path"): it reads the request body with a BYOB
- * reader straight into reused BATCH_BYTES buffers, hashes each full buffer once (SHA-256) and writes it while
- * the next one fills (one write in flight), then fsyncs the file, renames it to its hash, fsyncs the folder,
- * and keeps a row for it in `photos` (bare pg/PGlite). One write and one hash update per network chunk (about
- * 64 KiB) ran at about half this throughput (io/batched_writer.ts). No framework, multipart parsing, type
- * check, token or thumbnail. Reads PORT, UPLOAD_DIR, and DATABASE_URL (server) or DATA_DIR (embedded) from
- * the environment; run only by tasks/bench.ts.
+ * Baseline for the upload benchmark: a bare `Deno.serve` that does what storing a photo must do and no more:
+ * streams the request body to a file while hashing it (SHA-256), fsyncs the file, renames it to its hash and
+ * fsyncs the folder, and keeps a row for it in `photos` (bare pg/PGlite). No framework, multipart parsing,
+ * type check, token or thumbnail. Reads PORT, UPLOAD_DIR, and DATABASE_URL (server) or DATA_DIR (embedded)
+ * from the environment; run only by tasks/bench.ts and bench/profiles/upload.ts.
+ *
+ * How it streams (UPLOAD_TECHNIQUE) is the fastest bare technique measured (docs/performance.md "Upload
+ * path"; `deno run -A bench/profiles/upload.ts baseline` interleaves both):
+ * - `chunk` (the default): one hash update and one write per chunk as Deno hands the body over (64 KiB).
+ * - `batched`: a BYOB reader straight into reused 1 MiB buffers, one hash update and one write a buffer, one
+ *   write in flight while the next fills (what io/batched_writer.ts does in the service). On the shared
+ *   2-core host it ran at 0.4–0.7 of `chunk`.
  */
 import { createHash } from "node:crypto";
 import { openBareDb } from "@/bench/bare_db.ts";
 
-/**
- * Bytes read before a buffer is hashed and written: large enough that the per-call costs of a write and a
- * hash update are paid 4 times a 4 MB photo, small enough that 8 uploads at once hold 16 MiB of buffers.
- */
+const BATCHED = Deno.env.get("UPLOAD_TECHNIQUE") === "batched";
+/** `batched`: bytes read before a buffer is hashed and written (4 a photo; 16 MiB for 8 uploads at once). */
 const BATCH_BYTES = 1024 * 1024;
 /** Buffers of finished uploads, reused by the next ones (two an upload in flight). */
 const spare: ArrayBuffer[] = [];
@@ -28,8 +30,20 @@ async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
   for (let written = 0; written < data.byteLength;) written += await file.write(data.subarray(written));
 }
 
+/** Streams `body` into `file` chunk by chunk, hashed on the way; the SHA-256 (hex) and the byte count. */
+async function storeChunks(body: ReadableStream<Uint8Array>, file: Deno.FsFile) {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  for await (const chunk of body) {
+    hash.update(chunk);
+    bytes += chunk.byteLength;
+    await writeAll(file, chunk);
+  }
+  return { key: hash.digest("hex"), bytes };
+}
+
 /** Streams `body` into `file` in full buffers, hashed on the way; the SHA-256 (hex) and the byte count. */
-async function storeBody(body: ReadableStream<Uint8Array>, file: Deno.FsFile) {
+async function storeBatches(body: ReadableStream<Uint8Array>, file: Deno.FsFile) {
   const reader = body.getReader({ mode: "byob" });
   const hash = createHash("sha256");
   const buffers = [spare.pop() ?? new ArrayBuffer(BATCH_BYTES), spare.pop() ?? new ArrayBuffer(BATCH_BYTES)];
@@ -76,7 +90,7 @@ Deno.serve({ port: Number(Deno.env.get("PORT")), hostname: "127.0.0.1", onListen
   }
   const temp = `${dir}/tmp/${crypto.randomUUID()}`;
   const file = await Deno.open(temp, { write: true, createNew: true });
-  const { key, bytes } = await storeBody(req.body!, file);
+  const { key, bytes } = BATCHED ? await storeBatches(req.body!, file) : await storeChunks(req.body!, file);
   await file.sync();
   file.close();
   await Deno.rename(temp, `${dir}/${key}`);
