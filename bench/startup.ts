@@ -97,7 +97,8 @@ export async function benchRestart(target: BenchTarget): Promise<BenchRow[]> {
       vs: "baseline",
       baseline: ready.baseline,
       ratio: ready.ratio,
-      note: "baseline: a bare Deno process opening the same database, /healthz after select 1",
+      note: "baseline: a bare Deno process opening the same database, /healthz after select 1 (its idle " +
+        "clean-up armed, as the service's is)",
     },
   ];
 }
