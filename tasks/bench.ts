@@ -145,15 +145,18 @@ async function scaleDatabase(url: string): Promise<NonNullable<BenchRun["scale"]
   }
 }
 
+const scale = scaleUrl ? await scaleDatabase(scaleUrl) : undefined;
+/** The shared fill's `--claims`, when a group uses it; else the claims the run's groups measured. */
+const usesFill = selected.some((g) => g.database && !g.onlyWhenAsked);
 const run: BenchRun = {
   at: new Date().toISOString(),
   commit: await currentCommit(),
   machine: await machine(),
   deno: Deno.version.deno,
-  claims,
+  claims: usesFill || !scale ? claims : scale.claims,
   quick: QUICK,
   groups: selected.map((g) => g.name),
-  ...scaleUrl ? { scale: await scaleDatabase(scaleUrl) } : {},
+  ...scale ? { scale } : {},
   seconds: {},
   rows: [],
   failed: [],
