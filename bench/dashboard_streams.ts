@@ -70,11 +70,17 @@ interface Reader {
 
 function openStream(url: string, cookie: string): Reader {
   const abort = new AbortController();
+  let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const reader: Reader = {
     ready: false,
     arrivals: [],
     done: Promise.resolve(),
-    cancel: () => abort.abort(),
+    // Aborting the request alone did not end a body being read (the connection stayed open): the body's
+    // reader is cancelled too.
+    cancel: () => {
+      abort.abort();
+      body?.cancel().catch(() => {});
+    },
   };
   reader.done = (async () => {
     const res = await fetch(`${url}/hq/live`, {
@@ -82,11 +88,15 @@ function openStream(url: string, cookie: string): Reader {
       signal: abort.signal,
     });
     if (res.status !== 200) throw new Error(`bench: /hq/live answered ${res.status}`);
+    body = res.body!.getReader();
+    if (abort.signal.aborted) await body.cancel();
     // An event split over two chunks is found in the carried tail plus the next chunk: the tail is one byte
     // shorter than the longer pattern, so no `change` is counted twice (a `ready` may be: it is a flag).
     let tail = new Uint8Array(0);
     try {
-      for await (const chunk of res.body!) {
+      while (true) {
+        const { value: chunk, done } = await body.read();
+        if (done) break;
         const at = performance.now();
         const bytes = tail.length ? concat(tail, chunk) : chunk;
         if (!reader.ready && occurrences(bytes, READY) > 0) reader.ready = true;
@@ -232,7 +242,13 @@ async function sample(target: BenchTarget, streams: number, tag: string): Promis
     return { rssBefore, rssOpen, idleCpuPerS: idleCpuPerMs * 1000, cpuPerChange, latencies, openMs };
   } finally {
     for (const r of readers) r.cancel();
-    await Promise.allSettled(readers.map((r) => r.done));
+    // Bounded: a stream that does not close must not hold the bench (the child's stop closes it).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled(readers.map((r) => r.done)),
+      new Promise((r) => timer = setTimeout(r, WAIT_MS)),
+    ]);
+    clearTimeout(timer);
     await child.stop();
   }
 }
@@ -250,6 +266,8 @@ export async function benchDashboardStreams(target: BenchTarget): Promise<BenchR
   const rss = compare(samples, (x) => x.rssOpen / 1e6, (b) => b.rssOpen / 1e6);
   const pairedPerStream = spreadOf(s.map((x, i) => (x.rssOpen - samples.baseline[i].rssOpen) / STREAMS / KB));
   const idle = compare(samples, (x) => x.idleCpuPerS, (b) => b.idleCpuPerS);
+  // /proc counts CPU in 10 ms ticks: an idle child often used none over the window, and x/0 is no ratio.
+  const idleRatio = samples.baseline.some((b) => b.idleCpuPerS === 0) ? "— (baseline 0)" : idle.ratio;
   const cpu = compare(samples, (x) => x.cpuPerChange, (b) => b.cpuPerChange);
   const opened = spreadOf(s.map((x) => x.openMs));
   const changes =
@@ -298,7 +316,7 @@ export async function benchDashboardStreams(target: BenchTarget): Promise<BenchR
       service: idle.service,
       vs: "same service, no stream open",
       baseline: idle.baseline,
-      ratio: idle.ratio,
+      ratio: idleRatio,
       note: `utime+stime of the child over ${IDLE_MS / 1000} s without changes: the session re-checks ` +
         "(every 5 s) and heartbeats",
     },
