@@ -37,6 +37,7 @@ const WAIT_MS = 60_000;
 const LATENCY_BUDGET_MS = 1000;
 const MEMORY_BUDGET_KB = 50;
 const KB = 1e3;
+const BARE_STREAMS = "bench/baseline_streams_server.ts";
 
 const encoder = new TextEncoder();
 const READY = encoder.encode("event: ready\n");
@@ -253,10 +254,40 @@ async function sample(target: BenchTarget, streams: number, tag: string): Promis
   }
 }
 
+/** The bare floor (bench/baseline_streams_server.ts): RSS per open stream of a bare Deno.serve, in bytes. */
+async function bareSample(): Promise<number> {
+  const child = await startChild(BARE_STREAMS, {});
+  const readers: Reader[] = [];
+  try {
+    await sleep(SETTLE_MS);
+    const before = await child.rss();
+    for (let i = 0; i < STREAMS; i += OPEN_AT_ONCE) {
+      const batch = Array.from(
+        { length: Math.min(OPEN_AT_ONCE, STREAMS - i) },
+        () => openStream(child.url, ""),
+      );
+      readers.push(...batch);
+      await until(() => batch.every((r) => r.ready), "the bare streams' ready");
+    }
+    await sleep(SETTLE_MS);
+    return (await child.rss() - before) / STREAMS;
+  } finally {
+    for (const r of readers) r.cancel();
+    await child.stop();
+  }
+}
+
 export async function benchDashboardStreams(target: BenchTarget): Promise<BenchRow[]> {
-  const samples = await interleave(
+  // The baseline side of a round: the service with no stream open, then the bare floor.
+  const paired = await interleave(
     (r) => sample(target, STREAMS, `STREAMS-${r}-${Date.now()}`),
-    (r) => sample(target, 0, `NOSTREAM-${r}-${Date.now()}`),
+    async (r) => ({ none: await sample(target, 0, `NOSTREAM-${r}-${Date.now()}`), bare: await bareSample() }),
+  );
+  const samples = { service: paired.service, baseline: paired.baseline.map((b) => b.none) };
+  const bare = compare(
+    { service: paired.service, baseline: paired.baseline.map((b) => b.bare) },
+    (x) => (x.rssOpen - x.rssBefore) / STREAMS / KB,
+    (b) => b / KB,
   );
   const s = samples.service;
   const p = (q: number) => spreadOf(s.map((x) => percentile([...x.latencies].sort((a, b) => a - b), q)));
@@ -300,6 +331,15 @@ export async function benchDashboardStreams(target: BenchTarget): Promise<BenchR
       note: `(RSS with ${STREAMS} open and settled ${SETTLE_MS / 1000} s − RSS just before) ÷ ${STREAMS}, ` +
         "in the same child",
       target: `≤ ${MEMORY_BUDGET_KB} KB`,
+    },
+    {
+      figure: "live: server memory per open stream (KB)",
+      service: bare.service,
+      vs: "baseline",
+      baseline: bare.baseline,
+      ratio: bare.ratio,
+      note: `bare Deno.serve answering ${STREAMS} never-ending ReadableStream responses ` +
+        "(bench/baseline_streams_server.ts): what Deno itself holds per open streaming response",
     },
     {
       figure: `live: server RSS with ${STREAMS} streams open (MB)`,
