@@ -42,6 +42,7 @@ import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchThumbnails } from "@/bench/thumbnails.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 import { benchDashboard } from "@/bench/dashboard.ts";
+import { benchDashboardStreams } from "@/bench/dashboard_streams.ts";
 import { benchHomeBytes, benchRunSheet } from "@/bench/run_sheet.ts";
 import type { BenchTarget } from "@/bench/target.ts";
 
@@ -68,6 +69,7 @@ const GROUPS: {
   { name: "thumbnails", database: true, run: (t) => benchThumbnails(t) },
   { name: "memory", database: true, run: (t) => benchIdleMemory(t) },
   { name: "restart", database: true, run: (t) => benchRestart(t) },
+  { name: "streams", database: true, run: (t) => benchDashboardStreams(t) },
   { name: "pages", database: false, run: () => benchPages() },
   { name: "queue", database: false, run: () => benchOfflineQueue() },
   { name: "evidence", database: false, run: () => benchEvidenceZip() },
