@@ -28,7 +28,15 @@ import { compiledQueriesMade, sqlCompiler } from "@/db/queries/compiled.ts";
 import { writeLeg2DropOffSql, writeNewMovementSql } from "@/db/queries/movements.ts";
 import { lockRunDaySql, runSheetLinesSql } from "@/db/queries/run_sheet.ts";
 import { deliveriesOfPartsSql } from "@/db/queries/shop_page.ts";
-import { driverTrendsSql, jitOffSql, movementsPerDaySql, turnaroundSql } from "@/db/queries/trends.ts";
+import {
+  driverTrendsSql,
+  jitOffSql,
+  movementsPerDaySql,
+  returnCyclesRebuildSql,
+  statementTimeoutOffSql,
+  trendDaysRebuildSql,
+  turnaroundSql,
+} from "@/db/queries/trends.ts";
 import { type SubmissionReadQuery, submissionReadSql } from "@/db/queries/submission_reads.ts";
 import { dbTest } from "@/testkit/db.ts";
 
@@ -108,6 +116,9 @@ const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
   "trends.ts#driverTrendsSql": () => [driverTrendsSql(trendDays)],
   "trends.ts#turnaroundSql": () => [turnaroundSql(trendDays)],
   "trends.ts#jitOffSql": () => [jitOffSql()],
+  "trends.ts#statementTimeoutOffSql": () => [statementTimeoutOffSql()],
+  "trends.ts#trendDaysRebuildSql": () => [trendDaysRebuildSql("Australia/Sydney", false)],
+  "trends.ts#returnCyclesRebuildSql": () => [returnCyclesRebuildSql()],
   "announcements.ts#announcementCountsSql": () => [
     announcementCountsSql(["pending"]),
     announcementCountsSql(["pending", "delivered", "failed", "feed_only"]),

@@ -37,14 +37,28 @@ export async function trendDaysZone(db: Db): Promise<string | null> {
  */
 export async function countTrendDaysIn(db: Db, zone: string, force = false): Promise<void> {
   await db.transaction().execute(async (tx) => {
-    await sql`select set_config('statement_timeout', '0', true)`.execute(tx);
-    await sql`select trend_days_rebuild(${zone}, ${force})`.execute(tx);
+    await statementTimeoutOffSql().execute(tx);
+    await trendDaysRebuildSql(zone, force).execute(tx);
   });
+}
+
+/** No statement timeout until the transaction ends: a count of every movement is one long statement. */
+export function statementTimeoutOffSql() {
+  return sql`select set_config('statement_timeout', '0', true)`;
+}
+
+/** Counts every movement again in `zone` unless it is counted in it already (`force`: anyway). */
+export function trendDaysRebuildSql(zone: string, force: boolean) {
+  return sql`select trend_days_rebuild(${zone}, ${force})`;
 }
 
 /** Every return cycle worked out again: after a fill that wrote history with the triggers off. */
 export async function recountReturnCycles(db: Db): Promise<void> {
-  await sql`select return_cycles_rebuild()`.execute(db);
+  await returnCyclesRebuildSql().execute(db);
+}
+
+export function returnCyclesRebuildSql() {
+  return sql`select return_cycles_rebuild()`;
 }
 
 export interface MovementDayRow {
