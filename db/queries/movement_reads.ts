@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import type { MovementStatus, MovementType } from "@/db/schema.ts";
 import { announcementsOfMovement } from "@/db/queries/announcements.ts";
-import { claimWithRegoContaining } from "@/db/queries/like.ts";
+import { regoContains } from "@/db/queries/like.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
 import { col, type ListSort, namesOf, type SortColumns, walked } from "@/db/queries/sorting.ts";
 
@@ -104,7 +104,7 @@ function movementsQuery(db: Db, f: MovementFilters) {
     ]);
   if (f.type) q = q.where("m.movement_type", "=", f.type);
   if (f.status) q = q.where("m.movement_status", "=", f.status);
-  if (f.rego) q = q.where(claimWithRegoContaining("m.claim_id", f.rego));
+  if (f.rego) q = q.where(regoContains("m.claim_id", "c.registration_norm", f.rego));
   if (f.driverId) {
     const id = f.driverId;
     q = q.where((eb) => eb.or([eb("m.picked_up_by", "=", id), eb("m.dropped_off_by", "=", id)]));

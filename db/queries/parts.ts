@@ -10,7 +10,7 @@ import type { Db } from "@/db/client.ts";
 import type { PartOrder, PartStatus } from "@/db/schema.ts";
 import { compiledQuery, type QueryRunner, type Tx } from "@/db/queries/compiled.ts";
 import { historyOfPart } from "@/db/queries/history.ts";
-import { claimWithRegoContaining, containsPattern } from "@/db/queries/like.ts";
+import { containsPattern, regoContains } from "@/db/queries/like.ts";
 import { movementsOfPart } from "@/db/queries/movement_reads.ts";
 import { fetchKeysetPage, type KeysetPage, type KeysetWindow } from "@/db/queries/paging.ts";
 import { col, type ListSort, type SortColumns } from "@/db/queries/sorting.ts";
@@ -182,7 +182,7 @@ export function partsFrom(db: Db, f: PartFilters) {
     .leftJoin("claim_management as cm", "cm.claim_id", "c.id")
     .leftJoin("repairers as r", "r.id", "cm.repairer_id");
   // Same matching as the mobile search (D11): the trigram index on registration_norm serves it.
-  if (f.rego) q = q.where(claimWithRegoContaining("p.claim_id", f.rego));
+  if (f.rego) q = q.where(regoContains("p.claim_id", "c.registration_norm", f.rego));
   const claim = f.claim?.trim();
   if (claim) q = q.where("c.claim_number", "ilike", containsPattern(claim));
   if (f.status) q = q.where("p.status", "=", f.status);
