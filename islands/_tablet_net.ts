@@ -195,11 +195,37 @@ export function uploadBlob<T>(
 export const MAX_PHOTO_EDGE = 2048;
 
 /**
- * A camera photo scaled down to at most MAX_PHOTO_EDGE px on its long edge and re-encoded as JPEG
- * (which also drops EXIF, location included). A photo the browser cannot decode (HEIC on most
+ * What the tablet sends a photo as (docs/uplink.md "Photo encoding": chosen by bytes against SSIM in
+ * `deno task bench --only uplink`). Every type here is one the server probes, stores and thumbnails.
+ */
+export const PHOTO_TYPE: "image/jpeg" | "image/webp" = "image/webp";
+export const PHOTO_QUALITY = 0.78;
+/** A browser that cannot encode PHOTO_TYPE (its canvas makes a PNG instead) sends JPEG at this quality. */
+export const FALLBACK_JPEG_QUALITY = 0.85;
+
+const encode = (canvas: HTMLCanvasElement, type: string, quality: number) =>
+  new Promise<Blob | null>((r) => canvas.toBlob(r, type, quality));
+
+let encodes: Promise<boolean> | undefined;
+/**
+ * Whether this browser's canvas encodes PHOTO_TYPE, asked once of a 1 px canvas: one that cannot makes a PNG
+ * instead (Safari before 17), and encoding each photo as a PNG before the JPEG took seconds.
+ */
+function encodesPhotoType(): Promise<boolean> {
+  if (!encodes) {
+    const probe = document.createElement("canvas");
+    probe.width = probe.height = 1;
+    encodes = encode(probe, PHOTO_TYPE, PHOTO_QUALITY).then((b) => b?.type === PHOTO_TYPE);
+  }
+  return encodes;
+}
+
+/**
+ * A camera photo scaled down to at most MAX_PHOTO_EDGE px on its long edge and re-encoded as PHOTO_TYPE,
+ * else JPEG (which also drops EXIF, location included). A photo the browser cannot decode (HEIC on most
  * browsers) is sent as it is: the server accepts HEIC.
  */
-export async function prepareJpeg(file: Blob): Promise<Blob> {
+export async function preparePhoto(file: Blob): Promise<Blob> {
   let bitmap: ImageBitmap;
   try {
     bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
@@ -213,12 +239,16 @@ export async function prepareJpeg(file: Blob): Promise<Blob> {
     canvas.height = Math.max(1, Math.round(bitmap.height * scale));
     const ctx = canvas.getContext("2d");
     if (!ctx) return file;
-    // JPEG has no alpha: paint transparent areas white rather than black.
+    // Neither JPEG nor lossy WebP here keeps alpha: paint transparent areas white rather than black.
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-    const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, "image/jpeg", 0.85));
-    return blob ?? file;
+    const ours = await encodesPhotoType();
+    return await encode(
+      canvas,
+      ours ? PHOTO_TYPE : "image/jpeg",
+      ours ? PHOTO_QUALITY : FALLBACK_JPEG_QUALITY,
+    ) ?? file;
   } finally {
     bitmap.close();
   }

@@ -14,7 +14,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ReturnOffer, ReturnRequestAnswer } from "@/components/tablet_jobs.ts";
-import { backoffMs, isRetryable, postJson, prepareJpeg, uploadBlob } from "./_tablet_net.ts";
+import { backoffMs, isRetryable, postJson, preparePhoto, uploadBlob } from "./_tablet_net.ts";
 import { dropRequestPhoto, keepRequestPhoto, keptRequestPhoto } from "./_tablet_request_photo.ts";
 import { readRequest, RequestPhotoPicker, RequestState } from "./_tablet_return_request_ui.tsx";
 
@@ -228,7 +228,7 @@ export function ReturnRequestPanel(
   };
 
   const choosePhoto = async (file: File) => {
-    const blob = await prepareJpeg(file);
+    const blob = await preparePhoto(file);
     if (photo) URL.revokeObjectURL(photo.url);
     setPhoto({ blob, url: URL.createObjectURL(blob) });
   };

@@ -6,7 +6,7 @@
  * the submission. Nothing the driver entered is dropped on a failure: rule failures only add a message to
  * the part they name.
  */
-import { prepareJpeg } from "./_tablet_net.ts";
+import { preparePhoto } from "./_tablet_net.ts";
 import { sameRego } from "./_run_sheet.ts";
 import type { FoundClaim, JobName } from "@/components/tablet_jobs.ts";
 import { type Queue, storageRoom } from "./_tablet_queue.ts";
@@ -171,10 +171,9 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
       slot.error = undefined;
       slot.photo = { key: mark, preview: temporary, status: "preparing", progress: 0 };
       onChange();
-      const blob = await prepareJpeg(file);
+      const blob = await preparePhoto(file);
       URL.revokeObjectURL(temporary);
       if (preparing.get(target) !== mark) return; // retaken meanwhile
-      preparing.delete(target);
       const { free } = await storageRoom();
       const photo: QueuedPhoto = {
         key: mark,
@@ -191,14 +190,22 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
         if (free < blob.size) throw new DOMException(STORAGE_FULL, "QuotaExceededError");
         await putPhoto(photo);
       } catch {
+        if (preparing.get(target) === mark) preparing.delete(target);
         slot.photo = undefined;
         slot.error = STORAGE_FULL;
         onChange();
         return;
       }
-      const old = recordOf(target)?.key;
+      const old = recordOf(target, mark)?.key;
       records.set(mark, photo);
       previews.set(mark, URL.createObjectURL(blob));
+      // "Preparing" until its record is here: a redraw in between (an upload's progress, another tab)
+      // would show the part without a photo, and a Review waiting for it would refuse the part.
+      if (preparing.get(target) === mark) {
+        preparing.delete(target);
+        slot.photo = photoStateOf(photo, previews, queue.transfers.get(mark));
+        onChange();
+      }
       await save();
       if (old) await forget([old]);
       await checkRoom();
@@ -276,8 +283,11 @@ export function createFlowStore(queue: Queue, job: JobName, onChange: () => void
   }
 
   const slotOf = (t: PhotoTarget) => t === "left" ? store.left : store.part(t);
-  const recordOf = (t: PhotoTarget) =>
-    [...records.values()].find((r) => t === "left" ? r.kind === "left" : r.partId === t);
+  /** The target's photo record (other than `except`: a refresh may have read a new one already). */
+  const recordOf = (t: PhotoTarget, except?: string) =>
+    [...records.values()].find((r) =>
+      r.key !== except && (t === "left" ? r.kind === "left" : r.partId === t)
+    );
 
   async function forget(keys: string[]): Promise<void> {
     for (const k of keys) {

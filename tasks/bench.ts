@@ -37,6 +37,7 @@ import { benchUpload } from "@/bench/upload.ts";
 import { benchIdleMemory, benchRestart } from "@/bench/startup.ts";
 import { benchPages } from "@/bench/pages.ts";
 import { benchOfflineQueue } from "@/bench/offline_queue.ts";
+import { benchUplink } from "@/bench/uplink_delivery.ts";
 import { benchObservability } from "@/bench/observability.ts";
 import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchThumbnails } from "@/bench/thumbnails.ts";
@@ -72,6 +73,7 @@ const GROUPS: {
   { name: "streams", database: true, run: (t) => benchDashboardStreams(t) },
   { name: "pages", database: false, run: () => benchPages() },
   { name: "queue", database: false, run: () => benchOfflineQueue() },
+  { name: "uplink", database: false, run: () => benchUplink() },
   { name: "evidence", database: false, run: () => benchEvidenceZip() },
   { name: "home", database: false, run: () => benchHomeBytes() },
   // 1M claims take minutes to generate: `--only dashboard --claims 1000000`, or `--scale-url` to a database

@@ -4,7 +4,13 @@
  */
 // deno-lint-ignore no-import-prefix -- a test-only package stays out of the service's import map
 import { type Browser, chromium, type Page } from "npm:playwright-core@1.65.1";
-export type { Browser, BrowserContext, BrowserContextOptions, Page } from "npm:playwright-core@1.65.1";
+export type {
+  Browser,
+  BrowserContext,
+  BrowserContextOptions,
+  CDPSession,
+  Page,
+} from "npm:playwright-core@1.65.1";
 import { CHROMIUM_PATH, chromiumInstallCommand } from "@/tasks/prepare_tests.ts";
 const SCREENSHOT_DIR = new URL("../test-output/screenshots/", import.meta.url);
 

@@ -172,3 +172,20 @@ Deno.test("evidence zip: file names are sanitised and unique; legs without a pho
     "__x_y_reverse_pickup_2026-11-21T09-00-00Z-2.png",
   ]);
 });
+
+Deno.test("evidence zip: a WebP photo (the tablet's, docs/uplink.md) keeps its type in its file name", () => {
+  const [file] = evidenceFiles([{
+    partId: 1,
+    partNo: "PN-1",
+    movementId: 1,
+    movementType: "direct",
+    leg: "direct_dropoff",
+    at: new Date("2026-11-21T09:00:00Z"),
+    driver: "D",
+    place: "P",
+    photo: { id: 1, sha256: "a".repeat(64), bytes: 3, contentType: "image/webp" },
+    handover: null,
+    recordedVia: "tablet",
+  }], "UTC");
+  assert.equal(file.fileName, "PN-1_direct_dropoff_2026-11-21T09-00-00Z.webp");
+});

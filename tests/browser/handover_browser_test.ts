@@ -257,7 +257,7 @@ Deno.test({
             assert.equal(handover.unsigned_reason, "shop_closed");
             assert.equal(handover.receiver_name, null);
             assert.equal(handover.signature_photo_id, null);
-            assert.equal(await contentType(d, handover.left_photo_id), "image/jpeg");
+            assert.equal(await contentType(d, handover.left_photo_id), "image/webp"); // docs/uplink.md
             assert.deepEqual(p.errors, []);
           });
         },

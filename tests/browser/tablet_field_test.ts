@@ -170,7 +170,7 @@ Deno.test({
         async () => {
           await onDemo(() => openPage(browser), async (d, p) => {
             const { page } = p;
-            // Holds the photo's shrinking (islands/_tablet_net.ts prepareJpeg) until the test lets it go.
+            // Holds the photo's shrinking (islands/_tablet_net.ts preparePhoto) until the test lets it go.
             await page.addInitScript(() => {
               const decode = globalThis.createImageBitmap.bind(globalThis);
               const w = globalThis as unknown as { releasePhoto?: () => void };

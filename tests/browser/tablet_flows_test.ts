@@ -96,10 +96,11 @@ Deno.test({
           const parts = await d.a.db.selectFrom("parts_orders").select(["part_no", "status"])
             .where("part_no", "in", ["52119-0K040", "81110-0K530"]).orderBy("part_no").execute();
           assert.deepEqual(parts.map((x) => x.status), Array(2).fill("Delivered to Repair Shop directly"));
-          // The uploaded photos were scaled in the browser and sent as JPEG; the signature is a PNG.
+          // The uploaded photos were scaled in the browser and sent as WebP (docs/uplink.md); the signature
+          // is a PNG.
           const types = await d.a.db.selectFrom("photos").select("content_type").orderBy("content_type")
             .execute();
-          assert.deepEqual(types.map((x) => x.content_type), ["image/jpeg", "image/jpeg", "image/png"]);
+          assert.deepEqual(types.map((x) => x.content_type), ["image/png", "image/webp", "image/webp"]);
 
           await page.getByRole("button", { name: "Finish and sign out" }).click();
           await page.waitForURL(/\/tablet\/sign-in\?reason=signed_out/);

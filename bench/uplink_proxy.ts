@@ -1,0 +1,134 @@
+/**
+ * A poor depot uplink on loopback (bench only), for what Chromium's network emulation cannot do: its
+ * `packetLoss` drops WebRTC packets only, never an HTTP request's. Put between the browser and the app, it
+ * paces everything the browser sends through one shared uplink of `uplinkBytesPerSecond`, delays each
+ * direction by half the round trip, and loses segments: each 1460-byte segment sent is lost with
+ * probability `loss` (a seeded draw, the same in every run), and a loss stalls the uplink for one round
+ * trip, as TCP's fast retransmit does (the window's shrinking after a loss is not modelled, so real TCP does
+ * worse). Downloads are not throttled. Chunks keep their order; every loop ends with its connection.
+ */
+
+export interface UplinkProxy {
+  port: number;
+  /** Segments lost so far. */
+  lost(): number;
+  close(): void;
+}
+
+export interface UplinkShape {
+  uplinkBytesPerSecond: number;
+  roundTripMs: number;
+  /** Probability that a segment is lost (0–1). */
+  loss: number;
+  seed: number;
+}
+
+const SEGMENT = 1460;
+
+/** The shared uplink: when it is free again, and the seeded loss draw. */
+class Link {
+  freeAt = 0;
+  lost = 0;
+  #state: number;
+  constructor(readonly shape: UplinkShape) {
+    this.#state = shape.seed >>> 0;
+  }
+  #draw(): number {
+    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(this.#state ^ (this.#state >>> 15), this.#state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  /** When a chunk of `bytes` sent now has crossed the uplink (before the one-way delay). */
+  send(bytes: number): number {
+    let at = Math.max(performance.now(), this.freeAt);
+    for (let left = bytes; left > 0; left -= SEGMENT) {
+      at += Math.min(left, SEGMENT) / this.shape.uplinkBytesPerSecond * 1000;
+      if (this.#draw() < this.shape.loss) {
+        this.lost++;
+        at += this.shape.roundTripMs;
+      }
+    }
+    this.freeAt = at;
+    return at;
+  }
+}
+
+/** Copies `from` to `to`, each chunk written when `dueOf` says, in order. */
+async function pacedPipe(from: Deno.Conn, to: Deno.Conn, dueOf: (bytes: number) => number): Promise<void> {
+  const queue: { due: number; chunk: Uint8Array }[] = [];
+  let wake: () => void = () => {};
+  let done = false;
+  const writer = (async () => {
+    while (true) {
+      const next = queue.shift();
+      if (!next) {
+        if (done) return;
+        await new Promise<void>((r) => wake = r);
+        continue;
+      }
+      const wait = next.due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      let written = 0;
+      while (written < next.chunk.length) written += await to.write(next.chunk.subarray(written));
+    }
+  })();
+  try {
+    for await (const chunk of from.readable) {
+      queue.push({ due: dueOf(chunk.length), chunk });
+      wake();
+    }
+  } finally {
+    done = true;
+    wake();
+    await writer.catch(() => {});
+    try {
+      await to.closeWrite();
+    } catch { /* already closed */ }
+  }
+}
+
+/** Listens on a free loopback port and forwards each connection to `target` through the shaped uplink. */
+export function startUplinkProxy(
+  target: { hostname: string; port: number },
+  shape: UplinkShape,
+): UplinkProxy {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const link = new Link(shape);
+  const oneWay = shape.roundTripMs / 2;
+  const conns = new Set<Deno.Conn>();
+  (async () => {
+    for await (const client of listener) {
+      const server = await Deno.connect(target).catch(() => null);
+      if (!server) {
+        client.close();
+        continue;
+      }
+      conns.add(client).add(server);
+      const closeBoth = () => {
+        for (const c of [client, server]) {
+          conns.delete(c);
+          try {
+            c.close();
+          } catch { /* already closed */ }
+        }
+      };
+      Promise.allSettled([
+        pacedPipe(client, server, (bytes) => link.send(bytes) + oneWay),
+        pacedPipe(server, client, () => performance.now() + oneWay),
+      ]).then(closeBoth);
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    lost: () => link.lost,
+    close() {
+      listener.close();
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* already closed */ }
+      }
+    },
+  };
+}
