@@ -17,9 +17,9 @@ import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
-import { measureSearch, WARMUP } from "@/bench/search.ts";
+import { cpuPerRequest, measureSearch } from "@/bench/search.ts";
 import { BENCH_PUBLIC_KEY } from "@/bench/target.ts";
-import { readCpuMs, startChild } from "@/bench/process.ts";
+import { startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({
   options: {
@@ -59,11 +59,16 @@ async function run(label: string, cwd: string, script: string, path: string, fla
     "/healthz",
     { cwd, flags },
   );
-  const cpuBefore = await readCpuMs(child.pid);
-  const r = await measureSearch(child.url + path, regos);
-  // CPU time of the server process per request (warm-up included): unlike requests/s, it hardly depends on
+  // CPU time of the server process per request of the timed load: unlike requests/s, it hardly depends on
   // the share of the 2 cores other processes leave it.
-  const cpuUs = (await readCpuMs(child.pid) - cpuBefore) * 1000 / (r.requests + WARMUP);
+  let cpuUs = NaN;
+  const r = await measureSearch(child.url + path, regos, {
+    timed: async (load) => {
+      const result = await cpuPerRequest(child.pid, load);
+      cpuUs = result.cpuUs;
+      return result;
+    },
+  });
   await child.stop();
   console.log(
     `${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
