@@ -8,8 +8,9 @@
  * Runs on its own database, filled by bench/generate_scale.ts (claims, parts, movements, Deliver_Parts,
  * announcements, history), next to the bench's target: a scratch database on the same server, dropped
  * afterwards, or a folder of its own for the embedded database. Through the bench only when asked for:
- * `deno task bench --only dashboard --claims 1000000`. Standalone on a database already filled:
- * `deno run -A bench/dashboard.ts --url postgres://…`.
+ * `deno task bench --only dashboard --claims 1000000`. On a server database already filled (kept, not filled
+ * again): `deno task bench --only …,dashboard --scale-url postgres://…` in a run with other groups, or
+ * standalone `deno run -A bench/dashboard.ts --url postgres://…`.
  */
 import { parseArgs } from "node:util";
 import { Kysely, PostgresDialect, sql } from "kysely";
@@ -218,9 +219,15 @@ export async function measureDashboard(target: BenchTarget): Promise<BenchRow[]>
 
 /**
  * The dashboard rows for `deno task bench`: fills a database of its own beside the target with `claims`
- * claims (three parts each, movements, announcements, history), measures, and drops it.
+ * claims (three parts each, movements, announcements, history), measures, and drops it; or, given
+ * `scaleUrl`, measures that server database as it is (the server run only).
  */
-export async function benchDashboard(target: BenchTarget, claims: number): Promise<BenchRow[]> {
+export async function benchDashboard(
+  target: BenchTarget,
+  claims: number,
+  scaleUrl?: string,
+): Promise<BenchRow[]> {
+  if (scaleUrl) return await onScaleDatabase("dashboard", target, scaleUrl, measureDashboard);
   if (target.kind === "embedded" && claims > EMBEDDED_MAX_CLAIMS) {
     console.error(
       `bench: dashboard (embedded) skipped: ${claims} claims is over the embedded run's ${EMBEDDED_MAX_CLAIMS} ` +
@@ -237,6 +244,45 @@ export async function benchDashboard(target: BenchTarget, claims: number): Promi
     return await measureDashboard(own.target);
   } finally {
     await own.drop();
+  }
+}
+
+/**
+ * A server database already filled by bench/generate_scale.ts at `url` (migrated to the latest, never
+ * dropped), with a data folder of its own inside `dataDir` for the service child.
+ */
+export function scaleTarget(url: string, dataDir: string): BenchTarget {
+  return {
+    kind: "server",
+    env: { DATABASE_URL: url, DATA_DIR: dataDir },
+    dataDir,
+    open: () => openDb({ url }),
+  };
+}
+
+/**
+ * Runs `measure` on the database already filled at `url` (`--scale-url`): on the bench's server run only
+ * (the embedded run says it skips, the figures being the server's), in a data folder removed after.
+ */
+export async function onScaleDatabase(
+  group: string,
+  target: BenchTarget,
+  url: string,
+  measure: (scale: BenchTarget) => Promise<BenchRow[]>,
+): Promise<BenchRow[]> {
+  if (target.kind === "embedded") {
+    console.error(`bench: ${group} (embedded) skipped: --scale-url names a server database`);
+    return [];
+  }
+  const dataDir = await Deno.makeTempDir({ dir: target.dataDir, prefix: `${group}-scale-` });
+  try {
+    const scale = scaleTarget(url, dataDir);
+    const db = scale.open();
+    await migrateToLatest(db);
+    await db.destroy();
+    return await measure(scale);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 }
 
@@ -289,18 +335,9 @@ if (import.meta.main) {
     console.error("usage: deno run -A bench/dashboard.ts --url postgres://… (a database already filled)");
     Deno.exit(2);
   }
-  const url = values.url;
   const dataDir = await Deno.makeTempDir({ prefix: "pm-dashboard-" });
-  const target: BenchTarget = {
-    kind: "server",
-    env: { DATABASE_URL: url, DATA_DIR: dataDir },
-    dataDir,
-    open: () => openDb({ url }),
-  };
-  const db = target.open();
-  await migrateToLatest(db);
-  await db.destroy();
-  const rows = await measureDashboard(target);
+  const here = scaleTarget(values.url, dataDir); // only its kind and folder: onScaleDatabase works inside it
+  const rows = await onScaleDatabase("dashboard", here, values.url, measureDashboard);
   await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   console.log(markdownTable(rows.map((r) => ({ ...r, group: "dashboard", database: "server" }))));
 }

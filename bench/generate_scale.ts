@@ -17,6 +17,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db/client.ts";
 import { recountOverviewCounts } from "@/db/queries/overview.ts";
+import { countTrendDaysIn, recountReturnCycles } from "@/db/queries/trends.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 
 export const BENCH_DISPATCHER = "bench-dispatcher@depot.example";
@@ -67,13 +68,14 @@ export interface FillOptions {
   now?: Date;
   /** ON_ROAD_SHARE by default; a test at a few hundred claims keeps every trip under way (1). */
   onRoadShare?: number;
+  /** The depot's zone the trends' days are counted in (a service started in another counts them again). */
+  zone?: string;
 }
 
 /** One statement per table for each slice; claims in slices so no statement holds millions of rows. */
 export async function fillScale(db: Db, claims: number, opts: FillOptions | ((line: string) => void) = {}) {
-  const { log = () => {}, now = new Date(), onRoadShare = ON_ROAD_SHARE } = typeof opts === "function"
-    ? { log: opts }
-    : opts;
+  const { log = () => {}, now = new Date(), onRoadShare = ON_ROAD_SHARE, zone = "UTC" } =
+    typeof opts === "function" ? { log: opts } : opts;
   const t0 = performance.now();
   const step = async (label: string, run: () => Promise<unknown>) => {
     const t = performance.now();
@@ -116,8 +118,13 @@ export async function fillScale(db: Db, claims: number, opts: FillOptions | ((li
   await step(`${indexes.rows.length} indexes`, async () => {
     for (const i of indexes.rows) await sql.raw(i.ddl).execute(db);
   });
-  // The overview's counters are kept by triggers the superuser's fill skipped: counted once, as after a restore.
-  if (superuser) await step("overview counters", () => recountOverviewCounts(db));
+  // The overview's counters and the trends' summaries are kept by triggers the superuser's fill skipped:
+  // counted once, as after a restore.
+  if (superuser) {
+    await step("overview counters", () => recountOverviewCounts(db));
+    await step("return cycles", () => recountReturnCycles(db));
+    await step("trend days", () => countTrendDaysIn(db, zone, true));
+  }
   for (
     const table of [
       "claims",

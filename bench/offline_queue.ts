@@ -24,7 +24,7 @@ import { launchBrowser, serveApp } from "@/testkit/browser.ts";
 import type { BenchRow } from "@/bench/report.ts";
 
 const PHOTOS = 10;
-const RUNS = sized(5, 3);
+const RUNS = sized(6, 4); // even: each side goes first in half (bench/pairs.ts)
 
 /** A JPEG of random pixels (barely compressible) of about 0.6 MB, as the tablet's downscaling makes. */
 async function photo(): Promise<Uint8Array> {

@@ -1,9 +1,10 @@
 /**
- * Fair pairs (docs/performance.md "How `deno task bench` measures"): a figure and what it is compared with run ROUNDS times each, interleaved
- * (service, baseline, then baseline, service, …: the side that goes first alternates, so drift of a shared
- * machine and a warmer cache hit both alike), each sample after its own warm-up, with the same work on both
- * sides. Every paired row of the bench goes through `interleave` and `compare`; the row shows the median
- * of the rounds with min–max beside it.
+ * Fair pairs (docs/performance.md "How `deno task bench` measures"): a figure and what it is compared with
+ * run ROUNDS times each (or an even count a group asks for), interleaved (service, baseline, then baseline,
+ * service, …): each side goes first in exactly half the rounds, so drift of a shared machine and a warmer
+ * cache hit both alike. Each sample after its own warm-up, with the same work on both sides. Every paired
+ * row of the bench goes through `interleave` and `compare`; the row shows the median of the rounds with
+ * min–max beside it.
  */
 
 /** A figure over several rounds: its median and the smallest and largest round. */
@@ -15,12 +16,12 @@ export interface Spread {
   n: number;
 }
 
-/** Runs per side of every pair (at least 3). */
-export const ROUNDS = 3;
+/** Runs per side of every pair: even, so each side goes first in half of them. */
+export const ROUNDS = 4;
 
 /**
  * `BENCH_QUICK=1`: reduced samples, to check that the whole bench runs (the figures are then only rough).
- * The rounds stay at ROUNDS.
+ * The rounds stay at ROUNDS (or what a group asks for).
  */
 export const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 
@@ -42,14 +43,19 @@ export interface PairSamples<S, B> {
 }
 
 /**
- * Runs `rounds` rounds of the pair: in even rounds the service first, in odd rounds the baseline first.
- * Each callback takes one whole sample (start what it needs, warm up, measure, stop) and returns it.
+ * Runs `rounds` rounds of the pair (ROUNDS, or an even count of at least 2 a group asks for: an odd count
+ * would let one side go first once more, and is refused): in even rounds the service first, in odd rounds
+ * the baseline first. Each callback takes one whole sample (start what it needs, warm up, measure, stop)
+ * and returns it.
  */
 export async function interleave<S, B>(
   service: (round: number) => Promise<S>,
   baseline: (round: number) => Promise<B>,
   rounds = ROUNDS,
 ): Promise<PairSamples<S, B>> {
+  if (!Number.isInteger(rounds) || rounds < 2 || rounds % 2 !== 0) {
+    throw new RangeError(`interleave: rounds must be an even whole number of at least 2, not ${rounds}`);
+  }
   const samples: PairSamples<S, B> = { service: [], baseline: [] };
   for (let round = 0; round < rounds; round++) {
     if (round % 2 === 0) {

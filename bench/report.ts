@@ -43,6 +43,8 @@ export interface BenchRun {
   quick: boolean;
   /** The groups run (all of them unless `--only`). */
   groups: string[];
+  /** `--scale-url`: the database already filled that the dashboard and runsheet groups measured. */
+  scale?: { database: string; claims: number };
   seconds: Partial<Record<Database, number>>;
   rows: RecordedRow[];
   /** Groups that stopped on an error (a failed request, a crashed child): they gave no rows. */
@@ -71,7 +73,17 @@ export function formatValue(v: Value): string {
 /** The median of a value (its number for a plain figure), or NaN for a text. */
 export const medianOf = (v: Value): number => typeof v === "number" ? v : isSpread(v) ? v.median : NaN;
 
-export function markdownTable(rows: RecordedRow[]): string {
+/**
+ * A row as a table shows it: `from` is the marker of the run it was borrowed from when that is not the run
+ * the table's heading names (latestTable), explained in a footnote under the table.
+ */
+export interface ShownRow extends RecordedRow {
+  from?: string;
+}
+
+const marked = (text: string, r: ShownRow) => r.from ? `${text} ${r.from}` : text;
+
+export function markdownTable(rows: ShownRow[]): string {
   const lines = [
     "| database | figure | service | compared with | ratio | note |",
     "|---|---|---|---|---|---|",
@@ -79,7 +91,7 @@ export function markdownTable(rows: RecordedRow[]): string {
   for (const r of rows) {
     const cells = [
       r.database,
-      r.figure,
+      marked(r.figure, r),
       formatValue(r.service),
       `${r.vs}: ${formatValue(r.baseline)}`,
       formatValue(r.ratio),
@@ -94,9 +106,9 @@ export function runHeading(run: BenchRun): string {
   const m = run.machine;
   const seconds = Object.entries(run.seconds).map(([db, s]) => `${db} ${s} s`).join(", ");
   return `Parts Movement bench, ${run.at.slice(0, 16).replace("T", " ")} UTC, commit ${run.commit}, ` +
-    `${run.claims} claims${
-      run.quick ? " (BENCH_QUICK: reduced samples)" : ""
-    }; ${m.cores} cores (${m.cpu}), ` +
+    `host ${m.host}, ${run.claims} claims${
+      run.scale ? ` (dashboard scale: ${run.scale.database}, ${run.scale.claims} claims, filled before)` : ""
+    }${run.quick ? " (BENCH_QUICK: reduced samples)" : ""}; ${m.cores} cores (${m.cpu}), ` +
     `${m.memoryGb} GB, load average ${m.loadAverage.join(" ")} at start; Deno ${run.deno}; ${seconds}`;
 }
 
@@ -108,7 +120,7 @@ export async function appendHistory(run: BenchRun): Promise<void> {
  * The target figures only, one line a figure with a column per database: the service's figure for
  * a budget, else the ratio to what it is compared with; medians only. Compact enough for the README.
  */
-export function headlineTable(rows: RecordedRow[]): string {
+export function headlineTable(rows: ShownRow[]): string {
   const byFigure = Map.groupBy(rows.filter((r) => r.target), (r) => r.figure);
   const lines = ["| figure | embedded | server | target |", "|---|---|---|---|"];
   for (const [figure, same] of byFigure) {
@@ -116,7 +128,8 @@ export function headlineTable(rows: RecordedRow[]): string {
       const r = same.find((x) => x.database === db);
       // Medians only (the full table has the min–max): the README has room for no more.
       const v = r?.vs === "budget" ? r.service : r?.ratio;
-      return v === undefined ? "—" : typeof v === "string" ? v : formatValue(medianOf(v));
+      if (v === undefined) return "—";
+      return marked(typeof v === "string" ? v : formatValue(medianOf(v)), r!);
     };
     const ratio = same[0].vs === "budget" ? "" : ` ÷ ${same[0].vs.replace("same service, ", "")}`;
     lines.push(`| ${figure}${ratio} | ${cell("embedded")} | ${cell("server")} | ${same[0].target} |`);
@@ -125,34 +138,56 @@ export function headlineTable(rows: RecordedRow[]): string {
 }
 
 /**
- * The latest table from the history: for each group and database, the rows of the newest run that ran
- * that group (a run with `--only upload` replaces the upload rows and keeps the others). Runs made with
- * BENCH_QUICK count only while the history holds no other. Rows come by database, then in `groupOrder`
- * (the bench's running order); `headline` gives the headline table.
+ * The latest table from the history (`deno task bench --latest`): the newest run's rows, whole, under its
+ * heading. Runs made with BENCH_QUICK count only while the history holds no other. A group and database the
+ * newest run did not measure (a run with `--only upload` measures only the upload rows) is taken from the
+ * newest run that did, each such row marked `[1]`, `[2]`, … and the run named (date, commit, host, load) in a
+ * footnote under the table: a table never passes off one run's figures as another's. Rows come by database,
+ * then in `groupOrder` (the bench's running order); `headline` gives the headline table.
  */
 export async function latestTable(opts: { headline?: boolean; groupOrder: string[] }): Promise<string> {
-  const all = (await Deno.readTextFile(HISTORY)).split("\n").filter((l) => l.trim()).map((l) =>
+  const runs = (await Deno.readTextFile(HISTORY)).split("\n").filter((l) => l.trim()).map((l) =>
     JSON.parse(l) as BenchRun
   );
-  if (all.length === 0) return "bench/results.jsonl holds no run yet: run `deno task bench`.";
-  const full = all.filter((r) => !r.quick);
-  const runs = full.length > 0 ? full : all;
-  const newest = new Map<string, { run: BenchRun; rows: RecordedRow[] }>();
-  for (const run of runs) {
-    const byKey = Map.groupBy(run.rows, (r) => `${r.group}\u0000${r.database}`);
-    for (const group of run.groups) {
-      for (const [key, rows] of byKey) if (key.startsWith(group + "\u0000")) newest.set(key, { run, rows });
+  return latestFrom(runs, opts);
+}
+
+/** latestTable over `history` (oldest first, as bench/results.jsonl holds it). */
+export function latestFrom(history: BenchRun[], opts: { headline?: boolean; groupOrder: string[] }): string {
+  if (history.length === 0) return "bench/results.jsonl holds no run yet: run `deno task bench`.";
+  const full = history.filter((r) => !r.quick);
+  const runs = (full.length > 0 ? full : history).toSorted((a, b) => a.at.localeCompare(b.at));
+  const newest = runs.at(-1)!;
+  const key = (r: RecordedRow) => `${r.group}\u0000${r.database}`;
+  const rows: { row: RecordedRow; lender?: BenchRun }[] = newest.rows.map((row) => ({ row }));
+  const measured = new Set(newest.rows.map(key));
+  // Newest first: each group and database the table lacks comes from the latest run that measured it.
+  for (const run of runs.slice(0, -1).reverse()) {
+    for (const [k, lent] of Map.groupBy(run.rows, key)) {
+      if (measured.has(k)) continue;
+      measured.add(k);
+      rows.push(...lent.map((row) => ({ row, lender: run })));
     }
   }
-  const used = [...new Set([...newest.values()].map((v) => v.run))].sort((a, b) => a.at.localeCompare(b.at));
-  // The full table by database, then group; the headline (a column per database) by group.
+  // The full table by database, then group; the headline (a column per database, target rows only) by group.
   const order = (r: RecordedRow) =>
     (opts.headline ? 0 : ["embedded", "server", "—"].indexOf(r.database) * 1000) +
     opts.groupOrder.indexOf(r.group);
-  const rows = [...newest.values()].flatMap((v) => v.rows).sort((a, b) => order(a) - order(b));
-  // A blank line between the runs' headings keeps each a paragraph of its own when pasted into Markdown.
-  return [used.map(runHeading).join("\n\n"), "", opts.headline ? headlineTable(rows) : markdownTable(rows)]
-    .join("\n");
+  const shown = rows.filter(({ row }) => !opts.headline || row.target)
+    .toSorted((a, b) => order(a.row) - order(b.row));
+  // Footnotes only for the runs a shown row comes from, numbered newest run first.
+  const lenders = [...new Set(shown.flatMap(({ lender }) => lender ? [lender] : []))]
+    .toSorted((a, b) => b.at.localeCompare(a.at));
+  const marked: ShownRow[] = shown.map(({ row, lender }) =>
+    lender ? { ...row, from: `[${lenders.indexOf(lender) + 1}]` } : row
+  );
+  return [
+    runHeading(newest),
+    "",
+    opts.headline ? headlineTable(marked) : markdownTable(marked),
+    // A blank line between footnotes keeps each a paragraph of its own when pasted into Markdown.
+    ...lenders.flatMap((run, i) => ["", `[${i + 1}] from another run: ${runHeading(run)}`]),
+  ].join("\n");
 }
 
 /** Host, CPU, cores, memory and load of this machine, for the history line. */

@@ -15,7 +15,7 @@ import { migrateToLatest } from "@/db/migrate.ts";
 import { newPGlite } from "@/db/pglite.ts";
 import { BENCH_DRIVER } from "@/bench/generate.ts";
 import { fillScale } from "@/bench/generate_scale.ts";
-import { ownTarget } from "@/bench/dashboard.ts";
+import { onScaleDatabase, ownTarget } from "@/bench/dashboard.ts";
 import { bareSide, recorded } from "@/bench/dashboard_bare.ts";
 import { timedMs } from "@/bench/dashboard_pages.ts";
 import { compare, interleave, spreadOf } from "@/bench/pairs.ts";
@@ -201,8 +201,33 @@ export async function measureRunSheet(target: BenchTarget, cookie: string): Prom
   }];
 }
 
-/** The `runsheet` group: a database of its own at `claims`, filled, its day shaped, measured, dropped. */
-export async function benchRunSheet(target: BenchTarget, claims: number): Promise<BenchRow[]> {
+/**
+ * The `runsheet` group: a database of its own at `claims`, filled, its day shaped, measured, dropped. Given
+ * `scaleUrl` (`--scale-url`), a server database already filled instead, kept: its day shaped (shapeDay leaves
+ * a shaped day as it is) and today's plan for the bench driver made again.
+ */
+export async function benchRunSheet(
+  target: BenchTarget,
+  claims: number,
+  scaleUrl?: string,
+): Promise<BenchRow[]> {
+  if (scaleUrl) {
+    return await onScaleDatabase("runsheet", target, scaleUrl, async (scale) => {
+      const db = scale.open();
+      try {
+        await shapeDay(db);
+        // The plan's rows are keyed by day and shop: an earlier run of the same day made them.
+        await sql`delete from run_stops where run_date = ${dateInZone(new Date(), ZONE)}
+          and driver_id = (select id from users where email = ${BENCH_DRIVER})`.execute(db);
+        const cookie = await driverSession(db);
+        await db.destroy();
+        return await measureRunSheet(scale, cookie);
+      } catch (error) {
+        await db.destroy().catch(() => {});
+        throw error;
+      }
+    });
+  }
   if (target.kind === "embedded" && claims > EMBEDDED_MAX_CLAIMS) {
     console.error(
       `bench: runsheet (embedded) skipped: ${claims} claims is over the embedded run's ${EMBEDDED_MAX_CLAIMS}; ` +

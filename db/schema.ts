@@ -493,6 +493,36 @@ export interface OverviewCountsTable {
   parts: number;
 }
 
+/**
+ * The trends' movement steps per depot day, kind, driver (0: none) and shop (0: none), kept by a trigger on
+ * parts_movements in the zone of `trend_zone` (migration 20261226T0900_trend_summaries, docs/trends.md "At scale").
+ */
+export interface TrendDaysTable {
+  /** The depot's date, "YYYY-MM-DD" as read (`day::text`). */
+  day: string;
+  stage: MovementStage;
+  driver_id: number;
+  shop_id: number;
+  movements: number;
+  parts: number;
+}
+
+/** The zone `trend_days` is counted in: one row, none until the service first ran. */
+export interface TrendZoneTable {
+  only_row: Generated<boolean>;
+  time_zone: string;
+}
+
+/** A completed return cycle per entry into "Returned to HQ" (trigger on part_status_history), in days. */
+export interface ReturnCyclesTable {
+  history_id: number;
+  shop_id: number;
+  returned_at: Timestamp;
+  at_shop_days: number;
+  back_days: number;
+  total_days: number;
+}
+
 export interface Database {
   hq_locations: HqLocationsTable;
   repairers: RepairersTable;
@@ -524,6 +554,9 @@ export interface Database {
   handovers: HandoversTable;
   ageing_thresholds: AgeingThresholdsTable;
   overview_counts: OverviewCountsTable;
+  trend_days: TrendDaysTable;
+  trend_zone: TrendZoneTable;
+  return_cycles: ReturnCyclesTable;
 }
 
 export type HqLocation = Selectable<HqLocationsTable>;

@@ -5,7 +5,8 @@
  * renders one island per page with every region's topics: components/hq/live.tsx). Changes arriving while
  * a refresh runs are folded into one more refresh. The refreshes say they are passive (`X-HQ-Live: 1`): they do not keep an unattended
  * session alive; when the session ends (the stream's `end` event, or a refresh that is not the page), it
- * stops. Ticked checkboxes stay ticked across a swap. A row a refresh brings (islands/_live_rows.ts,
+ * stops. What the user entered and has not sent (a box ticked, a reason typed) and the field they are in
+ * stay across a swap. A row a refresh brings (islands/_live_rows.ts,
  * docs/live-rows.md) is highlighted for a few seconds and announced to screen readers. Renders nothing:
  * without JavaScript the page is the same, only static.
  */
@@ -17,8 +18,62 @@ export interface HqLiveProps {
   topics: string[];
 }
 
-/** A checkbox by what it submits, which stays the same in a fresh copy of the page. */
-const boxKey = (box: HTMLInputElement): string => `${box.name}=${box.value}`;
+type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+const FIELDS = "input:not([type=hidden]), textarea, select";
+
+/**
+ * A field by what it submits, which stays the same in a fresh copy of the page: its form's action (when
+ * the form is inside the region), its name, and a checkbox's value (the parts list's labels).
+ */
+function fieldKey(field: Field, region: Element): string {
+  const form = field.closest("form");
+  const action = form && region.contains(form) ? form.getAttribute("action") : "";
+  const box = field instanceof HTMLInputElement && field.type === "checkbox";
+  return `${action} ${field.name}${box ? `=${field.value}` : ""}`;
+}
+
+const isBox = (f: Field) => f instanceof HTMLInputElement && (f.type === "checkbox" || f.type === "radio");
+
+/**
+ * What the user entered in a region and has not sent yet (a box ticked, a decline reason half typed) and
+ * the field they are in, put back into its fresh copy: a refresh never takes a user's input from them.
+ */
+function keepInput(region: Element, fresh: Element): () => void {
+  const entered = new Map<string, Field>();
+  region.querySelectorAll<Field>(FIELDS).forEach((f) => {
+    const changed = isBox(f)
+      ? (f as HTMLInputElement).checked !== (f as HTMLInputElement).defaultChecked
+      : f instanceof HTMLSelectElement
+      ? [...f.options].some((o) => o.selected !== o.defaultSelected)
+      : f.value !== f.defaultValue;
+    if (changed) entered.set(fieldKey(f, region), f);
+  });
+  const focused = document.activeElement;
+  const focusKey = focused && region.contains(focused) && focused.matches(FIELDS)
+    ? fieldKey(focused as Field, region)
+    : null;
+  let refocus: Field | null = null;
+  fresh.querySelectorAll<Field>(FIELDS).forEach((f) => {
+    const key = fieldKey(f, fresh);
+    const old = entered.get(key);
+    if (old && isBox(f)) (f as HTMLInputElement).checked = (old as HTMLInputElement).checked;
+    else if (old) f.value = old.value;
+    if (key === focusKey) refocus = f;
+  });
+  return () => {
+    const was = focused as Field;
+    const field = refocus as Field | null;
+    if (!field) return;
+    field.focus();
+    if (field instanceof HTMLInputElement && "selectionStart" in was && was.selectionStart !== null) {
+      try {
+        field.setSelectionRange(was.selectionStart, was.selectionEnd);
+      } catch {
+        // A field without a caret (a number, a date): focus is enough.
+      }
+    }
+  };
+}
 
 /** Waits this long after a change for others of the same commit burst (one refresh for a busy moment). */
 const SETTLE_MS = 200;
@@ -60,15 +115,10 @@ export default function HqLive({ topics }: HqLiveProps) {
           if (
             other && other.getAttribute("data-live") === region.getAttribute("data-live") && wanted(region)
           ) {
-            // What the user ticked (the parts list's labels) stays ticked in the fresh copy.
-            const ticked = new Set(
-              [...region.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked")].map(boxKey),
-            );
             const fresh = document.importNode(other, true) as Element;
-            fresh.querySelectorAll<HTMLInputElement>("input[type=checkbox]").forEach((box) => {
-              if (ticked.has(boxKey(box))) box.checked = true;
-            });
+            const refocus = keepInput(region, fresh);
             region.replaceWith(fresh);
+            refocus();
           }
         });
         rows.arrived();

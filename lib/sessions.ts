@@ -11,6 +11,7 @@ import {
   deleteSession,
   deleteSessionsSeenBefore,
   insertSession,
+  sessionsWithUsers,
   sessionWithUser,
   touchSession,
 } from "@/db/queries/sessions.ts";
@@ -140,14 +141,12 @@ export async function resolveSession(
   const hash = hashToken(token);
   const row = await sessionWithUser(db, hash);
   if (!row) return { session: null, ended: await whyGone(db, opts.deviceToken) };
-  const { csrf_token, last_seen_at, device_id, device_token_hash, ...user } = row;
-  if (device_id !== null && !onItsDevice(device_token_hash, opts.deviceToken)) {
-    return { session: null, ended: "ended" };
-  }
-  const idle = now.getTime() - last_seen_at.getTime() >= IDLE_TIMEOUT_MS;
-  if (!user.active || idle) {
+  const { csrf_token, last_seen_at, device_id: _, device_token_hash: __, ...user } = row;
+  const verdict = judgeSession(row, now, opts.deviceToken);
+  if (verdict === "elsewhere") return { session: null, ended: "ended" };
+  if (verdict !== "live") {
     await deleteSession(db, hash);
-    return { session: null, ended: user.active ? "idle" : "ended" };
+    return { session: null, ended: verdict };
   }
   let seen = last_seen_at;
   if (!opts.passive && now.getTime() - last_seen_at.getTime() >= TOUCH_EVERY_MS) {
@@ -157,6 +156,53 @@ export async function resolveSession(
   return {
     session: { user, csrfToken: csrf_token, expiresAt: new Date(seen.getTime() + IDLE_TIMEOUT_MS) },
   };
+}
+
+/**
+ * What a session row gives now: `live`; `elsewhere` for a tablet session presented without its device's
+ * cookie (refused, and kept); `idle` (timed out) or `ended` (the user deactivated), both deleted.
+ */
+function judgeSession(
+  row: { active: boolean; last_seen_at: Date; device_id: number | null; device_token_hash: string | null },
+  now: Date,
+  deviceToken: string | undefined,
+): "live" | "elsewhere" | "idle" | "ended" {
+  if (row.device_id !== null && !onItsDevice(row.device_token_hash, deviceToken)) return "elsewhere";
+  if (!row.active) return "ended";
+  return now.getTime() - row.last_seen_at.getTime() >= IDLE_TIMEOUT_MS ? "idle" : "live";
+}
+
+/** A session as a request presents it: its token, and the token of the request's device cookie if any. */
+export interface PresentedSession {
+  token: string;
+  deviceToken?: string;
+}
+
+/**
+ * The passive re-check of many sessions at once (the open live streams: lib/live/streams.ts), in one
+ * statement whatever their number: each as `resolveSession(…, { passive: true })` judges it (the same
+ * rules, sessions timed out or of a deactivated user deleted the same way), null when it is over.
+ */
+export async function checkPassiveSessions(
+  db: Db,
+  clock: Clock,
+  presented: readonly PresentedSession[],
+): Promise<(SessionUser | null)[]> {
+  const now = clock.now();
+  const hashes = presented.map((p) => hashToken(p.token));
+  const rows = new Map((await sessionsWithUsers(db, [...new Set(hashes)])).map((r) => [r.token_hash, r]));
+  const over = new Set<string>();
+  const sessions = presented.map((p, i): SessionUser | null => {
+    const row = rows.get(hashes[i]);
+    if (!row) return null;
+    const verdict = judgeSession(row, now, p.deviceToken);
+    if (verdict === "idle" || verdict === "ended") over.add(hashes[i]);
+    if (verdict !== "live") return null;
+    const { token_hash: _, csrf_token, last_seen_at, device_id: __, device_token_hash: ___, ...user } = row;
+    return { user, csrfToken: csrf_token, expiresAt: new Date(last_seen_at.getTime() + IDLE_TIMEOUT_MS) };
+  });
+  for (const hash of over) await deleteSession(db, hash);
+  return sessions;
 }
 
 function onItsDevice(boundHash: string | null, deviceToken: string | undefined): boolean {

@@ -1,11 +1,12 @@
 /**
- * `deno task bench [--claims N] [--only group,…]`: every figure beside what it is compared with
+ * `deno task bench [--claims N] [--only group,…] [--scale-url postgres://…]`: every figure beside what it is compared with
  * (a baseline measured in the same run, a budget, or the same service under other conditions), on the
  * embedded database always and on the PostgreSQL server too when DATABASE_URL is set (in a scratch
  * database it creates and drops). Paired figures run interleaved, ROUNDS times a side (bench/pairs.ts).
  * Prints a Markdown table and appends the run to bench/results.jsonl. `--latest [--headline]` prints the
  * latest table from that history instead of running. `BENCH_QUICK=1` reduces every sample (a smoke run).
- * The dashboard group runs only with `--only dashboard` (it generates its own `--claims` database).
+ * The dashboard group runs only with `--only dashboard` (it generates its own `--claims` database, or measures
+ * the server database already filled that `--scale-url` names, as the runsheet group does).
  * Loopback traffic only; every loop is bounded. Method and groups: docs/performance.md "How `deno task bench`
  * measures" and "Running it".
  */
@@ -42,6 +43,7 @@ import { benchPhotoStores } from "@/bench/photo_stores.ts";
 import { benchThumbnails } from "@/bench/thumbnails.ts";
 import { benchEvidenceZip } from "@/bench/evidence_zip.ts";
 import { benchDashboard } from "@/bench/dashboard.ts";
+import { benchDashboardStreams } from "@/bench/dashboard_streams.ts";
 import { benchHomeBytes, benchRunSheet } from "@/bench/run_sheet.ts";
 import type { BenchTarget } from "@/bench/target.ts";
 
@@ -54,7 +56,8 @@ const GROUPS: {
   name: string;
   database: boolean;
   onlyWhenAsked?: boolean;
-  run(target: BenchTarget, claims: number): Promise<BenchRow[]>;
+  /** `scaleUrl`: `--scale-url`, a server database already filled, for the groups at dashboard scale. */
+  run(target: BenchTarget, claims: number, scaleUrl?: string): Promise<BenchRow[]>;
 }[] = [
   { name: "search", database: true, run: (t) => benchSearch(t) },
   { name: "layer", database: true, run: (t) => benchSearchLayer(t) },
@@ -68,14 +71,26 @@ const GROUPS: {
   { name: "thumbnails", database: true, run: (t) => benchThumbnails(t) },
   { name: "memory", database: true, run: (t) => benchIdleMemory(t) },
   { name: "restart", database: true, run: (t) => benchRestart(t) },
+  { name: "streams", database: true, run: (t) => benchDashboardStreams(t) },
   { name: "pages", database: false, run: () => benchPages() },
   { name: "queue", database: false, run: () => benchOfflineQueue() },
   { name: "evidence", database: false, run: () => benchEvidenceZip() },
   { name: "home", database: false, run: () => benchHomeBytes() },
-  // 1M claims take minutes to generate: `--only dashboard --claims 1000000` (docs/performance.md "Running it").
-  { name: "dashboard", database: true, onlyWhenAsked: true, run: (t, claims) => benchDashboard(t, claims) },
-  // The same scale for the driver's run sheet: `--only runsheet --claims 1000000`.
-  { name: "runsheet", database: true, onlyWhenAsked: true, run: (t, claims) => benchRunSheet(t, claims) },
+  // 1M claims take minutes to generate: `--only dashboard --claims 1000000`, or `--scale-url` to a database
+  // already filled (docs/performance.md "Running it").
+  {
+    name: "dashboard",
+    database: true,
+    onlyWhenAsked: true,
+    run: (t, claims, scaleUrl) => benchDashboard(t, claims, scaleUrl),
+  },
+  // The same scale for the driver's run sheet: `--only runsheet --claims 1000000` (or `--scale-url`).
+  {
+    name: "runsheet",
+    database: true,
+    onlyWhenAsked: true,
+    run: (t, claims, scaleUrl) => benchRunSheet(t, claims, scaleUrl),
+  },
 ];
 
 const { values } = parseArgs({
@@ -85,6 +100,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     latest: { type: "boolean", default: false },
     headline: { type: "boolean", default: false },
+    "scale-url": { type: "string" },
   },
 });
 if (values.latest) {
@@ -106,15 +122,45 @@ if (unknown.length > 0) {
   Deno.exit(2);
 }
 const selected = GROUPS.filter((g) => names.includes(g.name));
+const scaleUrl = values["scale-url"];
+if (scaleUrl !== undefined) {
+  const problem = !/^postgres(ql)?:\/\//.test(scaleUrl)
+    ? "must be a postgres:// URL"
+    : !Deno.env.get("DATABASE_URL")
+    ? "needs DATABASE_URL (its groups run with the server database)"
+    : !selected.some((g) => g.name === "dashboard" || g.name === "runsheet")
+    ? "is for the dashboard and runsheet groups: name one in --only"
+    : null;
+  if (problem) {
+    console.error(`--scale-url ${problem}`);
+    Deno.exit(2);
+  }
+}
 
+/** Where `--scale-url` points (no user or password: the history is committed) and its claims. */
+async function scaleDatabase(url: string): Promise<NonNullable<BenchRun["scale"]>> {
+  const db = openDb({ url });
+  try {
+    const { n } = (await sql<{ n: string }>`select count(*) as n from claims`.execute(db)).rows[0];
+    const u = new URL(url);
+    return { database: `${u.host}${u.pathname}`, claims: Number(n) };
+  } finally {
+    await db.destroy();
+  }
+}
+
+const scale = scaleUrl ? await scaleDatabase(scaleUrl) : undefined;
+/** The shared fill's `--claims`, when a group uses it; else the claims the run's groups measured. */
+const usesFill = selected.some((g) => g.database && !g.onlyWhenAsked);
 const run: BenchRun = {
   at: new Date().toISOString(),
   commit: await currentCommit(),
   machine: await machine(),
   deno: Deno.version.deno,
-  claims,
+  claims: usesFill || !scale ? claims : scale.claims,
   quick: QUICK,
   groups: selected.map((g) => g.name),
+  ...scale ? { scale } : {},
   seconds: {},
   rows: [],
   failed: [],
@@ -127,7 +173,7 @@ async function runGroups(database: Database, target: BenchTarget | null, groups:
     const t0 = performance.now();
     console.error(`bench: ${group.name} (${database})…`);
     try {
-      const rows = await group.run(target!, claims);
+      const rows = await group.run(target!, claims, scaleUrl);
       run.rows.push(...rows.map((r): RecordedRow => ({ ...r, group: group.name, database })));
     } catch (error) {
       // A failed group prints no figure; the others still run and are kept, and the run exits 1.

@@ -18,6 +18,7 @@ import { createApp } from "@/main.ts";
 import { logger } from "@/io/log.ts";
 import { startMemoryReducer } from "@/io/memory_reducer.ts";
 import { type HttpLayer, WHOLE_HTTP_LAYER } from "@/routes/web/http_layer.ts";
+import { countTrendDaysIn } from "@/db/queries/trends.ts";
 
 /**
  * Who can reach the server, for the start banner (docs/configuration.md `HOST`): a development start is
@@ -68,6 +69,11 @@ export async function serve(
     intervalMs: 60_000,
     onError: (error) => log.warning("Free disk space not measured: {error}", { error: String(error) }),
   });
+  // The trends' day summary counted in this depot's zone: at once when it already is, a long statement when
+  // the zone changed (docs/trends.md "At scale"), off the start's path either way.
+  countTrendDaysIn(db, config.depotTimeZone).catch((error) =>
+    log.warning("Trends' days not counted in the depot's zone: {error}", { error: String(error) })
+  );
   // Memory back to the system in quiet spells; each request (its arrival, one clock read) restarts the wait.
   const reducer = config.idleMemoryMs > 0 ? startMemoryReducer(config.idleMemoryMs) : undefined;
   const server = Deno.serve({

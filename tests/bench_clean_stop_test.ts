@@ -29,6 +29,7 @@ async function untilOpen(dataDir: string): Promise<void> {
 const CHILDREN = [
   "tasks/start.ts",
   "bench/baseline_search_server.ts",
+  "bench/baseline_idle_server.ts",
   "bench/search_core_server.ts",
   "bench/baseline_drop_off_server.ts",
   "bench/baseline_upload_server.ts",

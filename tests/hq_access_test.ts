@@ -81,7 +81,7 @@ appTest(
       form({ email: "al@depot.example", password: "admin-demo-9999", next: "//evil.example/hq" }),
     );
     assert.equal(ok.status, 303);
-    assert.equal(ok.headers.get("location"), "/hq/parts");
+    assert.equal(ok.headers.get("location"), "/hq");
   },
 );
 

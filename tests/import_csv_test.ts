@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Db } from "@/db/client.ts";
 import { appTest, type TestApp } from "@/testkit/app.ts";
 import { type HqClient, pageText, signedIn } from "@/tests/helpers/hq.ts";
-import { CSV_FORMATS, CSV_KINDS, type UploadKind } from "@/lib/import_csv.ts";
+import { CSV_FORMATS, CSV_KINDS, type UploadKind } from "@/lib/import_csv_formats.ts";
 import { parseCsv } from "@/io/csv.ts";
 
 function upload(

@@ -96,7 +96,12 @@ function submissionReads(): RawBuilder<unknown>[] {
  * Arguments for every exported `…Sql` of db/queries/, keyed `file#export`: each function returns the
  * statements to prepare (one per shape of the text the arguments can give).
  */
-const trendDays = { bounds: ["2026-11-20T13:00:00.000Z", "2026-11-21T13:00:00.000Z"] };
+const trendDays = {
+  from: "2026-11-21",
+  to: "2026-11-21",
+  start: "2026-11-20T13:00:00.000Z",
+  end: "2026-11-21T13:00:00.000Z",
+};
 
 const SAMPLES: Record<string, () => RawBuilder<unknown>[]> = {
   "trends.ts#movementsPerDaySql": () => [movementsPerDaySql(trendDays)],

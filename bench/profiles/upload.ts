@@ -1,4 +1,4 @@
-// Question: where does a photo upload's time go (the service against the bare baseline; in process, the parser, the staging, both)? Run: deno run -A bench/profiles/upload.ts service|micro [--rounds N] [--chunk BYTES]
+// Question: where does a photo upload's time go (the service against the bare baseline; in process, the parser, the staging, both; which bare technique is fastest)? Run: deno run -A bench/profiles/upload.ts service|micro|baseline [--rounds N] [--chunk BYTES]
 /**
  * Not part of `deno task bench` (docs/performance.md "Upload path").
  *
@@ -7,6 +7,9 @@
  *   micro: in process, no HTTP: 48 multipart bodies of 4 MB (arriving in `--chunk` pieces) through
  *     readFilePart + DiskPhotoStore.stage, c=8, then the parser alone and the storage alone, so the cost
  *     of each stage shows. Add `--cpu-prof` to the deno flags for a profile.
+ *   baseline: the bare baseline's two techniques (bench/baseline_upload_server.ts UPLOAD_TECHNIQUE: 1 MiB
+ *     batches against one write and hash per chunk), `--rounds` interleaved rounds (even), each a fresh
+ *     child, 48 uploads after 16 untimed, c=8, on a small embedded database.
  */
 import { parseArgs } from "node:util";
 import { openDb } from "@/db/client.ts";
@@ -16,6 +19,10 @@ import type { BenchTarget } from "@/bench/target.ts";
 import { benchUpload } from "@/bench/upload.ts";
 import { runLoad } from "@/bench/load.ts";
 import { readFilePart } from "@/io/multipart.ts";
+import { uploadAll } from "@/bench/upload.ts";
+import { compare, interleave } from "@/bench/pairs.ts";
+import { startChild } from "@/bench/process.ts";
+import { formatValue } from "@/bench/report.ts";
 import { DiskPhotoStore } from "@/io/photo_stores/disk.ts";
 
 const { values, positionals } = parseArgs({
@@ -152,7 +159,44 @@ if (mode === "service") {
   } finally {
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
+} else if (mode === "baseline") {
+  const dataDir = await Deno.makeTempDir({ prefix: "pm-upload-baseline-" });
+  try {
+    const db = openDb({ dir: `${dataDir}/db` });
+    await migrateToLatest(db);
+    await db.destroy();
+    const WARMUP = 16;
+    const bodies = Array.from({ length: WARMUP + UPLOADS }, () => {
+      const body = new Uint8Array(PHOTO_BYTES);
+      for (let i = 0; i < PHOTO_BYTES; i += 65536) crypto.getRandomValues(body.subarray(i, i + 65536));
+      return body;
+    });
+    const side = (technique: string) => async () => {
+      const child = await startChild("bench/baseline_upload_server.ts", {
+        DATA_DIR: dataDir,
+        DATABASE_URL: "",
+        UPLOAD_DIR: `${dataDir}/${technique}`,
+        UPLOAD_TECHNIQUE: technique,
+      });
+      try {
+        for (const b of bodies) crypto.getRandomValues(b.subarray(PHOTO_BYTES - 32)); // never stored before
+        const targets = bodies.map(() => ({ url: `${child.url}/upload`, headers: {} }));
+        await uploadAll(targets.slice(0, WARMUP), bodies.slice(0, WARMUP), `${technique} warm-up`);
+        return (await uploadAll(targets.slice(WARMUP), bodies.slice(WARMUP), technique)).seconds;
+      } finally {
+        await child.stop();
+      }
+    };
+    const samples = await interleave(side("batched"), side("chunk"), rounds);
+    const speed = compare(samples, (s) => MB / s, (s) => MB / s);
+    console.log(
+      `MB/s: batched ${formatValue(speed.service)}, chunk ${formatValue(speed.baseline)}, ` +
+        `batched ÷ chunk ${formatValue(speed.ratio)}`,
+    );
+  } finally {
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
 } else {
-  console.error("usage: upload_profile.ts service|micro [--rounds N] [--chunk BYTES]");
+  console.error("usage: upload_profile.ts service|micro|baseline [--rounds N] [--chunk BYTES]");
   Deno.exit(2);
 }

@@ -32,6 +32,7 @@ import * as readyAnnouncement from "./20261224T1200_ready_announcement.ts";
 import * as ageingThresholds from "./20261225T0900_ageing_thresholds.ts";
 import * as overview from "./20261225T1000_overview.ts";
 import * as trends from "./20261225T1200_trends.ts";
+import * as trendSummaries from "./20261226T0900_trend_summaries.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   "20261225T0900_ageing_thresholds": ageingThresholds,
   "20261225T1000_overview": overview,
   "20261225T1200_trends": trends,
+  "20261226T0900_trend_summaries": trendSummaries,
 };

@@ -29,6 +29,21 @@ export async function sessionWithUser(db: Db, tokenHash: string) {
     .executeTakeFirst();
 }
 
+/**
+ * The sessions of many token hashes at once, each as `sessionWithUser` gives it plus its token hash (the
+ * live streams' re-check: one statement for every open stream, lib/sessions.ts checkPassiveSessions).
+ */
+export async function sessionsWithUsers(db: Db, tokenHashes: readonly string[]) {
+  if (tokenHashes.length === 0) return [];
+  return await db.selectFrom("sessions").innerJoin("users", "users.id", "sessions.user_id")
+    .leftJoin("devices", "devices.id", "sessions.device_id")
+    .selectAll("users")
+    .select(["sessions.token_hash", "sessions.csrf_token", "sessions.last_seen_at", "sessions.device_id"])
+    .select("devices.token_hash as device_token_hash")
+    .where("sessions.token_hash", "in", tokenHashes)
+    .execute();
+}
+
 export async function touchSession(db: Db, tokenHash: string, at: Date): Promise<void> {
   await db.updateTable("sessions").set({ last_seen_at: at }).where("token_hash", "=", tokenHash).execute();
 }

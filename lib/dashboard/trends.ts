@@ -10,10 +10,12 @@
 import type { Db } from "@/db/client.ts";
 import type { MovementStage } from "@/db/schema.ts";
 import {
+  countTrendDaysIn,
   type DriverTrendRow,
   driverTrends,
   movementsPerDay,
   type TrendDays,
+  trendDaysZone,
   turnaround,
   type TurnaroundRow,
 } from "@/db/queries/trends.ts";
@@ -35,6 +37,8 @@ export interface TrendRange {
   dates: string[];
   /** Where each date starts at the depot, then where the last one ends (dates.length + 1 instants). */
   bounds: Date[];
+  /** The depot's zone (DEPOT_TIME_ZONE) the dates are in. */
+  zone: string;
 }
 
 /** Days from `a` to `b` ("2026-11-01" to "2026-11-03": 2); both calendar dates. */
@@ -57,7 +61,7 @@ export function trendRangeOf(q: { from?: string; to?: string }, now: Date, zone:
   const dates = Array.from({ length }, (_, i) => addDays(from, i));
   const bounds = dates.map((d) => dayInZone(d, zone).start);
   bounds.push(dayInZone(to, zone).end);
-  return { from, to, dates, bounds };
+  return { from, to, dates, bounds, zone };
 }
 
 /** A figure's numbers as a table: the page shows it, the chart draws it, the CSV writes it. */
@@ -94,7 +98,20 @@ export interface TrendFigures {
   drivers: DriverFigure[];
 }
 
-const daysOf = (range: TrendRange): TrendDays => ({ bounds: range.bounds.map((b) => b.toISOString()) });
+const daysOf = (range: TrendRange): TrendDays => ({
+  from: range.from,
+  to: range.to,
+  start: range.bounds[0].toISOString(),
+  end: range.bounds[range.bounds.length - 1].toISOString(),
+});
+
+/**
+ * The day summary counted in the range's zone before it is read: one small read when it is (always, but
+ * after the depot's zone changed and the start's own count has not finished: docs/trends.md "At scale").
+ */
+async function daysCountedIn(db: Db, zone: string): Promise<void> {
+  if (await trendDaysZone(db) !== zone) await countTrendDaysIn(db, zone);
+}
 
 /** Rounded to one decimal (half away from zero, as a reader rounds). */
 export function oneDecimal(x: number): number {
@@ -109,9 +126,11 @@ export async function movementFigure(db: Db, range: TrendRange): Promise<Movemen
     date,
     counts: { direct_dropoff: 0, reverse_pickup: 0, reverse_dropoff: 0 },
   }));
+  const index = new Map(range.dates.map((date, i) => [date, i]));
+  await daysCountedIn(db, range.zone);
   for (const row of await movementsPerDay(db, daysOf(range))) {
-    // width_bucket: 1 is the first day; the statement reads only the range, so every day is one of them.
-    days[row.day - 1].counts[row.stage] = row.movements;
+    // The statement reads only the range's dates, so every row's day is one of them.
+    days[index.get(row.day)!].counts[row.stage] = row.movements;
   }
   return days;
 }
@@ -121,6 +140,7 @@ export async function turnaroundFigure(db: Db, range: TrendRange): Promise<Turna
 }
 
 export async function driverFigure(db: Db, range: TrendRange): Promise<DriverFigure[]> {
+  await daysCountedIn(db, range.zone);
   return (await driverTrends(db, daysOf(range))).map((r) => ({
     ...r,
     movements_per_day: oneDecimal(r.movements / r.active_days),

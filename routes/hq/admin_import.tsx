@@ -8,15 +8,14 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { importData, type ImportProblem, ImportRejected, type ImportSummary } from "@/lib/import.ts";
 import { validateImport } from "@/lib/import_validation.ts";
+import { problemsInFile, readUpload } from "@/lib/import_csv.ts";
 import {
   CSV_FORMATS,
   CSV_KINDS,
   type CsvFormat,
   csvTemplate,
-  problemsInFile,
-  readUpload,
   type UploadKind,
-} from "@/lib/import_csv.ts";
+} from "@/lib/import_csv_formats.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { hashToken } from "@/io/tokens.ts";
 import { sessionCookie, type SessionEnv } from "@/routes/web/session.ts";

@@ -30,7 +30,8 @@ import {
   TotpCodeInput,
 } from "@/components/hq/ui.tsx";
 
-const HOME = "/hq/parts";
+/** Where staff land after signing in without a page asked for: the overview (docs/overview.md). */
+const HOME = "/hq";
 
 /** The sign-in form; `next` is where to go afterwards (kept inside /hq by safeNext). */
 const signInForm = z.object({

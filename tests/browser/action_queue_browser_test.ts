@@ -88,6 +88,28 @@ Deno.test({
         );
       });
 
+      await t.step("a reason half typed stays, with the caret in it, when the queue refreshes", async () => {
+        await page.goto(world.url("/hq/queue"));
+        await page.locator('body[data-live-state="listening"]').waitFor({ timeout: 10_000 });
+        const first = await driverAsks(world, "TYPE01");
+        const reason = page.getByLabel(`Reason for declining request #${first.id}`);
+        await reason.waitFor({ timeout: LIVE_BOUND_MS });
+        await reason.fill("Parts still on the");
+        const second = await driverAsks(world, "TYPE02");
+        await page.locator(`[data-queue-item="return-request-${second.id}"]`).waitFor({
+          timeout: LIVE_BOUND_MS,
+        });
+        assert.equal(await reason.inputValue(), "Parts still on the");
+        assert.equal(
+          await page.evaluate(() =>
+            (document.activeElement as HTMLInputElement | null)?.getAttribute("aria-label")
+          ),
+          `Reason for declining request #${first.id}`,
+        );
+        await page.keyboard.type(" hoist");
+        assert.equal(await reason.inputValue(), "Parts still on the hoist");
+      });
+
       await t.step("another page's header count follows too", async () => {
         await page.goto(world.url("/hq/trips"));
         await page.locator('body[data-live-state="listening"]').waitFor({ timeout: 10_000 });
