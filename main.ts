@@ -13,14 +13,16 @@ import { faultAnswer, notFoundAnswer } from "@/routes/web/error_pages.tsx";
 import { securityHeaders } from "@/routes/web/security_headers.ts";
 import { logger } from "@/io/log.ts";
 import { requestLog, routeOf } from "@/routes/web/request_log.ts";
+import { type HttpLayer, WHOLE_HTTP_LAYER } from "@/routes/web/http_layer.ts";
 
 /** How long a client is asked to wait after the database did not answer in time. */
 const RETRY_AFTER_SECONDS = "5";
 
-export function createApp(deps: AppDeps): Hono {
+/** `layer`: every guarantee, unless a bench measures what one costs (routes/web/http_layer.ts). */
+export function createApp(deps: AppDeps, layer: Readonly<HttpLayer> = WHOLE_HTTP_LAYER): Hono {
   const app = new Hono();
-  app.use(requestLog(deps.metrics)); // first: its id and timing cover everything below
-  app.use(securityHeaders(deps.config));
+  if (layer.requestLog) app.use(requestLog(deps.metrics)); // first: its id and timing cover everything below
+  if (layer.securityHeaders) app.use(securityHeaders(deps.config));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     if (error instanceof ClientAbortError) {
@@ -54,6 +56,6 @@ export function createApp(deps: AppDeps): Hono {
     return faultAnswer(c, requestId);
   });
   app.notFound(notFoundAnswer);
-  mountRoutes(app, deps);
+  mountRoutes(app, deps, layer);
   return app;
 }

@@ -29,19 +29,41 @@ export function closeOnSigterm(close: () => Promise<unknown>): void {
   });
 }
 
-/** Opens the configured database, closed on SIGTERM. */
+/** Opens the configured database, closed on SIGTERM; each statement takes a connection of its own. */
 export async function openBareDb(): Promise<BareQuery> {
+  const open = await openBareConnections();
+  return (text, params) => open((query) => query(text, params));
+}
+
+/**
+ * Runs `fn`'s statements on one connection, as the service's `onOneConnection` (db/client.ts) does: on a
+ * server one pool checkout for all of them, not one per statement; on PGlite its one connection.
+ */
+export type OnOneConnection = <T>(fn: (query: BareQuery) => Promise<T>) => Promise<T>;
+
+/** Opens the configured database, closed on SIGTERM, for work done one connection at a time. */
+export async function openBareConnections(): Promise<OnOneConnection> {
   const url = Deno.env.get("DATABASE_URL");
   if (url) {
+    // The service's pool size (db/client.ts: 10).
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     closeOnSigterm(() => pool.end());
-    // The parameters as they are (pg reads them, never changes them): no copy a request.
-    return async <R>(text: string, params: readonly unknown[]) =>
-      (await pool.query(text, params as unknown[])).rows as R[];
+    return async (fn) => {
+      const client = await pool.connect();
+      try {
+        // The parameters as they are (pg reads them, never changes them): no copy a request.
+        return await fn(async <R>(text: string, params: readonly unknown[]) =>
+          (await client.query(text, params as unknown[])).rows as R[]
+        );
+      } finally {
+        client.release();
+      }
+    };
   }
   const { newPGlite } = await import("@/db/pglite.ts");
   const pglite = newPGlite({ dataDir: `${Deno.env.get("DATA_DIR")}/db` });
   closeOnSigterm(() => pglite.close());
-  return async <R>(text: string, params: readonly unknown[]) =>
+  const query: BareQuery = async <R>(text: string, params: readonly unknown[]) =>
     (await pglite.query<R>(text, [...params])).rows;
+  return (fn) => fn(query);
 }

@@ -12,13 +12,14 @@ import { requireSignedIn } from "@/routes/hq/guards.ts";
 import { shopRoutes } from "@/routes/shop/mod.tsx";
 import { tabletRoutes } from "@/routes/tablet/mod.ts";
 import { landingRoutes } from "@/routes/web/landing.tsx";
+import type { HttpLayer } from "@/routes/web/http_layer.ts";
 
-export function mountRoutes(app: Hono, deps: AppDeps): void {
+export function mountRoutes(app: Hono, deps: AppDeps, layer: Readonly<HttpLayer>): void {
   app.route("/healthz", healthRoutes(deps));
   app.route("/metrics", metricsRoutes(deps)); // no route at all without METRICS_TOKEN: 404
   app.route("/readyz", readyRoutes(deps));
   app.route("/", assetsRoutes());
-  app.route("/api/handler", handlerRoutes(deps));
+  app.route("/api/handler", handlerRoutes(deps, layer));
   app.route("/api/v2.1", uploadRoutes(deps));
   app.route("/photos", photoRoutes(deps, requireSignedIn(deps)));
   app.route("/hq", hqRoutes(deps));

@@ -30,6 +30,7 @@ import {
   runHeading,
 } from "@/bench/report.ts";
 import { benchSearch } from "@/bench/search.ts";
+import { benchSearchLayer } from "@/bench/search_layer.ts";
 import { benchTrigram } from "@/bench/trigram.ts";
 import { benchDropOff, benchRoundTrips } from "@/bench/drop_off.ts";
 import { benchDropOffNetwork } from "@/bench/drop_off_network.ts";
@@ -60,6 +61,7 @@ const GROUPS: {
   run(target: BenchTarget, claims: number, scaleUrl?: string): Promise<BenchRow[]>;
 }[] = [
   { name: "search", database: true, run: (t) => benchSearch(t) },
+  { name: "layer", database: true, run: (t) => benchSearchLayer(t) },
   { name: "observability", database: true, run: (t) => benchObservability(t) },
   { name: "trigram", database: true, run: (t, claims) => benchTrigram(t, claims) },
   { name: "roundtrips", database: true, run: (t) => benchRoundTrips(t) },

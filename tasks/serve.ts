@@ -17,6 +17,7 @@ import { startSessionSweep } from "@/lib/sessions.ts";
 import { createApp } from "@/main.ts";
 import { logger } from "@/io/log.ts";
 import { startMemoryReducer } from "@/io/memory_reducer.ts";
+import { type HttpLayer, WHOLE_HTTP_LAYER } from "@/routes/web/http_layer.ts";
 import { countTrendDaysIn } from "@/db/queries/trends.ts";
 
 /**
@@ -33,8 +34,15 @@ function reachOf(host: string, port: number): string {
   return `that address only`;
 }
 
-/** Serves on a migrated database until SIGINT/SIGTERM. */
-export async function serve(config: Config, db: Db): Promise<void> {
+/**
+ * Serves on a migrated database until SIGINT/SIGTERM. `layer`: every guarantee of the HTTP layer, unless a
+ * bench measures what one costs (routes/web/http_layer.ts); tasks/start.ts passes none.
+ */
+export async function serve(
+  config: Config,
+  db: Db,
+  layer: Readonly<HttpLayer> = WHOLE_HTTP_LAYER,
+): Promise<void> {
   const log = logger("start");
   const clock = systemClock;
   // The hint is for the person at the terminal, not a log pipeline: plain text on stdout.
@@ -48,7 +56,7 @@ export async function serve(config: Config, db: Db): Promise<void> {
   // prom-client is loaded only then: without a token it would be 20 MB of an idle process for nothing.
   const metrics = config.metricsToken ? new (await import("@/lib/metrics.ts")).Metrics() : undefined;
   const deps = { db, config, clock, storage, metrics };
-  const app = createApp(deps);
+  const app = createApp(deps, layer);
   // D22: posts the outbox after commit. Its first round waits a second (a write wakes it sooner), so a warm
   // restart's first /healthz is not queued behind that round's transaction on the embedded database.
   const announcer = startAnnouncementWorker({ db, config, clock, metrics }, { firstDelayMs: 1_000 });

@@ -17,9 +17,9 @@ import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
-import { measureSearch, WARMUP } from "@/bench/search.ts";
+import { cpuPerRequest, measureSearch } from "@/bench/search.ts";
 import { BENCH_PUBLIC_KEY } from "@/bench/target.ts";
-import { readCpuMs, startChild } from "@/bench/process.ts";
+import { startChild, withPeakRss } from "@/bench/process.ts";
 
 const { values } = parseArgs({
   options: {
@@ -59,22 +59,29 @@ async function run(label: string, cwd: string, script: string, path: string, fla
     "/healthz",
     { cwd, flags },
   );
-  const cpuBefore = await readCpuMs(child.pid);
-  const r = await measureSearch(child.url + path, regos);
-  // CPU time of the server process per request (warm-up included): unlike requests/s, it hardly depends on
+  // CPU time of the server process per request of the timed load: unlike requests/s, it hardly depends on
   // the share of the 2 cores other processes leave it.
-  const cpuUs = (await readCpuMs(child.pid) - cpuBefore) * 1000 / (r.requests + WARMUP);
+  let cpuUs = NaN;
+  let peakMb = NaN;
+  const r = await measureSearch(child.url + path, regos, {
+    timed: async (load) => {
+      const { result, peak } = await withPeakRss(child.rss, () => cpuPerRequest(child.pid, load));
+      cpuUs = result.cpuUs;
+      peakMb = peak / 1e6;
+      return result;
+    },
+  });
   await child.stop();
   console.log(
     `${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
-      `${cpuUs.toFixed(0)} µs CPU a request`,
+      `${cpuUs.toFixed(0)} µs CPU a request, peak RSS ${peakMb.toFixed(0)} MB`,
   );
-  samples[label] = [...samples[label] ?? [], { rps: r.rps, cpuUs }];
+  samples[label] = [...samples[label] ?? [], { rps: r.rps, cpuUs, peakMb }];
   return r.rps;
 }
 
 /** Every round's figures of each side, for the medians printed at the end. */
-const samples: Record<string, { rps: number; cpuUs: number }[]> = {};
+const samples: Record<string, { rps: number; cpuUs: number; peakMb: number }[]> = {};
 const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const handler = `/api/handler?publickey=${BENCH_PUBLIC_KEY}`;
@@ -103,6 +110,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 for (const [label, runs] of Object.entries(samples)) {
   console.log(
     `median ${label.padEnd(10)} ${median(runs.map((r) => r.rps)).toFixed(0).padStart(5)} requests/s, ` +
-      `${median(runs.map((r) => r.cpuUs)).toFixed(0)} µs CPU a request (${runs.length} rounds)`,
+      `${median(runs.map((r) => r.cpuUs)).toFixed(0)} µs CPU a request, peak RSS ` +
+      `${median(runs.map((r) => r.peakMb)).toFixed(0)} MB (${runs.length} rounds)`,
   );
 }

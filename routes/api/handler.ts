@@ -4,7 +4,7 @@
  * everything else is HTTP 200 with the envelope (routes/api/envelope.ts), because clients built on the
  * original platform treat non-2xx as a network fault (D8).
  */
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { anySecretMatcher } from "@/io/secure_compare.ts";
@@ -20,6 +20,7 @@ import {
   tooMany,
 } from "@/routes/web/rate_limits.ts";
 import { bufferedBodies, bufferedBody } from "@/routes/web/body_limits.ts";
+import { type HttpLayer, WHOLE_HTTP_LAYER } from "@/routes/web/http_layer.ts";
 
 export const HANDLER_BODY_LIMIT = 64 * 1024;
 
@@ -33,27 +34,33 @@ const decoder = new TextDecoder();
 const tooLarge = (c: Context) =>
   c.json(fault(CODE.bodyTooLarge, "Request body too large (64 KiB at most)."), 413);
 
-export function handlerRoutes(deps: AppDeps) {
+/** `layer`: every guarantee, unless a bench measures what one costs (routes/web/http_layer.ts). */
+export function handlerRoutes(deps: AppDeps, layer: Readonly<HttpLayer> = WHOLE_HTTP_LAYER) {
   const app = new Hono();
   const perUser = handlerUserLimiter(deps);
   // PUBLIC_KEY, and while a rotation runs the one before it (docs/operations.md "Rotating the public key").
   const { publicKey, publicKeyPrevious, handlerRoles } = deps.config;
   const isPublicKey = anySecretMatcher(publicKeyPrevious ? [publicKey, publicKeyPrevious] : [publicKey]);
 
-  app.use(noteSourceAddress(deps), limitPerAddress(deps, LIMITS.handlerPerAddress, "json"));
+  if (layer.perAddress) {
+    app.use(noteSourceAddress(deps), limitPerAddress(deps, LIMITS.handlerPerAddress, "json"));
+  }
+  const keyCheck: MiddlewareHandler = async (c, next) => {
+    if (!isPublicKey(c.req.query("publickey") ?? "")) {
+      return c.json(fault(CODE.badPublicKey, "Invalid public key."), 401);
+    }
+    await next();
+  };
+  // Read whole under the cap and the pace rule (routes/web/body_limits.ts). Reading every body through
+  // a stream reader costs more than the old Content-Length shortcut that
+  // bench/comparisons/body_limit.ts measured (in process, ~20 → ~60 µs a request on the shared 2-core
+  // machine), small beside a handler call.
+  const bodyLimit = bufferedBodies(deps, HANDLER_BODY_LIMIT, tooLarge);
+  // One handler per call is what `app.post("/", a, b, c)` registers too: each its own route, run in order.
+  if (layer.publicKey) app.post("/", keyCheck);
+  if (layer.bodyLimit) app.post("/", bodyLimit);
   app.post(
     "/",
-    async (c, next) => {
-      if (!isPublicKey(c.req.query("publickey") ?? "")) {
-        return c.json(fault(CODE.badPublicKey, "Invalid public key."), 401);
-      }
-      await next();
-    },
-    // Read whole under the cap and the pace rule (routes/web/body_limits.ts). Reading every body through
-    // a stream reader costs more than the old Content-Length shortcut that
-    // bench/comparisons/body_limit.ts measured (in process, ~20 → ~60 µs a request on the shared 2-core
-    // machine), small beside a handler call.
-    bufferedBodies(deps, HANDLER_BODY_LIMIT, tooLarge),
     async (c) => {
       let body: unknown;
       try {

@@ -48,7 +48,8 @@ export function clientAddress(c: Context, trusted: string[]): string {
     // In-process requests (tests' app.request) carry no connection.
     return "local";
   }
-  return clientAddressOf(peer, c.req.header("x-forwarded-for"), trusted);
+  // The header is read only from a trusted proxy: clientAddressOf would ignore it from anyone else.
+  return trusted.includes(peer) ? clientAddressOf(peer, c.req.header("x-forwarded-for"), trusted) : peer;
 }
 
 /** The 429 answer. */

@@ -43,24 +43,28 @@ export function securityHeaders(config: Pick<Config, "appEnv">): MiddlewareHandl
   const headers: [string, string][] = config.appEnv === "development"
     ? SECURITY_HEADERS
     : [...SECURITY_HEADERS, ["Strict-Transport-Security", STRICT_TRANSPORT_SECURITY]];
+  // Both sets built once, not per answer (docs/search-path.md).
+  const pages = setOf(CONTENT_SECURITY_POLICY, headers);
+  const tablet = setOf(TABLET_CONTENT_SECURITY_POLICY, headers);
   return async (c, next) => {
     await next();
     const path = c.req.path;
-    const csp = path === "/tablet" || path.startsWith("/tablet/")
-      ? TABLET_CONTENT_SECURITY_POLICY
-      : CONTENT_SECURITY_POLICY;
-    const all: [string, string][] = [["Content-Security-Policy", csp], ...headers];
+    const set = path === "/tablet" || path.startsWith("/tablet/") ? tablet : pages;
     // Set on the finished answer's own headers: `c.header()` after the handler copies the whole Response
     // (and turns its body into a stream) once per header, which cost more than the rest of the middleware.
     // A route's own Referrer-Policy stands: the shop's page sends none at all (its path is its secret).
-    const own = c.res.headers.has("Referrer-Policy");
+    const all = c.res.headers.has("Referrer-Policy") ? set.keepingReferrerPolicy : set.all;
     try {
-      for (const [name, value] of all) {
-        if (!own || name !== "Referrer-Policy") c.res.headers.set(name, value);
-      }
+      for (const [name, value] of all) c.res.headers.set(name, value);
     } catch {
       // Immutable headers (a Response from fetch or Response.redirect): `c.header` copies the answer.
-      for (const [name, value] of all) if (!own || name !== "Referrer-Policy") c.header(name, value);
+      for (const [name, value] of all) c.header(name, value);
     }
   };
+}
+
+/** One policy's headers: all of them, and all but Referrer-Policy (for an answer that set its own). */
+function setOf(csp: string, headers: [string, string][]) {
+  const all: [string, string][] = [["Content-Security-Policy", csp], ...headers];
+  return { all, keepingReferrerPolicy: all.filter(([name]) => name !== "Referrer-Policy") };
 }
