@@ -5,8 +5,15 @@
  * a round trip costs twice `delayMs` however much it carries.
  */
 
-/** Copies `from` to `to`, each chunk written `delayMs` after it was read, in order. */
-async function delayedPipe(from: Deno.Conn, to: Deno.Conn, delayMs: number): Promise<void> {
+/**
+ * Copies `from` to `to`, each chunk written when `dueOf` says (a time of `performance.now()`, given the
+ * chunk's size), in order; the end of `from` closes `to` for writing. Both proxies of the bench use it.
+ */
+export async function pacedPipe(
+  from: Deno.Conn,
+  to: Deno.Conn,
+  dueOf: (bytes: number) => number,
+): Promise<void> {
   const queue: { due: number; chunk: Uint8Array }[] = [];
   let wake: () => void = () => {};
   let done = false;
@@ -26,13 +33,16 @@ async function delayedPipe(from: Deno.Conn, to: Deno.Conn, delayMs: number): Pro
   })();
   try {
     for await (const chunk of from.readable) {
-      queue.push({ due: performance.now() + delayMs, chunk });
+      queue.push({ due: dueOf(chunk.length), chunk });
       wake();
     }
   } finally {
     done = true;
     wake();
     await writer.catch(() => {});
+    try {
+      await to.closeWrite();
+    } catch { /* already closed */ }
   }
 }
 
@@ -61,7 +71,10 @@ export function startDelayProxy(target: { hostname: string; port: number }, dela
           } catch { /* already closed */ }
         }
       };
-      Promise.allSettled([delayedPipe(client, server, delayMs), delayedPipe(server, client, delayMs)])
+      Promise.allSettled([
+        pacedPipe(client, server, () => performance.now() + delayMs),
+        pacedPipe(server, client, () => performance.now() + delayMs),
+      ])
         .then(closeBoth);
     }
   })().catch(() => {});

@@ -7,6 +7,7 @@
  * trip, as TCP's fast retransmit does (the window's shrinking after a loss is not modelled, so real TCP does
  * worse). Downloads are not throttled. Chunks keep their order; every loop ends with its connection.
  */
+import { pacedPipe } from "@/bench/delay_proxy.ts";
 
 export interface UplinkProxy {
   port: number;
@@ -51,40 +52,6 @@ class Link {
     }
     this.freeAt = at;
     return at;
-  }
-}
-
-/** Copies `from` to `to`, each chunk written when `dueOf` says, in order. */
-async function pacedPipe(from: Deno.Conn, to: Deno.Conn, dueOf: (bytes: number) => number): Promise<void> {
-  const queue: { due: number; chunk: Uint8Array }[] = [];
-  let wake: () => void = () => {};
-  let done = false;
-  const writer = (async () => {
-    while (true) {
-      const next = queue.shift();
-      if (!next) {
-        if (done) return;
-        await new Promise<void>((r) => wake = r);
-        continue;
-      }
-      const wait = next.due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      let written = 0;
-      while (written < next.chunk.length) written += await to.write(next.chunk.subarray(written));
-    }
-  })();
-  try {
-    for await (const chunk of from.readable) {
-      queue.push({ due: dueOf(chunk.length), chunk });
-      wake();
-    }
-  } finally {
-    done = true;
-    wake();
-    await writer.catch(() => {});
-    try {
-      await to.closeWrite();
-    } catch { /* already closed */ }
   }
 }
 
