@@ -7,9 +7,9 @@
 
 /**
  * Copies `from` to `to`, each chunk written when `dueOf` says (a time of `performance.now()`, given the
- * chunk's size), in order; the end of `from` closes `to` for writing. Both proxies of the bench use it.
+ * chunk's size), in order; the end of `from` closes `to` for writing.
  */
-export async function pacedPipe(
+async function pacedPipe(
   from: Deno.Conn,
   to: Deno.Conn,
   dueOf: (bytes: number) => number,
@@ -51,8 +51,18 @@ export interface DelayProxy {
   close(): void;
 }
 
-/** Listens on a free loopback port and forwards each connection to `target` with `delayMs` each way. */
-export function startDelayProxy(target: { hostname: string; port: number }, delayMs: number): DelayProxy {
+/** When a chunk of `bytes` read now is written on (a time of `performance.now()`). */
+export type DueOf = (bytes: number) => number;
+
+/**
+ * Listens on a free loopback port and forwards each connection to `target`, what the client sends written
+ * when `up` says and what the server answers when `down` says (pacedPipe).
+ */
+export function startPacedProxy(
+  target: { hostname: string; port: number },
+  up: DueOf,
+  down: DueOf,
+): DelayProxy {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conns = new Set<Deno.Conn>();
   (async () => {
@@ -71,11 +81,7 @@ export function startDelayProxy(target: { hostname: string; port: number }, dela
           } catch { /* already closed */ }
         }
       };
-      Promise.allSettled([
-        pacedPipe(client, server, () => performance.now() + delayMs),
-        pacedPipe(server, client, () => performance.now() + delayMs),
-      ])
-        .then(closeBoth);
+      Promise.allSettled([pacedPipe(client, server, up), pacedPipe(server, client, down)]).then(closeBoth);
     }
   })().catch(() => {});
   return {
@@ -89,4 +95,10 @@ export function startDelayProxy(target: { hostname: string; port: number }, dela
       }
     },
   };
+}
+
+/** Listens on a free loopback port and forwards each connection to `target` with `delayMs` each way. */
+export function startDelayProxy(target: { hostname: string; port: number }, delayMs: number): DelayProxy {
+  const later = () => performance.now() + delayMs;
+  return startPacedProxy(target, later, later);
 }

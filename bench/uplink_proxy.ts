@@ -7,7 +7,7 @@
  * trip, as TCP's fast retransmit does (the window's shrinking after a loss is not modelled, so real TCP does
  * worse). Downloads are not throttled. Chunks keep their order; every loop ends with its connection.
  */
-import { pacedPipe } from "@/bench/delay_proxy.ts";
+import { startPacedProxy } from "@/bench/delay_proxy.ts";
 
 export interface UplinkProxy {
   port: number;
@@ -60,42 +60,12 @@ export function startUplinkProxy(
   target: { hostname: string; port: number },
   shape: UplinkShape,
 ): UplinkProxy {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const link = new Link(shape);
   const oneWay = shape.roundTripMs / 2;
-  const conns = new Set<Deno.Conn>();
-  (async () => {
-    for await (const client of listener) {
-      const server = await Deno.connect(target).catch(() => null);
-      if (!server) {
-        client.close();
-        continue;
-      }
-      conns.add(client).add(server);
-      const closeBoth = () => {
-        for (const c of [client, server]) {
-          conns.delete(c);
-          try {
-            c.close();
-          } catch { /* already closed */ }
-        }
-      };
-      Promise.allSettled([
-        pacedPipe(client, server, (bytes) => link.send(bytes) + oneWay),
-        pacedPipe(server, client, () => performance.now() + oneWay),
-      ]).then(closeBoth);
-    }
-  })().catch(() => {});
-  return {
-    port: (listener.addr as Deno.NetAddr).port,
-    lost: () => link.lost,
-    close() {
-      listener.close();
-      for (const c of conns) {
-        try {
-          c.close();
-        } catch { /* already closed */ }
-      }
-    },
-  };
+  const proxy = startPacedProxy(
+    target,
+    (bytes) => link.send(bytes) + oneWay,
+    () => performance.now() + oneWay,
+  );
+  return { ...proxy, lost: () => link.lost };
 }
