@@ -129,7 +129,7 @@ function Page(
       <Figure
         id="turnaround"
         heading="Turnaround per repair shop"
-        about="Parts back at HQ in the range, by the claim's repair shop: days from delivered to flagged for return, from flagged to back at HQ, and in total; the median and the 90th percentile."
+        about="Parts back at HQ in the range, by the repair shop they came back from: days from delivered to flagged for return, from flagged to back at HQ, and in total; the median and the 90th percentile."
         csv={`/hq/trends/turnaround.csv?${query}`}
         table={turnaroundTable(turnaround)}
         empty="No part came back to HQ in this range."
