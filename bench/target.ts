@@ -22,6 +22,8 @@ export const serviceEnv = (target: BenchTarget) => ({
   ...target.env,
   APP_ENV: "development",
   PUBLIC_KEY: BENCH_PUBLIC_KEY,
+  // The log format outside development (io/config.ts): every request's line is on the measured path.
+  LOG_FORMAT: "json",
   // The whole load comes from one address and one user: the per-client limits would refuse most of it.
   RATE_LIMITS: "off",
 });

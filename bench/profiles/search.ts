@@ -54,6 +54,7 @@ async function run(label: string, cwd: string, script: string, path: string, fla
       DATABASE_URL: values.url ?? "",
       APP_ENV: "development",
       PUBLIC_KEY: BENCH_PUBLIC_KEY,
+      LOG_FORMAT: "json",
       RATE_LIMITS: "off",
     },
     "/healthz",

@@ -4,7 +4,7 @@
  * everything else is HTTP 200 with the envelope (routes/api/envelope.ts), because clients built on the
  * original platform treat non-2xx as a network fault (D8).
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps } from "@/lib/deps.ts";
 import { anySecretMatcher } from "@/io/secure_compare.ts";
@@ -12,14 +12,8 @@ import { lineTextField, parseInput } from "@/lib/validation.ts";
 import { CODE } from "@/routes/api/codes.ts";
 import { envelopeOf, fault, success } from "@/routes/api/envelope.ts";
 import { eventOf } from "@/routes/api/events/mod.ts";
-import {
-  handlerUserLimiter,
-  limitPerAddress,
-  LIMITS,
-  noteSourceAddress,
-  tooMany,
-} from "@/routes/web/rate_limits.ts";
-import { bufferedBodies, bufferedBody } from "@/routes/web/body_limits.ts";
+import { handlerUserLimiter, LIMITS, noteAndLimitAddress, tooMany } from "@/routes/web/rate_limits.ts";
+import { bufferedBody, readBodyUnderCap } from "@/routes/web/body_limits.ts";
 import { type HttpLayer, WHOLE_HTTP_LAYER } from "@/routes/web/http_layer.ts";
 
 export const HANDLER_BODY_LIMIT = 64 * 1024;
@@ -42,26 +36,18 @@ export function handlerRoutes(deps: AppDeps, layer: Readonly<HttpLayer> = WHOLE_
   const { publicKey, publicKeyPrevious, handlerRoles } = deps.config;
   const isPublicKey = anySecretMatcher(publicKeyPrevious ? [publicKey, publicKeyPrevious] : [publicKey]);
 
-  if (layer.perAddress) {
-    app.use(noteSourceAddress(deps), limitPerAddress(deps, LIMITS.handlerPerAddress, "json"));
-  }
-  const keyCheck: MiddlewareHandler = async (c, next) => {
-    if (!isPublicKey(c.req.query("publickey") ?? "")) {
-      return c.json(fault(CODE.badPublicKey, "Invalid public key."), 401);
-    }
-    await next();
-  };
-  // Read whole under the cap and the pace rule (routes/web/body_limits.ts). Reading every body through
-  // a stream reader costs more than the old Content-Length shortcut that
-  // bench/comparisons/body_limit.ts measured (in process, ~20 → ~60 µs a request on the shared 2-core
-  // machine), small beside a handler call.
-  const bodyLimit = bufferedBodies(deps, HANDLER_BODY_LIMIT, tooLarge);
-  // One handler per call is what `app.post("/", a, b, c)` registers too: each its own route, run in order.
-  if (layer.publicKey) app.post("/", keyCheck);
-  if (layer.bodyLimit) app.post("/", bodyLimit);
+  if (layer.perAddress) app.use(noteAndLimitAddress(deps, LIMITS.handlerPerAddress));
+  const pace = deps.config.bodyPace;
+  // The key check and the body cap run in the route's own frame, not as middleware of their own: each
+  // middleware is one more frame of Hono's compose on every request (docs/search-path.md).
   app.post(
     "/",
     async (c) => {
+      if (layer.publicKey && !isPublicKey(c.req.query("publickey") ?? "")) {
+        return c.json(fault(CODE.badPublicKey, "Invalid public key."), 401);
+      }
+      // Read whole under the cap and the pace rule (routes/web/body_limits.ts), then parsed from memory.
+      if (layer.bodyLimit && !await readBodyUnderCap(c, pace, HANDLER_BODY_LIMIT)) return tooLarge(c);
       let body: unknown;
       try {
         const bytes = bufferedBody(c);

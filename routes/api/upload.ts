@@ -20,7 +20,7 @@ import {
 import { CODE, UPLOAD_REFUSAL_CODE } from "@/routes/api/codes.ts";
 import { fault } from "@/routes/api/envelope.ts";
 import { limitStreamedBody } from "@/routes/web/body_limits.ts";
-import { limitPerAddress, LIMITS, noteSourceAddress } from "@/routes/web/rate_limits.ts";
+import { LIMITS, noteAndLimitAddress } from "@/routes/web/rate_limits.ts";
 import { UPLOAD_REFUSAL_STATUS } from "@/routes/web/upload_refusals.ts";
 
 /** The request path exactly as sent (`new URL()` would resolve `..` and hide it). */
@@ -51,8 +51,7 @@ export function uploadRoutes(deps: AppDeps) {
 
   // Every path under the prefix, matched or not: dot segments and encoded separators never get further.
   app.use(
-    noteSourceAddress(deps),
-    limitPerAddress(deps, LIMITS.uploadPerAddress, "json"),
+    noteAndLimitAddress(deps, LIMITS.uploadPerAddress),
     async (c, next) => {
       checkRawUploadPath(rawPath(c.req.url));
       await next();

@@ -14,6 +14,8 @@ import { declaredLength } from "@/io/declared_length.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { BodyTooSlow, pacedBody, readAtMost } from "@/routes/web/body_pace.ts";
 
+type Pace = AppDeps["config"]["bodyPace"];
+
 /** Forms and JSON: a few KiB in practice; only the photo uploads and the CSV import take more. */
 export const SMALL_BODY_LIMIT = 64 * 1024;
 
@@ -35,8 +37,7 @@ declare module "hono" {
 }
 
 /**
- * The body `bufferedBodies` read for this request, straight from memory: the mobile handler parses it
- * without `c.req.raw`, so the request rebuilt around it is never made (see `rebuiltLazily`). Undefined
+ * The body `readBodyUnderCap` (or `bufferedBodies`) read for this request, straight from memory. Undefined
  * when the request had no body.
  */
 export const bufferedBody = (c: Context): Uint8Array | undefined => c.get("bufferedBody");
@@ -64,10 +65,11 @@ const REBUILT_RAW: PropertyDescriptor = {
 };
 
 /**
- * Makes `c.req.raw` the Request that `build` returns, built on first use. Building one costs more than
- * parsing the handler's JSON (its URL parsed again, its headers copied: ~70 µs a search on the shared
- * 2-core machine); the handler reads `bufferedBody` instead and never pays it, while the routes
- * and guards that read `c.req.raw` (forms, csrfProtect) get the same Request as before.
+ * Makes `c.req.raw` the Request that `build` returns, built on first use, for the routes and guards that read
+ * `c.req.raw` (forms, csrfProtect). Building one costs more than parsing the handler's JSON (its URL parsed
+ * again, its headers copied: ~70 µs a search on the shared 2-core machine), and even this accessor (a
+ * property redefined on each request) was the body item's largest cost on the search: the mobile handler
+ * reads `bufferedBody` and takes `readBodyUnderCap` alone (docs/search-path.md).
  */
 function rebuiltLazily(req: HonoRequest, build: () => Request): void {
   (req as Rebuilt)[BUILD] = build;
@@ -75,9 +77,30 @@ function rebuiltLazily(req: HonoRequest, build: () => Request): void {
 }
 
 /**
+ * Reads the request's body whole, at most `maxSize` bytes, under the pace rule, before the route: a declared
+ * length over the cap is refused unread, an undeclared one as soon as the count passes it (both `false`, the
+ * body cancelled). The bytes are kept for `bufferedBody(c)`; `c.req.raw` stays the request as it came, its
+ * body read. For a route that reads its body only through `bufferedBody` (the mobile handler): the others
+ * take `bufferedBodies`, which also rebuilds `c.req.raw` around the bytes.
+ */
+export async function readBodyUnderCap(c: Context, pace: Pace, maxSize: number): Promise<boolean> {
+  const raw = c.req.raw;
+  const length = declaredLength(raw);
+  if (length !== null && length > maxSize) {
+    await raw.body?.cancel().catch(() => {});
+    return false;
+  }
+  if (!raw.body) return true;
+  const bytes = await readAtMost(raw.body, pace, maxSize, length);
+  if (!bytes) return false;
+  c.set("bufferedBody", bytes);
+  return true;
+}
+
+/**
  * A form or JSON body of at most `maxSize` bytes, read whole (under the pace rule) before the route and
- * everything after this middleware: a declared length over the cap is refused unread, an undeclared one
- * as soon as the count passes it; `tooLarge` answers 413. The route then reads the body from memory.
+ * everything after this middleware (`readBodyUnderCap`); over the cap, `tooLarge` answers 413. The route then
+ * reads the body from memory: `c.req.raw` is rebuilt around the bytes, on first use.
  */
 export function bufferedBodies(
   deps: Pick<AppDeps, "config">,
@@ -87,15 +110,9 @@ export function bufferedBodies(
   const pace = deps.config.bodyPace;
   return async (c, next) => {
     const raw = c.req.raw;
-    const length = declaredLength(raw);
-    if (length !== null && length > maxSize) {
-      await raw.body?.cancel().catch(() => {});
-      return await tooLarge(c);
-    }
-    if (!raw.body) return await next();
-    const bytes = await readAtMost(raw.body, pace, maxSize, length);
-    if (!bytes) return await tooLarge(c);
-    c.set("bufferedBody", bytes);
+    if (!await readBodyUnderCap(c, pace, maxSize)) return await tooLarge(c);
+    const bytes = bufferedBody(c);
+    if (!bytes) return await next();
     // Built from the parts the routes read, not from `raw` itself: copying a Request copies its abort signal,
     // which makes Deno create that signal and a DOMException for it on every answer (docs/performance.md
     // "Search path").

@@ -71,12 +71,20 @@ export function limitPerAddress(deps: AppDeps, perMinute: number, answer: LimitA
 }
 
 /**
- * Notes the client address on the request (`sourceAddress`): the request's log line carries it
- * (routes/web/request_log.ts), and the handler's movements' audit entries (lib/movements/submission.ts).
+ * For the app's routes (handler, upload): notes the client address on the request (`sourceAddress`), which
+ * the request's log line carries (routes/web/request_log.ts) and the handler's movements' audit entries
+ * (lib/movements/submission.ts), and limits the requests per address (`perMinute`, JSON answer). One
+ * middleware, not a note and a limit: each middleware is a frame of Hono's compose on every request
+ * (docs/search-path.md).
  */
-export function noteSourceAddress(deps: AppDeps): MiddlewareHandler {
+export function noteAndLimitAddress(deps: AppDeps, perMinute: number): MiddlewareHandler {
+  const trusted = deps.config.trustedProxies;
+  const limiter = deps.config.rateLimits ? new RateLimiter(perMinute, deps.clock) : null;
   return async (c, next) => {
-    c.set("sourceAddress", clientAddress(c, deps.config.trustedProxies));
+    const address = clientAddress(c, trusted);
+    c.set("sourceAddress", address);
+    const decision = limiter?.hit(address);
+    if (decision && !decision.allowed) return tooMany(c, decision, "json");
     await next();
   };
 }

@@ -6,7 +6,7 @@
  * The record holds the route pattern that answered (`/photos/:id`, never the path: paths carry ids and the
  * handler's `?publickey=`), the method, the status, the duration to the answer's headers, the signed-in
  * user's id, and on the app's routes (handler, upload) the source address (routes/web/rate_limits.ts
- * `noteSourceAddress`: the peer, or what a trusted proxy wrote in X-Forwarded-For). Nothing else of the
+ * `noteAndLimitAddress`: the peer, or what a trusted proxy wrote in X-Forwarded-For). Nothing else of the
  * request is read: no query, other header, cookie or body reaches a log.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -86,16 +86,11 @@ export function requestLog(metrics: Metrics | undefined): MiddlewareHandler {
       message: source_address === undefined
         ? ["", method, " ", route, " ", status, " in ", duration_ms, " ms"]
         : ["", method, " ", route, " ", status, " in ", duration_ms, " ms from ", source_address, ""],
-      properties: {
-        request_id: requestId,
-        method,
-        route,
-        status,
-        duration_ms,
-        ...(session ? { user_id: session.user.id } : {}),
-        ...(source_address === undefined ? {} : { source_address }),
-      },
+      properties: { request_id: requestId, method, route, status, duration_ms },
     };
+    // Added in place, not spread from a new object each (`...(a ? {…} : {})`): two objects fewer a request.
+    if (session) record.properties.user_id = session.user.id;
+    if (source_address !== undefined) record.properties.source_address = source_address;
     log.emit(record);
   };
 }
