@@ -27,6 +27,8 @@ export interface BenchRow {
 
 /** Which database a row ran on; "—" for rows that use none of the two (pages, browser queue, ZIP). */
 export type Database = "embedded" | "server" | "—";
+/** Every database a row can name; "—" for the groups that run without one (pages, browser, packaging). */
+export const DATABASES: Database[] = ["embedded", "server", "—"];
 
 export interface RecordedRow extends BenchRow {
   group: string;
@@ -117,24 +119,50 @@ export async function appendHistory(run: BenchRun): Promise<void> {
 }
 
 /**
- * The target figures only, one line a figure with a column per database: the service's figure for
- * a budget, else the ratio to what it is compared with; medians only. Compact enough for the README.
+ * The target figures only, one line a figure with a column per database (and one for the figures measured
+ * without a database choice, the browser's and the packaging's, when any has a target): the service's figure
+ * when the target is the budget itself ("≤ 100 ms" against a budget of 100), else the ratio to what it is
+ * compared with (a baseline, or a budget whose target is a ratio: "≤ 1.3" times a delivery's physical limit);
+ * medians only. Compact enough for the README.
  */
 export function headlineTable(rows: ShownRow[]): string {
   const byFigure = Map.groupBy(rows.filter((r) => r.target), (r) => r.figure);
-  const lines = ["| figure | embedded | server | target |", "|---|---|---|---|"];
+  const databases: Database[] = ["embedded", "server"];
+  if (rows.some((r) => r.target && r.database === "—")) databases.push("—");
+  const header = databases.map((db) => db === "—" ? "no database" : db);
+  const lines = [
+    `| figure | ${header.join(" | ")} | target |`,
+    `|---|${databases.map(() => "---|").join("")}---|`,
+  ];
   for (const [figure, same] of byFigure) {
+    const showsService = targetIsBudget(same[0]);
     const cell = (db: Database) => {
       const r = same.find((x) => x.database === db);
       // Medians only (the full table has the min–max): the README has room for no more.
-      const v = r?.vs === "budget" ? r.service : r?.ratio;
+      const v = showsService ? r?.service : r?.ratio;
       if (v === undefined) return "—";
       return marked(typeof v === "string" ? v : formatValue(medianOf(v)), r!);
     };
-    const ratio = same[0].vs === "budget" ? "" : ` ÷ ${same[0].vs.replace("same service, ", "")}`;
-    lines.push(`| ${figure}${ratio} | ${cell("embedded")} | ${cell("server")} | ${same[0].target} |`);
+    // A figure that names what it is compared with ("… vs its limit") needs no "÷ budget" after it.
+    const ratio = showsService || figure.includes(" vs ")
+      ? ""
+      : ` ÷ ${same[0].vs.replace("same service, ", "")}`;
+    lines.push(`| ${figure}${ratio} | ${databases.map(cell).join(" | ")} | ${same[0].target} |`);
   }
   return lines.join("\n");
+}
+
+/** True when a row's target is its budget as a figure ("≤ 100 ms" for a budget of 100), not a ratio to it. */
+function targetIsBudget(row: ShownRow): boolean {
+  if (row.vs !== "budget") return false;
+  return Number(row.target?.match(/[\d.]+/)?.[0]) === medianOf(row.baseline);
+}
+
+export interface LatestOptions {
+  headline?: boolean;
+  groupOrder: string[];
+  /** `--database`: only these databases' rows (docs/performance-latest*.md hold one part each). */
+  databases?: Database[];
 }
 
 /**
@@ -145,7 +173,7 @@ export function headlineTable(rows: ShownRow[]): string {
  * footnote under the table: a table never passes off one run's figures as another's. Rows come by database,
  * then in `groupOrder` (the bench's running order); `headline` gives the headline table.
  */
-export async function latestTable(opts: { headline?: boolean; groupOrder: string[] }): Promise<string> {
+export async function latestTable(opts: LatestOptions): Promise<string> {
   const runs = (await Deno.readTextFile(HISTORY)).split("\n").filter((l) => l.trim()).map((l) =>
     JSON.parse(l) as BenchRun
   );
@@ -153,7 +181,7 @@ export async function latestTable(opts: { headline?: boolean; groupOrder: string
 }
 
 /** latestTable over `history` (oldest first, as bench/results.jsonl holds it). */
-export function latestFrom(history: BenchRun[], opts: { headline?: boolean; groupOrder: string[] }): string {
+export function latestFrom(history: BenchRun[], opts: LatestOptions): string {
   if (history.length === 0) return "bench/results.jsonl holds no run yet: run `deno task bench`.";
   const full = history.filter((r) => !r.quick);
   const runs = (full.length > 0 ? full : history).toSorted((a, b) => a.at.localeCompare(b.at));
@@ -171,9 +199,10 @@ export function latestFrom(history: BenchRun[], opts: { headline?: boolean; grou
   }
   // The full table by database, then group; the headline (a column per database, target rows only) by group.
   const order = (r: RecordedRow) =>
-    (opts.headline ? 0 : ["embedded", "server", "—"].indexOf(r.database) * 1000) +
+    (opts.headline ? 0 : DATABASES.indexOf(r.database) * 1000) +
     opts.groupOrder.indexOf(r.group);
   const shown = rows.filter(({ row }) => !opts.headline || row.target)
+    .filter(({ row }) => !opts.databases || opts.databases.includes(row.database))
     .toSorted((a, b) => order(a.row) - order(b.row));
   // Footnotes only for the runs a shown row comes from, numbered newest run first.
   const lenders = [...new Set(shown.flatMap(({ lender }) => lender ? [lender] : []))]

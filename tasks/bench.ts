@@ -23,6 +23,7 @@ import {
   type BenchRun,
   currentCommit,
   type Database,
+  DATABASES,
   latestTable,
   machine,
   markdownTable,
@@ -102,11 +103,20 @@ const { values } = parseArgs({
     only: { type: "string" },
     latest: { type: "boolean", default: false },
     headline: { type: "boolean", default: false },
+    database: { type: "string" },
     "scale-url": { type: "string" },
   },
 });
 if (values.latest) {
-  console.log(await latestTable({ headline: values.headline, groupOrder: GROUPS.map((g) => g.name) }));
+  const databases = values.database?.split(",").map((s) => s.trim()) as Database[] | undefined;
+  const unknownDb = databases?.filter((d) => !DATABASES.includes(d)) ?? [];
+  if (unknownDb.length > 0) {
+    console.error(`--database: unknown ${unknownDb.join(", ")}; databases: ${DATABASES.join(", ")}`);
+    Deno.exit(2);
+  }
+  console.log(
+    await latestTable({ headline: values.headline, groupOrder: GROUPS.map((g) => g.name), databases }),
+  );
   Deno.exit(0);
 }
 const claims = Number(values.claims);

@@ -105,3 +105,39 @@ Deno.test("latest: a quick run counts only while the history holds no full run",
   assert.match(latestFrom([fullRun, quick], { groupOrder: ORDER }).split("\n")[0], /commit bbbbbbb/);
   assert.match(latestFrom([quick], { groupOrder: ORDER }).split("\n")[0], /commit eeeeeee.*BENCH_QUICK/);
 });
+
+Deno.test("latest --headline: a budget row shows its figure when the target is the budget, else its ratio; rows without a database in a column of their own", () => {
+  const budgetRow = (
+    figure: string,
+    database: RecordedRow["database"],
+    service: number,
+    budget: number,
+    target: string,
+  ) =>
+    ({
+      ...row("search", database, service, target),
+      figure,
+      vs: "budget",
+      baseline: budget,
+      ratio: service / budget,
+    }) satisfies RecordedRow;
+  const table = latestFrom([
+    run("2026-11-24T10:00:00.000Z", "eeeeeee", "vm", [
+      budgetRow("slowest page (ms)", "server", 40, 100, "≤ 100 ms"),
+      budgetRow("delivery (ms) vs its limit", "—", 13000, 10000, "≤ 1.3"),
+    ]),
+  ], { headline: true, groupOrder: ORDER });
+  assert.match(table, /^\| figure \| embedded \| server \| no database \| target \|$/m);
+  assert.match(table, /\| slowest page \(ms\) \| — \| 40 \| — \| ≤ 100 ms \|/);
+  assert.match(table, /\| delivery \(ms\) vs its limit \| — \| — \| 1\.30 \| ≤ 1\.3 \|/);
+  // Without such a row, no such column.
+  assert.doesNotMatch(latestFrom([fullRun], { headline: true, groupOrder: ORDER }), /no database/);
+});
+
+Deno.test("latest --database: only those databases' rows, footnotes only for the runs they borrow from", () => {
+  const table = latestFrom([dashboardRun, fullRun, uploadRun], { groupOrder: ORDER, databases: ["server"] });
+  assert.match(table, /\| server \| upload figure \| 0\.62 /);
+  assert.match(table, /\| server \| dashboard figure \[1\] \| 0\.41 /);
+  assert.doesNotMatch(table, /\| embedded \|/);
+  assert.doesNotMatch(table, /commit bbbbbbb/, "no footnote for the full run: none of its server rows shown");
+});
