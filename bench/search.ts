@@ -12,7 +12,7 @@ import { assertNoFailures, type LoadResult, runLoad } from "@/bench/load.ts";
 import { compare, interleave, sized } from "@/bench/pairs.ts";
 import type { BenchRow } from "@/bench/report.ts";
 import { BENCH_PUBLIC_KEY, type BenchTarget, serviceEnv } from "@/bench/target.ts";
-import { readCpuMs, startChild, withPeakRss } from "@/bench/process.ts";
+import { type ChildServer, readCpuMs, startChild, withPeakRss } from "@/bench/process.ts";
 
 const CONCURRENCY = 16;
 const REQUESTS = sized(4000, 600);
@@ -68,24 +68,33 @@ export async function cpuPerRequest(
 }
 
 /**
+ * measureSearch against a running `child` at `path`, with the child's CPU a request (`cpuPerRequest`) and its
+ * peak RSS (bytes) over the timed load.
+ */
+export async function measureChildSearch(child: ChildServer, path: string, regos: string[]) {
+  let cpuUs = NaN;
+  let peakRss = NaN;
+  const result = await measureSearch(child.url + path, regos, {
+    timed: async (load) => {
+      const { result, peak } = await withPeakRss(child.rss, () => cpuPerRequest(child.pid, load));
+      cpuUs = result.cpuUs;
+      peakRss = peak;
+      return result;
+    },
+  });
+  return { ...result, cpuUs, peakRss };
+}
+
+/**
  * One sample: a fresh child of `script`, warmed up, timed; its peak RSS during the timed load, its CPU a
  * request, and its RSS SETTLE_MS after the load.
  */
 async function sample(script: string, env: Record<string, string>, path: string, regos: string[]) {
   const child = await startChild(script, env);
   try {
-    let cpuUs = NaN;
-    let peakRss = NaN;
-    const result = await measureSearch(child.url + path, regos, {
-      timed: async (load) => {
-        const { result, peak } = await withPeakRss(child.rss, () => cpuPerRequest(child.pid, load));
-        cpuUs = result.cpuUs;
-        peakRss = peak;
-        return result;
-      },
-    });
+    const result = await measureChildSearch(child, path, regos);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    return { ...result, cpuUs, peakRss, settledRss: await child.rss() };
+    return { ...result, settledRss: await child.rss() };
   } finally {
     await child.stop();
   }

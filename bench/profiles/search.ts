@@ -17,9 +17,9 @@ import { join } from "node:path";
 import { openDb } from "@/db/client.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { fillClaims, sampleRegos } from "@/bench/generate.ts";
-import { cpuPerRequest, measureSearch } from "@/bench/search.ts";
+import { measureChildSearch } from "@/bench/search.ts";
 import { BENCH_PUBLIC_KEY } from "@/bench/target.ts";
-import { startChild, withPeakRss } from "@/bench/process.ts";
+import { startChild } from "@/bench/process.ts";
 
 const { values } = parseArgs({
   options: {
@@ -62,16 +62,9 @@ async function run(label: string, cwd: string, script: string, path: string, fla
   );
   // CPU time of the server process per request of the timed load: unlike requests/s, it hardly depends on
   // the share of the 2 cores other processes leave it.
-  let cpuUs = NaN;
-  let peakMb = NaN;
-  const r = await measureSearch(child.url + path, regos, {
-    timed: async (load) => {
-      const { result, peak } = await withPeakRss(child.rss, () => cpuPerRequest(child.pid, load));
-      cpuUs = result.cpuUs;
-      peakMb = peak / 1e6;
-      return result;
-    },
-  });
+  const r = await measureChildSearch(child, path, regos);
+  const cpuUs = r.cpuUs;
+  const peakMb = r.peakRss / 1e6;
   await child.stop();
   console.log(
     `${label.padEnd(10)} ${r.rps.toFixed(0).padStart(5)} requests/s, p50 ${r.p50Ms.toFixed(1)} ms, ` +
