@@ -98,6 +98,11 @@ export async function openPage(browser: Browser) {
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
   });
   const scripts = new Map<string, Promise<number>>();
+  // One document's scripts: a script the page before it fetched late (after the last `jsSince`, under a
+  // loaded machine) is not the next page's.
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame()) scripts.clear();
+  });
   page.on("response", (r) => {
     if (r.request().resourceType() === "script" && !scripts.has(r.url())) {
       // A body the page navigated away from cannot be read: NaN, so a page measured with one fails its check.
