@@ -508,6 +508,15 @@ export interface TrendDaysTable {
 }
 
 /** The zone `trend_days` is counted in: one row, none until the service first ran. */
+/**
+ * Never less than the bytes of every staged photo not yet submitted: one row (migration
+ * 20261228T0900_staged_photo_bytes, docs/photos.md "Quotas").
+ */
+export interface StagedPhotoBytesTable {
+  only_row: Generated<boolean>;
+  bytes: number;
+}
+
 export interface TrendZoneTable {
   only_row: Generated<boolean>;
   time_zone: string;
@@ -556,6 +565,7 @@ export interface Database {
   overview_counts: OverviewCountsTable;
   trend_days: TrendDaysTable;
   trend_zone: TrendZoneTable;
+  staged_photo_bytes: StagedPhotoBytesTable;
   return_cycles: ReturnCyclesTable;
 }
 

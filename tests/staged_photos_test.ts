@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import type { User } from "@/db/schema.ts";
-import { RETAKE_GRACE_MS } from "@/lib/photos/purge.ts";
+import { sql } from "kysely";
+import { purgePhotos, RETAKE_GRACE_MS } from "@/lib/photos/purge.ts";
 import { removeReplacedPhotos } from "@/lib/photos/retakes.ts";
 import { appTest, serverAppTest, type TestApp } from "@/testkit/app.ts";
 import { makeClaim, makeRepairer, makeUser } from "@/testkit/factories.ts";
@@ -133,6 +134,55 @@ appTest(
     const over = await photograph(a, late, claim.registration, parts[2].id, 9);
     assert.deepEqual(await expectFailure(over.res, 507, 1057), { code: 1057, message: TOTAL_TEXT });
     assert.equal((await photoOf(a, over.m.record_id))!.photo_id, null);
+  },
+  // Room for two photos of the sample's size, not three.
+  { config: { stagedPhotoBytesTotal: 2.5 * SIZE } },
+);
+
+/** The quota's bound on everyone's staged bytes (lib/photos/quota.ts). */
+const bound = async (a: TestApp) =>
+  Number(
+    (await sql<{ bytes: string }>`select bytes::text from staged_photo_bytes`.execute(a.db)).rows[0].bytes,
+  );
+const setBound = (a: TestApp, bytes: number) =>
+  sql`update staged_photo_bytes set bytes = ${bytes}`.execute(a.db);
+
+appTest(
+  "staged photos: the total's bound runs ahead of the truth, is counted again only when it would refuse, and the purge sets it to the truth",
+  async (a) => {
+    const { shop, claim, parts } = await claimWith(a, 4);
+    const users = await Promise.all(parts.map(() => makeUser(a.db, { role: "driver" })));
+    const first = await photograph(a, users[0], claim.registration, parts[0].id, 0);
+    await expectStored(first.res);
+    await expectStored((await photograph(a, users[1], claim.registration, parts[1].id, 1)).res);
+    assert.equal(await bound(a), 2 * SIZE, "each upload adds its bytes");
+
+    // A submitted photo stops counting; the bound keeps it until it would refuse, then counts again.
+    const sent = await a.call(dropOffPayload(users[0].email, claim.registration, shop, [
+      { parts_order_id: String(parts[0].id), confirm: true, image_id: String(first.m.record_id) },
+    ]));
+    assert.equal(sent.result.status, "success", JSON.stringify(sent));
+    assert.equal(await bound(a), 2 * SIZE);
+    await expectStored((await photograph(a, users[2], claim.registration, parts[2].id, 2)).res);
+    assert.equal(await bound(a), 2 * SIZE, "counted again: two staged photos, the new one among them");
+
+    // A refusal adds nothing.
+    const over = await photograph(a, users[3], claim.registration, parts[3].id, 3);
+    await expectFailure(over.res, 507, 1057);
+    assert.equal(await bound(a), 2 * SIZE);
+
+    // A bound far ahead (photos submitted since) refuses nobody, before the body or after it.
+    const second = await a.db.selectFrom("uploaded_images").select("id").where("part_id", "=", parts[1].id)
+      .executeTakeFirstOrThrow();
+    await sql`update uploaded_images set submitted = true where id = ${second.id}`.execute(a.db);
+    await setBound(a, 100 * SIZE);
+    await expectStored(await upload(a, over.m, await photo(3)));
+    assert.equal(await bound(a), 2 * SIZE);
+
+    // The purge counts again whatever the bound says.
+    await setBound(a, 100 * SIZE);
+    await purgePhotos(a);
+    assert.equal(await bound(a), 2 * SIZE);
   },
   // Room for two photos of the sample's size, not three.
   { config: { stagedPhotoBytesTotal: 2.5 * SIZE } },

@@ -3,7 +3,8 @@
  * Not part of `deno task bench` (docs/performance.md "Upload path").
  *
  *   service: the upload rows of `deno task bench` alone (real service child vs bare baseline), N times over
- *     one small embedded database.
+ *     one small embedded database, or with
+ *     `--url postgres://…/<scratch db>` one on that server database (migrated and filled with 200 claims).
  *   micro: in process, no HTTP: 48 multipart bodies of 4 MB (arriving in `--chunk` pieces) through
  *     readFilePart + DiskPhotoStore.stage, c=8, then the parser alone and the storage alone, so the cost
  *     of each stage shows. Add `--cpu-prof` to the deno flags for a profile.
@@ -31,6 +32,7 @@ const { values, positionals } = parseArgs({
   options: {
     rounds: { type: "string", default: "1" },
     chunk: { type: "string", default: "65536" },
+    url: { type: "string" },
   },
 });
 const rounds = Number(values.rounds);
@@ -43,21 +45,25 @@ const MB = (UPLOADS * PHOTO_BYTES) / 1e6;
 
 if (mode === "service") {
   const dataDir = await Deno.makeTempDir({ prefix: "pm-upload-bench-" });
-  const target: BenchTarget = {
-    kind: "embedded",
-    env: { DATA_DIR: dataDir },
-    dataDir,
-    open: () => openDb({ dir: `${dataDir}/db` }),
-  };
+  const url = values.url;
+  const target: BenchTarget = url
+    ? { kind: "server", env: { DATA_DIR: dataDir, DATABASE_URL: url }, dataDir, open: () => openDb({ url }) }
+    : { kind: "embedded", env: { DATA_DIR: dataDir }, dataDir, open: () => openDb({ dir: `${dataDir}/db` }) };
   try {
     const db = target.open();
     await migrateToLatest(db);
-    await fillClaims(db, 200);
+    // A server database given again keeps its claims (and whatever was staged in it meanwhile).
+    const { claims } = await db.selectFrom("claims").select((eb) => eb.fn.countAll<number>().as("claims"))
+      .executeTakeFirstOrThrow();
+    if (Number(claims) === 0) await fillClaims(db, 200);
     await db.destroy();
     for (let r = 0; r < rounds; r++) {
       const rows = await benchUpload(target);
       for (const row of rows) {
-        console.log(`${row.figure}: service ${row.service}, baseline ${row.baseline}, ratio ${row.ratio}`);
+        console.log(
+          `${row.figure}: service ${formatValue(row.service)}, baseline ${formatValue(row.baseline)}, ` +
+            `ratio ${formatValue(row.ratio)}`,
+        );
       }
     }
   } finally {

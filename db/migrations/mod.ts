@@ -33,6 +33,7 @@ import * as ageingThresholds from "./20261225T0900_ageing_thresholds.ts";
 import * as overview from "./20261225T1000_overview.ts";
 import * as trends from "./20261225T1200_trends.ts";
 import * as trendSummaries from "./20261226T0900_trend_summaries.ts";
+import * as stagedPhotoBytes from "./20261228T0900_staged_photo_bytes.ts";
 
 export const migrations: Record<string, Migration> = {
   "20261121T0900_core": core,
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   "20261225T1000_overview": overview,
   "20261225T1200_trends": trends,
   "20261226T0900_trend_summaries": trendSummaries,
+  "20261228T0900_staged_photo_bytes": stagedPhotoBytes,
 };

@@ -24,6 +24,7 @@ import {
 import type { AppDeps } from "@/lib/deps.ts";
 import { logger } from "@/io/log.ts";
 import { repeatEvery, type Repeating } from "@/io/repeat.ts";
+import { recountStagedQuota } from "@/lib/photos/quota.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -76,6 +77,10 @@ export async function purgePhotos({ db, storage, clock }: PurgeDeps): Promise<Pu
     n = await deleteUnusedHandoverImagesBefore(db, cutoff, BATCH);
     report.stagedRows += n;
   }
+
+  // 1d. The staged bytes' bound (lib/photos/quota.ts) back to the truth: the rows removed above and the
+  // photos submitted since the last purge no longer count.
+  await recountStagedQuota(db);
 
   // 2. Photo rows nothing references; each delete re-checks, so a reference made meanwhile keeps it.
   for (let afterId = 0;;) {

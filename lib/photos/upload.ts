@@ -18,11 +18,9 @@ import type { Config } from "@/io/config.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import {
   isTokenUsable,
-  lockStagedQuota,
   photoById,
   replaceEarlierStaged,
   setThumbKey,
-  stagedUseAround,
   storePhotoWithToken,
   type TokenBinding,
 } from "@/db/queries/photos.ts";
@@ -32,7 +30,7 @@ import { imageFilename, type ImageReader, stageCheckedImage } from "@/lib/photos
 import { makeThumbnail } from "@/io/thumbnail.ts";
 import { sharedThumbnailJob } from "@/lib/photos/thumbnail_jobs.ts";
 import { hashToken } from "@/io/tokens.ts";
-import { checkStagedQuota } from "@/lib/photos/quota.ts";
+import { checkStagedQuotaBefore, reserveStagedQuota } from "@/lib/photos/quota.ts";
 import { tokenFromAuthorization, UPLOAD_FIELD_NAME, UPLOAD_REPORT_NAME } from "@/lib/photos/upload_tokens.ts";
 import { isId } from "@/lib/validation.ts";
 
@@ -149,17 +147,16 @@ export async function storeStagedPhoto(
   // Before reading a byte of the body: a dead token, or one minted for another record.
   if (!await isTokenUsable(db, binding())) throw unauthorized();
   // Nor for an uploader (or a server) at its quota of staged photos (lib/photos/quota.ts).
-  checkStagedQuota(config, await stagedUseAround(db, req.recordId), 0);
+  await checkStagedQuotaBefore(db, config, req.recordId);
 
   const image = await stageCheckedImage(storage, config.maxPhotoBytes, req.readFile);
   // Durable in the store before the database says the record holds it (and before the 3000 answer).
   // Under the quota's lock: the count and the record it allows are one step for every upload. A photo
   // refused here (a parallel upload took the last place) stays in the store for the purge, like the
-  // loser of a token race.
+  // loser of a token race (whose bytes stay in the quota's bound until the purge counts again).
   const photo = { ...image, createdAt: clock.now() };
   const photoId = await db.transaction().execute(async (trx) => {
-    await lockStagedQuota(trx);
-    checkStagedQuota(config, await stagedUseAround(trx, req.recordId), image.bytes);
+    await reserveStagedQuota(trx, config, req.recordId, image.bytes);
     const id = await storePhotoWithToken(trx, binding(), photo);
     // A retake: the uploader's earlier photo of this part and stage stops counting and is removed soon
     // (lib/photos/retakes.ts).
