@@ -7,7 +7,8 @@
  */
 import type { HandoverImageKind, User } from "@/db/schema.ts";
 import { insertHandoverImage, unusedHandoverImagesOf } from "@/db/queries/handovers.ts";
-import { lockStagedQuota, upsertPhoto } from "@/db/queries/photos.ts";
+import { upsertPhoto } from "@/db/queries/photos.ts";
+import { lockStagedQuota } from "@/db/queries/staged_photos.ts";
 import { checkStagedQuota } from "@/lib/photos/quota.ts";
 import { inkPixels } from "@/io/ink.ts";
 import type { AppDeps } from "@/lib/deps.ts";

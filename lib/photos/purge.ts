@@ -14,7 +14,7 @@
  * Runs daily inside the server (startPurgeSchedule) and on demand: `deno task purge`.
  */
 import { deleteUnusedHandoverImagesBefore } from "@/db/queries/handovers.ts";
-import { deleteReplacedBefore } from "@/db/queries/photos.ts";
+import { deleteReplacedBefore } from "@/db/queries/staged_photos.ts";
 import {
   deletePhotoIfUnreferenced,
   deleteStagedBefore,

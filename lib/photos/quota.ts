@@ -4,7 +4,7 @@
  * anyone holding the public key could fill the disk with them. Two limits, from the configuration:
  * `STAGED_PHOTOS_PER_USER` photos per uploader (the user call 2a named) and `STAGED_PHOTO_BYTES_TOTAL` bytes
  * in all. A retake replaces the uploader's earlier photo of the same part and stage: it does not add to the
- * uploader's count (db/queries/photos.ts stagedUseAround leaves those out).
+ * uploader's count (db/queries/staged_photos.ts stagedUseAround leaves those out).
  *
  * Checked twice: before a byte of the body is read (a refused upload costs nothing), and again, under one
  * lock for every instance, in the transaction that records the photo (lib/photos/upload.ts), so parallel
@@ -24,7 +24,7 @@ import {
   type StagedUse,
   stagedUseAdding,
   stagedUseAround,
-} from "@/db/queries/photos.ts";
+} from "@/db/queries/staged_photos.ts";
 import type { QueryRunner, Tx } from "@/db/queries/compiled.ts";
 import { UploadRefused } from "@/lib/photos/upload_refused.ts";
 

@@ -11,7 +11,7 @@
  * (lib/photos/purge.ts removeUnreferencedPhotos). Until removed, a replaced photo still counts in the total
  * bytes (it is on disk). The daily purge removes them too, should the server have stopped meanwhile.
  */
-import { deleteReplacedBefore } from "@/db/queries/photos.ts";
+import { deleteReplacedBefore } from "@/db/queries/staged_photos.ts";
 import type { AppDeps } from "@/lib/deps.ts";
 import { logger } from "@/io/log.ts";
 import { repeatEvery, type Repeating } from "@/io/repeat.ts";

@@ -19,11 +19,11 @@ import type { AppDeps } from "@/lib/deps.ts";
 import {
   isTokenUsable,
   photoById,
-  replaceEarlierStaged,
   setThumbKey,
   storePhotoWithToken,
   type TokenBinding,
 } from "@/db/queries/photos.ts";
+import { replaceEarlierStaged } from "@/db/queries/staged_photos.ts";
 import type { Photo } from "@/db/schema.ts";
 import type { ImageType } from "@/io/image_probe.ts";
 import { imageFilename, type ImageReader, stageCheckedImage } from "@/lib/photos/checked_image.ts";
